@@ -1,0 +1,209 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The one place that reads `process.env`. Every MSGX_* variable of SYSTEM.md §6 is parsed here,
+ * validated with zod, and frozen. A bad value fails fast with a message naming the variable.
+ */
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const msList = z
+  .string()
+  .trim()
+  .regex(/^\d+(\s*,\s*\d+)*$/, 'must be a comma list of milliseconds, e.g. 1000,2000,4000')
+  .transform((s) => s.split(',').map((x) => Number(x.trim())));
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no']))
+  .transform((s) => s === 'true' || s === '1' || s === 'yes');
+
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .refine((s) => {
+      try {
+        return protocols.includes(new URL(s).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a URL starting with ${protocols.join(' or ')}//`);
+
+const timeZone = z
+  .string()
+  .trim()
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be an IANA time zone such as Asia/Shanghai');
+
+const topic = z.string().trim().regex(/^[A-Za-z0-9._-]{1,249}$/, 'must be a valid Kafka topic name');
+
+const schema = z.object({
+  MSGX_DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  MSGX_READ_DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  MSGX_MAILBOX_MYSQL_URL: url(['mysql:']).optional(),
+  MSGX_KAFKA_BROKERS: z
+    .string()
+    .trim()
+    .regex(/^[^,\s]+:\d+(\s*,\s*[^,\s]+:\d+)*$/, 'must be a comma list of host:port')
+    .transform((s) => s.split(',').map((b) => b.trim()))
+    .optional(),
+  MSGX_KAFKA_TOPIC_MSG: topic.default('msg'),
+  MSGX_KAFKA_TOPIC_SCHD: topic.default('schd'),
+  MSGX_KAFKA_CLIENT_ID: z.string().trim().min(1).default('msgx'),
+  MSGX_DATA_DIR: z.string().trim().min(1).default('./.msgx'),
+  MSGX_HTTP_PORT: int(0, 65535).default(4000),
+  MSGX_HTTP_HOST: z.string().trim().min(1).default('0.0.0.0'),
+  MSGX_POLL_INTERVAL_MS: int(50).default(1000),
+  MSGX_INGEST_BATCH: int(1, 100_000).default(500),
+  MSGX_GAP_TIMEOUT_MS: int(0).default(60_000),
+  MSGX_MAX_ATTEMPTS: int(1, 1000).default(5),
+  MSGX_BACKOFF_MS: msList.default([1000, 2000, 4000, 8000, 16000]),
+  MSGX_BACKOFF_CAP_MS: int(0).default(60_000),
+  MSGX_HEAD_DEADLINE_MS: int(0).default(600_000),
+  MSGX_SCHD_FLUSH_MS: int(10).default(3000),
+  MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
+  MSGX_IDENTITY_INCLUDE_DAY: bool.default(false),
+  MSGX_AIRPORT_TZ: timeZone.default('Asia/Shanghai'),
+  MSGX_COUTMSGS_ROUTINGID: z.string().trim().min(1).max(23).default('MSGX'),
+  MSGX_REQUEST_EXPIRE_MS: int(1000).default(3_600_000),
+  MSGX_REQUEST_PLAN_DAILY_AT: z
+    .string()
+    .trim()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
+    .optional(),
+  MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
+  MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
+  MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
+  MSGX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+type Parsed = z.infer<typeof schema>;
+
+export interface Config {
+  readonly databaseUrl: string | undefined;
+  readonly readDatabaseUrl: string | undefined;
+  readonly mailboxMysqlUrl: string | undefined;
+  readonly kafka: {
+    readonly brokers: readonly string[] | undefined;
+    readonly topicMsg: string;
+    readonly topicSchd: string;
+    readonly clientId: string;
+  };
+  readonly dataDir: string;
+  readonly http: { readonly port: number; readonly host: string };
+  readonly pollIntervalMs: number;
+  readonly ingestBatch: number;
+  readonly gapTimeoutMs: number;
+  readonly maxAttempts: number;
+  readonly backoffMs: readonly number[];
+  readonly backoffCapMs: number;
+  readonly headDeadlineMs: number;
+  readonly schdFlushMs: number;
+  readonly schdFlushLimit: number;
+  readonly identityIncludeDay: boolean;
+  readonly airportTz: string;
+  readonly coutmsgsRoutingId: string;
+  readonly requestExpireMs: number;
+  readonly requestPlanDailyAt: string | undefined;
+  readonly esdbUrl: string | undefined;
+  readonly archiveAfterDays: number;
+  readonly historyKeepDays: number;
+  readonly logLevel: Parsed['MSGX_LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly { variable: string; message: string }[]) {
+    super(
+      'invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parse the environment (defaults to process.env). Empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v.trim() !== '') input[key] = v;
+  }
+  const res = schema.safeParse(input);
+  if (!res.success) {
+    throw new ConfigError(
+      res.error.issues.map((i) => ({
+        variable: String(i.path[0] ?? '?'),
+        message: `${i.message}${input[String(i.path[0])] !== undefined ? ` (got ${JSON.stringify(redact(String(i.path[0]), input[String(i.path[0])]!))})` : ''}`,
+      })),
+    );
+  }
+  const p = res.data;
+  return Object.freeze({
+    databaseUrl: p.MSGX_DATABASE_URL,
+    readDatabaseUrl: p.MSGX_READ_DATABASE_URL ?? p.MSGX_DATABASE_URL,
+    mailboxMysqlUrl: p.MSGX_MAILBOX_MYSQL_URL,
+    kafka: Object.freeze({
+      brokers: p.MSGX_KAFKA_BROKERS,
+      topicMsg: p.MSGX_KAFKA_TOPIC_MSG,
+      topicSchd: p.MSGX_KAFKA_TOPIC_SCHD,
+      clientId: p.MSGX_KAFKA_CLIENT_ID,
+    }),
+    dataDir: path.resolve(p.MSGX_DATA_DIR),
+    http: Object.freeze({ port: p.MSGX_HTTP_PORT, host: p.MSGX_HTTP_HOST }),
+    pollIntervalMs: p.MSGX_POLL_INTERVAL_MS,
+    ingestBatch: p.MSGX_INGEST_BATCH,
+    gapTimeoutMs: p.MSGX_GAP_TIMEOUT_MS,
+    maxAttempts: p.MSGX_MAX_ATTEMPTS,
+    backoffMs: Object.freeze(p.MSGX_BACKOFF_MS),
+    backoffCapMs: p.MSGX_BACKOFF_CAP_MS,
+    headDeadlineMs: p.MSGX_HEAD_DEADLINE_MS,
+    schdFlushMs: p.MSGX_SCHD_FLUSH_MS,
+    schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,
+    identityIncludeDay: p.MSGX_IDENTITY_INCLUDE_DAY,
+    airportTz: p.MSGX_AIRPORT_TZ,
+    coutmsgsRoutingId: p.MSGX_COUTMSGS_ROUTINGID,
+    requestExpireMs: p.MSGX_REQUEST_EXPIRE_MS,
+    requestPlanDailyAt: p.MSGX_REQUEST_PLAN_DAILY_AT,
+    esdbUrl: p.MSGX_ESDB_URL,
+    archiveAfterDays: p.MSGX_ARCHIVE_AFTER_DAYS,
+    historyKeepDays: p.MSGX_HISTORY_KEEP_DAYS,
+    logLevel: p.MSGX_LOG_LEVEL,
+  });
+}
+
+/** Backoff before attempt `attempt + 1`, given `attempt` failures so far (1-based). */
+export function backoffDelay(cfg: Pick<Config, 'backoffMs' | 'backoffCapMs'>, attempt: number): number {
+  const steps = cfg.backoffMs;
+  const step = steps[Math.min(Math.max(attempt, 1), steps.length) - 1] ?? 0;
+  return Math.min(step, cfg.backoffCapMs);
+}
+
+/** Hide passwords in URLs before they reach a log or an error message. */
+export function redactUrl(u: string): string {
+  try {
+    const parsed = new URL(u);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return u;
+  }
+}
+
+function redact(key: string, value: string): string {
+  return key.endsWith('_URL') ? redactUrl(value) : value;
+}

@@ -1,0 +1,69 @@
+import pg from 'pg';
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+// int8 stays a string (positions, ids are int64), numeric too; timestamps come back as Date.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+
+export interface PoolOptions {
+  max?: number;
+  applicationName?: string;
+}
+
+export function createPool(connectionString: string, opts: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? 'msgx',
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+  });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Run `fn` inside BEGIN/COMMIT on one pooled client; ROLLBACK and rethrow on any error. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** SQLSTATE codes we branch on (never on message text). */
+export const SqlState = {
+  uniqueViolation: '23505',
+  serializationFailure: '40001',
+  deadlockDetected: '40P01',
+  lockNotAvailable: '55P03',
+  undefinedTable: '42P01',
+  insufficientPrivilege: '42501',
+  raiseException: 'P0001',
+  queryCanceled: '57014',
+  adminShutdown: '57P01',
+} as const;
+
+export function sqlState(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof (err as { code: unknown }).code === 'string'
+    ? (err as { code: string }).code
+    : undefined;
+}
+
+/** Errors that mean "the database is unreachable or restarting" rather than "this statement is wrong". */
+export function isConnectionError(err: unknown): boolean {
+  const code = sqlState(err);
+  if (code && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03')) return true;
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EPIPE' ||
+    (err instanceof Error && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/.test(err.message));
+}

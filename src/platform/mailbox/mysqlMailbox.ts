@@ -1,0 +1,87 @@
+import mysql from 'mysql2/promise';
+import { fromLocalDateTime, localDateTime } from '../localTime.ts';
+import type { BackfillItem, InboxRow, Mailbox, OutboundRow } from './port.ts';
+
+interface CminRow extends mysql.RowDataPacket {
+  id: string;
+  xml: string;
+  received: string | null;
+}
+
+/**
+ * Adapter for the real shared MySQL/MariaDB mailbox. DATETIME columns carry airport-local wall time.
+ * BIGINT ids travel as strings (supportBigNumbers + bigNumberStrings).
+ */
+export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
+  const pool = mysql.createPool({
+    uri: url,
+    connectionLimit: 4,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    dateStrings: true,
+    charset: 'utf8mb4',
+    connectTimeout: 5000,
+  });
+  const toRow = (r: CminRow): InboxRow => ({
+    id: String(r.id),
+    xml: r.xml,
+    receivedAt: r.received ? fromLocalDateTime(r.received, timeZone) : null,
+  });
+  const select =
+    'SELECT CMINMSGS_ID AS id, CMINMSGS_CLOB_MSG AS xml, CMINMSGS_DATE_RECEIVED AS received FROM CMINMSGS';
+
+  return {
+    kind: 'mysql',
+    async readAfter(afterId, limit) {
+      const [rows] = await pool.query<CminRow[]>(`${select} WHERE CMINMSGS_ID > ? ORDER BY CMINMSGS_ID LIMIT ?`, [
+        afterId,
+        limit,
+      ]);
+      return rows.map(toRow);
+    },
+    async readIds(ids) {
+      if (ids.length === 0) return [];
+      const [rows] = await pool.query<CminRow[]>(`${select} WHERE CMINMSGS_ID IN (?) ORDER BY CMINMSGS_ID`, [ids]);
+      return rows.map(toRow);
+    },
+    async insertInbound(xml, receivedAt) {
+      const [res] = await pool.execute<mysql.ResultSetHeader>(
+        'INSERT INTO CMINMSGS (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED) VALUES (?, ?)',
+        [xml, localDateTime(receivedAt, timeZone)],
+      );
+      return String(res.insertId);
+    },
+    async backfill(items: readonly BackfillItem[]) {
+      if (items.length === 0) return;
+      const conn = await pool.getConnection();
+      try {
+        await conn.beginTransaction();
+        for (const it of items) {
+          await conn.execute(
+            'UPDATE CMINMSGS SET CMINMSGS_DATE_PROCESSED = ?, CMINMSGS_STATUS = ? WHERE CMINMSGS_ID = ?',
+            [localDateTime(it.processedAt, timeZone), it.status, it.id],
+          );
+        }
+        await conn.commit();
+      } catch (err) {
+        await conn.rollback().catch(() => undefined);
+        throw err;
+      } finally {
+        conn.release();
+      }
+    },
+    async insertOutbound(row: OutboundRow) {
+      const [res] = await pool.execute<mysql.ResultSetHeader>(
+        'INSERT INTO COUTMSGS (COUTMSGS_CLOB_MSG, COUTMSGS_DATE_INSERTED, ROUTINGID) VALUES (?, ?, ?)',
+        [row.xml, localDateTime(row.insertedAt, timeZone), row.routingId],
+      );
+      return String(res.insertId);
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

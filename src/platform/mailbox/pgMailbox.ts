@@ -1,0 +1,62 @@
+import type pg from 'pg';
+import { fromLocalDateTime, localDateTime } from '../localTime.ts';
+import type { BackfillItem, InboxRow, Mailbox, OutboundRow } from './port.ts';
+
+/**
+ * The shared mailbox emulated in the own PostgreSQL (schema `mailbox`), for the embedded default.
+ * Columns and semantics mirror the MySQL tables, including wall-clock `timestamp` columns.
+ */
+export function createPgMailbox(pool: pg.Pool, timeZone: string): Mailbox {
+  const select =
+    "SELECT cminmsgs_id AS id, cminmsgs_clob_msg AS xml, to_char(cminmsgs_date_received, 'YYYY-MM-DD HH24:MI:SS') AS received FROM mailbox.cminmsgs";
+  const toRow = (r: { id: string; xml: string; received: string | null }): InboxRow => ({
+    id: r.id,
+    xml: r.xml,
+    receivedAt: r.received ? fromLocalDateTime(r.received, timeZone) : null,
+  });
+  return {
+    kind: 'postgres',
+    async readAfter(afterId, limit) {
+      const { rows } = await pool.query(`${select} WHERE cminmsgs_id > $1::bigint ORDER BY cminmsgs_id LIMIT $2`, [
+        afterId,
+        limit,
+      ]);
+      return rows.map(toRow);
+    },
+    async readIds(ids) {
+      if (ids.length === 0) return [];
+      const { rows } = await pool.query(`${select} WHERE cminmsgs_id = ANY($1::bigint[]) ORDER BY cminmsgs_id`, [ids]);
+      return rows.map(toRow);
+    },
+    async insertInbound(xml, receivedAt) {
+      const { rows } = await pool.query<{ id: string }>(
+        'INSERT INTO mailbox.cminmsgs (cminmsgs_clob_msg, cminmsgs_date_received) VALUES ($1, $2::timestamp) RETURNING cminmsgs_id AS id',
+        [xml, localDateTime(receivedAt, timeZone)],
+      );
+      return rows[0]!.id;
+    },
+    async backfill(items: readonly BackfillItem[]) {
+      if (items.length === 0) return;
+      await pool.query(
+        `UPDATE mailbox.cminmsgs m SET cminmsgs_date_processed = u.at, cminmsgs_status = u.status
+           FROM unnest($1::bigint[], $2::text[], $3::timestamp[]) AS u(id, status, at)
+          WHERE m.cminmsgs_id = u.id`,
+        [items.map((i) => i.id), items.map((i) => i.status), items.map((i) => localDateTime(i.processedAt, timeZone))],
+      );
+    },
+    async insertOutbound(row: OutboundRow) {
+      const { rows } = await pool.query<{ id: string }>(
+        `INSERT INTO mailbox.coutmsgs (coutmsgs_clob_msg, coutmsgs_date_inserted, routingid)
+         VALUES ($1, $2::timestamp, $3) RETURNING coutmsgs_id AS id`,
+        [row.xml, localDateTime(row.insertedAt, timeZone), row.routingId],
+      );
+      return rows[0]!.id;
+    },
+    async ping() {
+      await pool.query('SELECT 1 FROM mailbox.cminmsgs LIMIT 0');
+    },
+    async close() {
+      // the pool belongs to the caller
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
+import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
+import type { Mailbox } from '../../src/platform/mailbox/port.ts';
+import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+
+const TZ = 'Asia/Shanghai';
+
+interface Harness {
+  mailbox: Mailbox;
+  /** status/processed of one CMINMSGS row, read straight from the store */
+  inboxRow(id: string): Promise<{ status: string | null; processed: string | null }>;
+  outboxRows(): Promise<{ xml: string; routing: string; inserted: string }[]>;
+}
+
+let pgDb: TestDatabase;
+let my: TestMysql;
+
+const adapters: [string, () => Promise<Harness>][] = [
+  [
+    'postgres emulation',
+    async () => ({
+      mailbox: createPgMailbox(pgDb.pool, TZ),
+      inboxRow: async (id) =>
+        (
+          await pgDb.pool.query(
+            `SELECT cminmsgs_status AS status, to_char(cminmsgs_date_processed, 'YYYY-MM-DD HH24:MI:SS') AS processed
+               FROM mailbox.cminmsgs WHERE cminmsgs_id = $1`,
+            [id],
+          )
+        ).rows[0],
+      outboxRows: async () =>
+        (
+          await pgDb.pool.query(
+            `SELECT coutmsgs_clob_msg AS xml, routingid AS routing, to_char(coutmsgs_date_inserted, 'YYYY-MM-DD HH24:MI:SS') AS inserted
+               FROM mailbox.coutmsgs ORDER BY coutmsgs_id`,
+          )
+        ).rows,
+    }),
+  ],
+  [
+    'mysql (MariaDB)',
+    async () => ({
+      mailbox: createMysqlMailbox(my.url, TZ),
+      inboxRow: async (id) => {
+        const [rows] = await my.pool.query(
+          'SELECT CMINMSGS_STATUS AS status, CMINMSGS_DATE_PROCESSED AS processed FROM CMINMSGS WHERE CMINMSGS_ID = ?',
+          [id],
+        );
+        return (rows as { status: string | null; processed: string | null }[])[0]!;
+      },
+      outboxRows: async () => {
+        const [rows] = await my.pool.query(
+          'SELECT COUTMSGS_CLOB_MSG AS xml, ROUTINGID AS routing, COUTMSGS_DATE_INSERTED AS inserted FROM COUTMSGS ORDER BY COUTMSGS_ID',
+        );
+        return rows as { xml: string; routing: string; inserted: string }[];
+      },
+    }),
+  ],
+];
+
+beforeAll(async () => {
+  [pgDb, my] = await Promise.all([createTestDatabase('mailbox'), createTestMysql('mailbox')]);
+});
+afterAll(async () => {
+  await Promise.all([pgDb?.drop(), my?.drop()]);
+});
+
+describe.each(adapters)('mailbox adapter: %s', (_name, make) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await make();
+  });
+  afterAll(async () => h.mailbox.close());
+
+  it('reads inbound rows after a watermark, in id order, limited, with CJK text intact', async () => {
+    const received = new Date('2025-03-14T01:30:00Z');
+    const ids: string[] = [];
+    for (const body of ['<MSG>一</MSG>', '<MSG>二</MSG>', '<MSG>三</MSG>']) ids.push(await h.mailbox.insertInbound(body, received));
+    expect(ids.map(BigInt)).toEqual([...ids.map(BigInt)].sort((a, b) => (a < b ? -1 : 1)));
+    const first = await h.mailbox.readAfter('0', 2);
+    expect(first.map((r) => r.xml)).toEqual(['<MSG>一</MSG>', '<MSG>二</MSG>']);
+    expect(first[0]!.receivedAt?.toISOString()).toBe(received.toISOString());
+    const rest = await h.mailbox.readAfter(first[1]!.id, 10);
+    expect(rest.map((r) => r.id)).toEqual([ids[2]]);
+    expect((await h.mailbox.readIds([ids[0]!, ids[2]!, '999999'])).map((r) => r.id)).toEqual([ids[0], ids[2]]);
+    expect(await h.mailbox.readIds([])).toEqual([]);
+  });
+
+  it('backfills processed time (airport local) and status, idempotently', async () => {
+    const id = await h.mailbox.insertInbound('<MSG/>', new Date());
+    const at = new Date('2025-03-14T02:00:05Z');
+    await h.mailbox.backfill([{ id, status: 'SKIPPED', processedAt: at }]);
+    await h.mailbox.backfill([{ id, status: 'SKIPPED', processedAt: at }]);
+    expect(await h.inboxRow(id)).toEqual({ status: 'SKIPPED', processed: '2025-03-14 10:00:05' });
+  });
+
+  it('inserts outbound rows with ROUTINGID', async () => {
+    const id = await h.mailbox.insertOutbound({ xml: '<MSG><RQFD/></MSG>', routingId: 'OMMS01', insertedAt: new Date('2025-03-14T00:00:00Z') });
+    expect(Number(id)).toBeGreaterThan(0);
+    expect(await h.outboxRows()).toEqual([{ xml: '<MSG><RQFD/></MSG>', routing: 'OMMS01', inserted: '2025-03-14 08:00:00' }]);
+  });
+
+  it('ping makes a real round trip', async () => {
+    await expect(h.mailbox.ping()).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,44 @@
+import { mkdtemp, writeFile, cp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MigrationChangedError, PG_MIGRATIONS_DIR, migrate } from '../../src/platform/migrate.ts';
+import { sqlState } from '../../src/platform/db.ts';
+import { createEmptyDatabase, type TestDatabase } from '../support/pg.ts';
+
+describe('migrations runner', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createEmptyDatabase('migr');
+  });
+  afterAll(async () => db.drop());
+
+  it('two migrators at once apply every file exactly once', async () => {
+    const [a, b] = await Promise.all([migrate(db.pool), migrate(db.pool)]);
+    const files = (await import('node:fs')).readdirSync(PG_MIGRATIONS_DIR).filter((f) => f.endsWith('.sql'));
+    expect([...a, ...b].sort()).toEqual(files.sort());
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM schema_migration');
+    expect(rows[0].n).toBe(files.length);
+    expect(await migrate(db.pool)).toEqual([]);
+  });
+
+  it('refuses to run when an applied file changed', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'msgx-mig-'));
+    await cp(PG_MIGRATIONS_DIR, dir, { recursive: true });
+    await writeFile(path.join(dir, '001_write_side.sql'), '-- edited\n', { flag: 'a' });
+    await expect(migrate(db.pool, undefined, dir)).rejects.toBeInstanceOf(MigrationChangedError);
+  });
+
+  it('decision_event refuses UPDATE, DELETE and TRUNCATE', async () => {
+    await db.pool.query(
+      `INSERT INTO decision_event (position, msg_id, kind, payload, recorded_at) VALUES (1, 1, 'Applied', '{}', now())`,
+    );
+    for (const sql of ['UPDATE decision_event SET kind = $$x$$', 'DELETE FROM decision_event', 'TRUNCATE decision_event']) {
+      const err = await db.pool.query(sql).then(() => null, (e: unknown) => e);
+      expect(err, sql).not.toBeNull();
+      expect(sqlState(err)).toBe('P0001');
+    }
+    const { rows } = await db.pool.query('SELECT kind FROM decision_event');
+    expect(rows).toEqual([{ kind: 'Applied' }]);
+  });
+});
