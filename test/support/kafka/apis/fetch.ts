@@ -1,0 +1,127 @@
+import { ErrorCode } from '../errorCodes.ts';
+import { apiKeys, newEncoder, type KafkaDecoder } from '../kafkajsInternals.ts';
+import type { TopicStore } from '../topicStore.ts';
+import type { ApiHandler } from './api.ts';
+
+interface PartitionFetch {
+  readonly partition: number;
+  readonly fetchOffset: bigint;
+  readonly maxBytes: number;
+}
+
+interface TopicFetch {
+  readonly topic: string;
+  readonly partitions: readonly PartitionFetch[];
+}
+
+interface PartitionData {
+  readonly partition: number;
+  readonly errorCode: number;
+  readonly highWatermark: bigint;
+  readonly batches: readonly Buffer[];
+}
+
+interface Collected {
+  readonly topics: ReadonlyArray<{ readonly topic: string; readonly partitions: readonly PartitionData[] }>;
+  readonly bytes: number;
+  readonly hasError: boolean;
+}
+
+/**
+ * Fetch v4. Long-polls like a broker: waits up to max_wait_time for min_bytes to arrive on any
+ * requested partition. No transactions, so the last stable offset is the high watermark.
+ */
+export const fetch: ApiHandler = {
+  apiKey: apiKeys.Fetch,
+  minVersion: 4,
+  maxVersion: 4,
+  async handle(ctx, { body, signal }) {
+    body.readInt32(); // replica_id
+    const maxWaitMs = body.readInt32();
+    const minBytes = body.readInt32();
+    const maxBytes = body.readInt32();
+    body.readInt8(); // isolation_level
+    const topics = body.readArray(readTopic);
+    const deadline = Date.now() + maxWaitMs;
+    let collected = collect(ctx.store, topics, maxBytes);
+    while (collected.bytes < minBytes && !collected.hasError && Date.now() < deadline && !signal.aborted) {
+      await appendOrTimeout(ctx.store, topics, deadline - Date.now(), signal);
+      collected = collect(ctx.store, topics, maxBytes);
+    }
+    return newEncoder()
+      .writeInt32(0)
+      .writeArray(
+        collected.topics.map(({ topic, partitions }) =>
+          newEncoder()
+            .writeString(topic)
+            .writeArray(
+              partitions.map((p) =>
+                newEncoder()
+                  .writeInt32(p.partition)
+                  .writeInt16(p.errorCode)
+                  .writeInt64(p.highWatermark)
+                  .writeInt64(p.highWatermark) // last_stable_offset
+                  .writeArray([]) // aborted_transactions
+                  .writeBytes(Buffer.concat(p.batches)),
+              ),
+            ),
+        ),
+      );
+  },
+};
+
+function readTopic(decoder: KafkaDecoder): TopicFetch {
+  return {
+    topic: decoder.readString() ?? '',
+    partitions: decoder.readArray((d) => ({
+      partition: d.readInt32(),
+      fetchOffset: d.readInt64(),
+      maxBytes: d.readInt32(),
+    })),
+  };
+}
+
+function collect(store: TopicStore, topics: readonly TopicFetch[], maxBytes: number): Collected {
+  let bytes = 0;
+  let hasError = false;
+  const out = topics.map(({ topic, partitions }) => ({
+    topic,
+    partitions: partitions.map((p): PartitionData => {
+      const log = store.log(topic, p.partition);
+      if (log === undefined) {
+        hasError = true;
+        return { partition: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1n, batches: [] };
+      }
+      const highWatermark = log.highWatermark;
+      if (p.fetchOffset < 0n || p.fetchOffset > highWatermark) {
+        hasError = true;
+        return { partition: p.partition, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, highWatermark, batches: [] };
+      }
+      const batches = log.read(p.fetchOffset, Math.min(p.maxBytes, maxBytes - bytes), bytes === 0);
+      bytes += batches.reduce((sum, b) => sum + b.length, 0);
+      return { partition: p.partition, errorCode: ErrorCode.NONE, highWatermark, batches };
+    }),
+  }));
+  return { topics: out, bytes, hasError };
+}
+
+function appendOrTimeout(
+  store: TopicStore,
+  topics: readonly TopicFetch[],
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      unsubscribe();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    const unsubscribe = store.onAppend((topic, partition) => {
+      if (topics.some((t) => t.topic === topic && t.partitions.some((p) => p.partition === partition))) done();
+    });
+    signal.addEventListener('abort', done);
+  });
+}
