@@ -1,13 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects: `unit` never opens a connection (runs anywhere); `int` talks to the machine's
+// PostgreSQL and MariaDB, each test file in its own database cloned from a migrated template.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/globalSetup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.unit.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'int',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.unit.test.ts', '**/node_modules/**'],
+          globalSetup: ['test/support/globalSetup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,26 +1,16 @@
+import { wallClockAt, wallClockToEpochMs } from '../domain/time.ts';
+
 /** Wall-clock text in a time zone, for the shared MySQL DATETIME columns (which carry no zone). */
 export function localDateTime(at: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric', month: '2-digit', day: '2-digit',
-    hour: '2-digit', minute: '2-digit', second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(at);
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00';
-  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}`;
+  const w = wallClockAt(at.getTime(), timeZone);
+  const p = (n: number, l = 2) => String(n).padStart(l, '0');
+  return `${p(w.year, 4)}-${p(w.month)}-${p(w.day)} ${p(w.hour)}:${p(w.minute)}:${p(w.second)}`;
 }
 
 /** Inverse of localDateTime: 'YYYY-MM-DD HH:MM:SS' wall-clock in `timeZone` → instant. */
 export function fromLocalDateTime(text: string, timeZone: string): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(text);
   if (!m) throw new RangeError(`not a local date-time: ${text}`);
-  const asUtc = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
-  // Offset of the zone at (approximately) that instant; a second pass settles DST edges.
-  let guess = asUtc;
-  for (let i = 0; i < 2; i++) {
-    const shown = localDateTime(new Date(guess), timeZone);
-    const shownUtc = Date.parse(shown.replace(' ', 'T') + 'Z');
-    guess += asUtc - shownUtc;
-  }
-  return new Date(guess);
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  return new Date(wallClockToEpochMs({ year, month, day, hour, minute, second }, timeZone));
 }

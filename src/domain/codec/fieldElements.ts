@@ -1,0 +1,111 @@
+/**
+ * Scalar body elements → flight fields. One table serves both the FLTR records of SCHD messages
+ * and the FLOP field subtypes, so a tag always means the same field.
+ */
+import type { FieldName } from '../flight.ts';
+import type { FieldPatch } from '../message.ts';
+import type { XmlElement } from './xmlTree.ts';
+import { isEmptyElement } from './xmlTree.ts';
+import { asCode, fail, readAttr, readChild, single, toDirection, toFlid, toTime, type ReadContext } from './readers.ts';
+
+type ValueKind = 'code' | 'time' | 'flid' | 'direction';
+
+/** Value elements: `<TAG>value</TAG>`, empty = clear. */
+export const VALUE_ELEMENTS = {
+  FFID: ['ffid', 'code'],
+  ALCD: ['airline', 'code'],
+  FLNO: ['flightNo', 'code'],
+  MVIN: ['direction', 'direction'],
+  SODT: ['scheduledTime', 'time'],
+  ESTT: ['estimatedTime', 'time'],
+  ACTT: ['actualTime', 'time'],
+  PADT: ['prevActualDeparture', 'time'],
+  FLTY: ['serviceType', 'code'],
+  FLIN: ['flightNature', 'code'],
+  ACFT: ['aircraftType', 'code'],
+  RENO: ['registration', 'code'],
+  TRML: ['terminal', 'code'],
+  STND: ['currentStand', 'code'],
+  TAOP: ['linkAirline', 'code'],
+  TAFL: ['linkFlightNo', 'code'],
+  TAID: ['linkFlid', 'flid'],
+  CSOP: ['masterAirline', 'code'],
+  CSFT: ['masterFlightNo', 'code'],
+  MAID: ['masterFlid', 'flid'],
+  BOTM: ['boardingOpen', 'time'],
+  LACL: ['lastCall', 'time'],
+  FINT: ['boardingClosed', 'time'],
+  CNCL: ['cancelTime', 'time'],
+  FTSS: ['status', 'code'],
+  EXSC: ['publicStatus', 'code'],
+  EXSR: ['publicRemark', 'code'],
+  PHAG: ['agentPassenger', 'code'],
+  FHAG: ['agentField', 'code'],
+  MHAG: ['agentMaintenance', 'code'],
+} as const satisfies Record<string, readonly [FieldName, ValueKind]>;
+
+/** Elements whose value is carried in attributes (`<FDIV DDES= DDIR=/>`, `<FRET REID=/>`). */
+export const ATTRIBUTE_ELEMENTS = ['FDIV', 'FRET'] as const;
+
+export type FieldElement = keyof typeof VALUE_ELEMENTS | (typeof ATTRIBUTE_ELEMENTS)[number];
+
+const CONVERTERS = {
+  code: asCode,
+  time: toTime,
+  flid: toFlid,
+  direction: toDirection,
+} as const;
+
+function isValueElement(name: string): name is keyof typeof VALUE_ELEMENTS {
+  return Object.hasOwn(VALUE_ELEMENTS, name);
+}
+
+/** FDIV: diversion airport and direction, set together; empty element = diversion undone. */
+function readDiversion(el: XmlElement, ctx: ReadContext, patch: FieldPatch): void {
+  if (isEmptyElement(el)) {
+    patch.diversionAirport = null;
+    patch.diversionDirection = null;
+    return;
+  }
+  const airport = readAttr(el, 'DDES', ctx, asCode);
+  const direction = readAttr(el, 'DDIR', ctx, (t) => t.toUpperCase());
+  if (airport === null && direction === null) fail(ctx, 'FDIV', 'expected DDES/DDIR attributes or an empty element');
+  patch.diversionAirport = airport;
+  patch.diversionDirection = direction;
+}
+
+/** FRET: return type (G ground / A air) in REID; empty element = return undone. */
+function readReturn(el: XmlElement, ctx: ReadContext, patch: FieldPatch): void {
+  if (isEmptyElement(el)) {
+    patch.returnType = null;
+    return;
+  }
+  const reid = readAttr(el, 'REID', ctx, (t) => t.toUpperCase());
+  if (reid === null) fail(ctx, 'FRET', 'expected a REID attribute or an empty element');
+  patch.returnType = reid;
+}
+
+/**
+ * Read element `name` of `parent` into `patch` (absent: nothing written). Returns whether the
+ * element was present.
+ */
+export function readFieldElement(parent: XmlElement, name: FieldElement, ctx: ReadContext, patch: FieldPatch): boolean {
+  if (isValueElement(name)) {
+    const [field, kind] = VALUE_ELEMENTS[name];
+    const value = readChild(parent, name, ctx, CONVERTERS[kind]);
+    if (value === undefined) return false;
+    // The table pairs each field with a converter of its type; TS cannot follow the pairing.
+    (patch as Record<FieldName, unknown>)[field] = value;
+    return true;
+  }
+  const el = single(parent, name, ctx);
+  if (el === undefined) return false;
+  if (name === 'FDIV') readDiversion(el, ctx, patch);
+  else readReturn(el, ctx, patch);
+  return true;
+}
+
+export const ALL_FIELD_ELEMENTS: readonly FieldElement[] = [
+  ...(Object.keys(VALUE_ELEMENTS) as (keyof typeof VALUE_ELEMENTS)[]),
+  ...ATTRIBUTE_ELEMENTS,
+];

@@ -1,0 +1,60 @@
+/**
+ * decide: (flights, message) → the semantic changes of the message. Pure — "today" is the local
+ * date of the message's DTTM, never the clock — so replaying the log gives the same decisions.
+ *
+ * Skips: when no FLOP block could be applied because every target is unknown (or deleted), the
+ * decision carries `skipped` and no change; the pump ends the message SKIPPED with that reason.
+ * When only some blocks were skipped, the rest apply and the skipped flids are reported.
+ */
+import type { Change } from './changes.ts';
+import type { FlightState } from './flight.ts';
+import { decideFlop } from './handlers/flop.ts';
+import { handlerFor, type HandlerInfo } from './handlers/registry.ts';
+import { decideSchdSnapshot, decideSchdUpsert } from './handlers/schd.ts';
+import type { Message } from './message.ts';
+
+export type SkipReason = 'unknown-flight' | 'flight-deleted';
+
+export interface Decision {
+  ok: true;
+  handler: string;
+  handlerVersion: number;
+  changes: Change[];
+  /** Set when nothing of the message could be applied. */
+  skipped?: SkipReason;
+  /** FLOP blocks skipped because their FLID is unknown. */
+  unknownFlids?: string[];
+  /** FLOP blocks skipped because their flight is deleted. */
+  deletedFlids?: string[];
+}
+
+function handlerOf(message: Message): HandlerInfo {
+  const h = handlerFor(message.type, message.styp);
+  // The codec only produces catalogued subtypes and the registry covers the catalogue (tested).
+  if (h === undefined) throw new Error(`no handler registered for ${message.type}/${message.styp}`);
+  return h;
+}
+
+export function decide(flights: ReadonlyMap<string, FlightState>, message: Message): Decision {
+  const h = handlerOf(message);
+  const base = { ok: true, handler: h.name, handlerVersion: h.version } as const;
+  switch (message.type) {
+    case 'SCHD': {
+      const { styp } = message;
+      const changes = styp === 'ADFT'
+        ? decideSchdUpsert(flights, message)
+        : decideSchdSnapshot(flights, { ...message, styp });
+      return { ...base, changes };
+    }
+    case 'FLOP': {
+      const out = decideFlop(flights, message);
+      const decision: Decision = { ...base, changes: out.changes };
+      if (out.unknownFlids.length > 0) decision.unknownFlids = out.unknownFlids;
+      if (out.deletedFlids.length > 0) decision.deletedFlids = out.deletedFlids;
+      if (out.applied === 0 && message.ops.length > 0) {
+        decision.skipped = out.unknownFlids.length > 0 ? 'unknown-flight' : 'flight-deleted';
+      }
+      return decision;
+    }
+  }
+}

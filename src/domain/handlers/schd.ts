@@ -1,0 +1,89 @@
+/**
+ * SCHD handlers.
+ *
+ *   DNLD, RESP  plan snapshot for the window [min SODT, max SODT] of its records: upsert every
+ *               record, delete (reason plan-snapshot) the flights of the window that the message
+ *               lacks, ignore records whose operation day is before the message's own date and
+ *               never delete flights of such days; always ends with a PlanSnapshotApplied summary.
+ *   ADFT        upsert only.
+ *
+ * Upsert: a new flight is created with the record's fields and lists (absent → null / empty).
+ * An existing flight gets only what the record changes: elements absent from the record leave the
+ * flight as it is (see docs/domain.md for why), a deleted flight is restored. The operation day
+ * of an existing flight is never recomputed.
+ */
+import type { Change, PlanSnapshotApplied } from '../changes.ts';
+import { emptyFields } from '../fields.ts';
+import type { FlightState } from '../flight.ts';
+import { emptyLists } from '../lists.ts';
+import type { FlightRecord, SchdMessage } from '../message.ts';
+import { fieldChanges, listChanges } from './diff.ts';
+import { WorkingSet } from './workingSet.ts';
+
+export const SCHD_SNAPSHOT_VERSION = 1;
+export const SCHD_UPSERT_VERSION = 1;
+
+type Outcome = 'created' | 'updated' | 'unchanged' | 'ignored';
+
+function upsert(ws: WorkingSet, rec: FlightRecord, pastDay: string | null): Outcome {
+  const existing = ws.get(rec.flid);
+  const day = existing?.operationDay ?? rec.operationDay;
+  if (pastDay !== null && day < pastDay) return 'ignored';
+  if (existing === undefined) {
+    ws.emit({
+      type: 'FlightCreated',
+      flid: rec.flid,
+      operationDay: rec.operationDay,
+      fields: { ...emptyFields(), ...rec.fields },
+      lists: { ...emptyLists(), ...rec.lists },
+    });
+    return 'created';
+  }
+  const changes = [
+    ...(existing.deleted ? [{ type: 'FlightRestored' as const, flid: rec.flid }] : []),
+    ...fieldChanges(existing, rec.fields),
+    ...listChanges(existing, rec.lists),
+  ];
+  for (const c of changes) ws.emit(c);
+  return changes.length > 0 ? 'updated' : 'unchanged';
+}
+
+function inWindow(state: FlightState, start: string, end: string): boolean {
+  return state.scheduledTime !== null && state.scheduledTime >= start && state.scheduledTime <= end;
+}
+
+export function decideSchdSnapshot(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage & { styp: 'DNLD' | 'RESP' }): Change[] {
+  const ws = new WorkingSet(flights);
+  const today = msg.meta.localDate;
+  const summary: PlanSnapshotApplied = {
+    type: 'PlanSnapshotApplied', stype: msg.styp, day: today,
+    windowStart: null, windowEnd: null, created: 0, updated: 0, deleted: 0, ignored: 0,
+  };
+  for (const rec of msg.records) {
+    const outcome = upsert(ws, rec, today);
+    if (outcome !== 'unchanged') summary[outcome] += 1;
+  }
+  const times = msg.records.map((r) => r.scheduledTime).sort();
+  const start = times[0];
+  const end = times[times.length - 1];
+  if (start !== undefined && end !== undefined) {
+    summary.windowStart = start;
+    summary.windowEnd = end;
+    const inMessage = new Set(msg.records.map((r) => r.flid));
+    for (const flid of ws.flids()) {
+      const state = ws.get(flid);
+      if (state === undefined || state.deleted || inMessage.has(flid)) continue;
+      if (state.operationDay < today || !inWindow(state, start, end)) continue;
+      ws.emit({ type: 'FlightDeleted', flid, reason: 'plan-snapshot' });
+      summary.deleted += 1;
+    }
+  }
+  ws.note(summary);
+  return ws.changes;
+}
+
+export function decideSchdUpsert(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage): Change[] {
+  const ws = new WorkingSet(flights);
+  for (const rec of msg.records) upsert(ws, rec, null);
+  return ws.changes;
+}

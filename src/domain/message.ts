@@ -1,0 +1,80 @@
+/**
+ * Decoded messages: what the codec produces and `decide` consumes. A discriminated union on `type`.
+ *
+ * Patches follow the catalogue's rule: a key that is absent (`undefined`) leaves the field
+ * unchanged, `null` clears it (the element was present but empty).
+ */
+import type { FlopFieldStyp, FlopListStyp, SchdStyp } from './catalogue.ts';
+import type { FlightFields, FlightLists, Instant, ListName } from './flight.ts';
+
+/** The envelope (`MSG/META`), validated. TYPE/STYP are normalized (`TYPE=FDEL` → FLOP/FDEL). */
+export interface Meta {
+  sndr: string;
+  /** SEQN as a canonical decimal string (int64 does not fit a JS number). */
+  seqn: string;
+  /** DTTM as sent (`yyyyMMddHHmmss`, local airport time); `DDTM` is accepted as an alias. */
+  dttm: string;
+  /** DTTM as a UTC instant. */
+  sentAt: Instant;
+  /** Local date (YYYY-MM-DD) of DTTM in the airport zone: the message's "today". */
+  localDate: string;
+  type: string;
+  styp: string;
+  /** TYPE/STYP as sent (trimmed, upper-cased), before the FDEL normalization. */
+  rawType: string;
+  rawStyp: string;
+  rcvr: string | null;
+  mgid: string | null;
+  /** On a SCHD/RESP: the id of the request it answers. */
+  rmid: string | null;
+}
+
+export type FieldPatch = Partial<FlightFields>;
+export type ListPatch = Partial<FlightLists>;
+
+/** One list replacement, typed by list kind. */
+export type ListReplacement = { [K in ListName]: { list: K; items: FlightLists[K] } }[ListName];
+
+/** One full flight record (`FLTR`) of a SCHD message. */
+export interface FlightRecord {
+  flid: string;
+  /** SODT (required in a record). */
+  scheduledTime: Instant;
+  /** Local date of SODT: the operation day this record would give a new flight. */
+  operationDay: string;
+  /** Fields the record carries (absent elements are absent keys). Includes scheduledTime. */
+  fields: FieldPatch;
+  /** Lists the record carries; an absent list element is an absent key. */
+  lists: ListPatch;
+}
+
+export type FlopAction =
+  | { kind: 'set-fields'; fields: FieldPatch }
+  | ({ kind: 'replace-list' } & ListReplacement)
+  | { kind: 'delete' };
+
+/** One `<FLOP>` block: the target flight and what the subtype does to it. */
+export interface FlopOp {
+  flid: string;
+  ffid: string | null;
+  action: FlopAction;
+}
+
+export interface SchdMessage {
+  type: 'SCHD';
+  styp: SchdStyp;
+  meta: Meta;
+  /** `RECS` as sent (checked against the number of FLTR records), null when absent. */
+  declaredRecords: number | null;
+  records: FlightRecord[];
+}
+
+export interface FlopMessage {
+  type: 'FLOP';
+  styp: FlopFieldStyp | FlopListStyp | 'FDEL';
+  meta: Meta;
+  /** One per `<FLOP>` block, in message order. */
+  ops: FlopOp[];
+}
+
+export type Message = SchdMessage | FlopMessage;
