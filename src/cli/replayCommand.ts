@@ -1,0 +1,57 @@
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { openRuntime } from '../platform/runtime.ts';
+import { REPLAY_CLASSES, replay, type ReplayClass } from '../write/replay/replay.ts';
+import type { Command } from './commands.ts';
+import { UsageError } from './main.ts';
+
+export const replayCommand: Command = {
+  summary: 'move FAILED/DEAD messages back to PENDING: --class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO]',
+  async run(args, { cfg, log }) {
+    const { values } = parseArgs({
+      args: [...args],
+      options: { class: { type: 'string' }, ids: { type: 'string' }, since: { type: 'string' } },
+      strict: true,
+    });
+    const errorClass = values.class as ReplayClass | undefined;
+    if (!errorClass || !REPLAY_CLASSES.includes(errorClass)) {
+      throw new UsageError(
+        `--class must be one of ${REPLAY_CLASSES.join(', ')}${values.class === 'MALFORMED' ? ' (MALFORMED is never replayed)' : ''}` +
+          (values.class ? ` (got '${values.class}')` : ''),
+      );
+    }
+    let ids: string[] | undefined;
+    if (values.ids !== undefined) {
+      ids = values.ids.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      if (ids.length === 0 || ids.some((s) => !/^\d+$/.test(s))) throw new UsageError(`--ids must be a comma list of message ids (got '${values.ids}')`);
+    }
+    let since: Date | undefined;
+    if (values.since !== undefined) {
+      since = new Date(values.since);
+      if (Number.isNaN(since.getTime())) throw new UsageError(`--since must be an ISO-8601 time (got '${values.since}')`);
+    }
+    const rt = await openRuntime(cfg, log, { poolMax: 2 });
+    try {
+      const done = await replay(rt.pool, rt.clock, {
+        errorClass,
+        ...(ids ? { ids } : {}),
+        ...(since ? { since } : {}),
+        requestedBy: `${os.userInfo().username}@${os.hostname()}`,
+      });
+      if (done.length === 0) {
+        process.stdout.write(`nothing to replay for class ${errorClass}${ids ? ` among ids ${ids.join(',')}` : ''}\n`);
+        return 0;
+      }
+      for (const r of done) {
+        process.stdout.write(
+          `replayed ${r.msgId}: ${r.fromState}(${r.errorClass}${r.causeClass ? `/${r.causeClass}` : ''}) after ${r.attempts} attempts -> PENDING ` +
+            `(ReplayRequested at position ${r.position})\n`,
+        );
+      }
+      process.stdout.write(`${done.length} message(s) back to PENDING; the running pump picks them up in id order\n`);
+      return 0;
+    } finally {
+      await rt.close();
+    }
+  },
+};

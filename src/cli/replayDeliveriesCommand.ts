@@ -1,0 +1,45 @@
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { openRuntime } from '../platform/runtime.ts';
+import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
+import { isTarget, TARGETS } from '../write/delivery/targets.ts';
+import type { Command } from './commands.ts';
+import { UsageError } from './main.ts';
+
+export const replayDeliveriesCommand: Command = {
+  summary: 'DEAD deliveries back to PENDING: --target KAFKA_MSG|KAFKA_SCHD|COUTMSGS [--ids 1,2]',
+  async run(args, { cfg, log }) {
+    const { values } = parseArgs({
+      args: [...args],
+      options: { target: { type: 'string' }, ids: { type: 'string' } },
+      strict: true,
+    });
+    const target = values.target;
+    if (!target || !isTarget(target)) throw new UsageError(`--target must be one of ${TARGETS.join(', ')}${target ? ` (got '${target}')` : ''}`);
+    let eventIds: string[] | undefined;
+    if (values.ids !== undefined) {
+      if (!/^\s*\d+(\s*,\s*\d+)*\s*$/.test(values.ids)) throw new UsageError(`--ids must be a comma list of event ids (got '${values.ids}')`);
+      eventIds = values.ids.split(',').map((s) => String(BigInt(s.trim())));
+    }
+
+    const rt = await openRuntime(cfg, log, { poolMax: 2 });
+    try {
+      const res = await replayDeadDeliveries(rt.pool, rt.clock, {
+        target,
+        ...(eventIds ? { eventIds } : {}),
+        requestedBy: `${os.userInfo().username}@${os.hostname()}`,
+      });
+      const lines: string[] = [];
+      if (res.replayed.length === 0) lines.push(`no DEAD ${target} deliveries${eventIds ? ' among the given ids' : ''}; nothing replayed`);
+      else {
+        lines.push(`replayed ${res.replayed.length} ${target} deliveries (DEAD -> PENDING, attempts reset): ${res.replayed.join(', ')}`);
+        lines.push(`audited as decision DeliveryReplayRequested at position ${res.position}`);
+      }
+      if (res.notDead.length > 0) lines.push(`not DEAD ${target} deliveries, left alone: ${res.notDead.join(', ')}`);
+      process.stdout.write(lines.join('\n') + '\n');
+      return 0;
+    } finally {
+      await rt.close();
+    }
+  },
+};

@@ -1,0 +1,50 @@
+import { parseArgs } from 'node:util';
+import { systemClock } from '../platform/clock.ts';
+import { openRuntime } from '../platform/runtime.ts';
+import { pipelineStatus, type PipelineStatus } from '../write/pump/pipelineStatus.ts';
+import type { Command } from './commands.ts';
+
+export const statusCommand: Command = {
+  summary: 'print backlog, head message, failed/dead counts, open gaps and log positions (--json)',
+  async run(args, { cfg, log }) {
+    const { values } = parseArgs({ args: [...args], options: { json: { type: 'boolean', default: false } }, strict: true });
+    const rt = await openRuntime(cfg, log, { poolMax: 1 });
+    try {
+      const s = await pipelineStatus(rt.pool);
+      process.stdout.write(values.json ? JSON.stringify(s, null, 2) + '\n' : formatStatus(s, systemClock.now()));
+      return 0;
+    } finally {
+      await rt.close();
+    }
+  },
+};
+
+export function formatStatus(s: PipelineStatus, now: Date): string {
+  const age = (d: Date) => `${Math.max(0, Math.round((now.getTime() - d.getTime()) / 1000))} s`;
+  const lines = [`backlog        ${s.backlog} unfinished (PENDING + FAILED)`];
+  if (s.head) {
+    const h = s.head;
+    lines.push(
+      `head           ${h.msgId} ${h.state}, attempts ${h.attempts}, age ${age(h.ingestedAt)}` +
+        (h.nextAttemptAt ? `, next try ${h.nextAttemptAt.toISOString()}` : '') +
+        (h.blockedByGap ? ', waiting for an open gap below it' : ''),
+    );
+    if (h.errorClass || h.lastError) lines.push(`               ${h.errorClass ?? ''} ${h.lastError ?? ''}`.trimEnd());
+  } else {
+    lines.push('head           none (nothing unfinished)');
+  }
+  const failed = s.counts.filter((c) => c.state === 'FAILED' || c.state === 'DEAD');
+  const totals = s.counts.filter((c) => c.state !== 'FAILED' && c.state !== 'DEAD');
+  lines.push(`states         ${totals.map((c) => `${c.state} ${c.n}`).join(', ') || '-'}`);
+  lines.push(`failed/dead    ${failed.map((c) => `${c.state}(${c.errorClass}) ${c.n}`).join(', ') || 'none'}`);
+  lines.push(
+    `gaps           ${s.gaps.open} open` +
+      (s.gaps.lowest ? ` (lowest ${s.gaps.lowest}, oldest ${age(s.gaps.oldestOpenedAt!)})` : '') +
+      `, ${s.gaps.expired} expired`,
+  );
+  lines.push(`watermark      ${s.watermark}`);
+  lines.push(`log position   ${s.lastPosition}`);
+  for (const p of s.projections) lines.push(`projection     ${p.name} at ${p.position} (lag ${BigInt(s.lastPosition) - BigInt(p.position)})`);
+  lines.push(`backfill       ${s.backfillPending} pending`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,64 @@
+/**
+ * Reading the decision log for projectors: events after a position, in position order.
+ * Projectors only act on `payload.changes` (docs/architecture.md); other payload fields stay in the log.
+ */
+import type { AppliedEvent } from '../domain/evolve.ts';
+import type { Change } from '../domain/changes.ts';
+import type { Queryable } from '../platform/db.ts';
+
+export interface DecisionEvent {
+  readonly position: string;
+  readonly msgId: string | null;
+  readonly kind: string;
+  /** `payload.changes`, null when the decision carries none (Skipped, Failed, Dead, …). */
+  readonly changes: readonly Change[] | null;
+  /** UTC ISO instant. */
+  readonly recordedAt: string;
+}
+
+interface Row {
+  position: string;
+  msg_id: string | null;
+  kind: string;
+  changes: Change[] | null;
+  recorded_at: string;
+}
+
+/**
+ * Up to `limit` events after position `after`, ascending. (No upper bound in SQL on purpose: with a
+ * range the planner may pick a bitmap scan plus sort over the whole range; this is an index scan.)
+ */
+export async function readDecisionsAfter(q: Queryable, after: string, limit: number): Promise<DecisionEvent[]> {
+  const { rows } = await q.query<Row>(
+    // recorded_at as UTC ISO text (as Date#toISOString prints it): no Date parsing per event.
+    `SELECT position, msg_id, kind, payload->'changes' AS changes,
+            to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at
+       FROM decision_event
+      WHERE position > $1::bigint
+      ORDER BY position
+      LIMIT $2`,
+    [after, limit],
+  );
+  return rows.map((r) => ({
+    position: r.position,
+    msgId: r.msg_id,
+    kind: r.kind,
+    changes: Array.isArray(r.changes) ? r.changes : null,
+    recordedAt: r.recorded_at,
+  }));
+}
+
+/** The highest committed position ('0' for an empty log). */
+export async function headPosition(q: Queryable): Promise<string> {
+  const { rows } = await q.query<{ head: string }>('SELECT COALESCE(max(position), 0)::bigint AS head FROM decision_event');
+  return rows[0]?.head ?? '0';
+}
+
+/** The envelope `applyDecision` folds, for an event that carries changes. */
+export function appliedEvent(e: DecisionEvent & { changes: readonly Change[] }): AppliedEvent {
+  return { position: e.position, msgId: e.msgId, recordedAt: e.recordedAt, changes: e.changes };
+}
+
+export function hasChanges(e: DecisionEvent): e is DecisionEvent & { changes: readonly Change[] } {
+  return e.changes !== null && e.changes.length > 0;
+}

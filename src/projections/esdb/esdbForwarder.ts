@@ -1,0 +1,136 @@
+import {
+  BACKWARDS,
+  END,
+  NO_STREAM,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  jsonEvent,
+  type EventStoreDBClient,
+} from '@eventstore/db-client';
+import type { PoolClient } from '../../platform/db.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { DecisionEvent } from '../decisionLog.ts';
+import type { Projector } from '../projector.ts';
+import { isAfter, planAppends, type EventOrigin, type LoggedDecision, type PlannedEvent } from './planAppends.ts';
+
+export const ESDB_PROJECTOR = 'esdb';
+const HEAD_SCAN = 100;
+
+/** What we know of one EventStoreDB stream: its revision and the last log entry it holds. */
+interface StreamHead {
+  readonly revision: bigint | null; // null = the stream does not exist
+  readonly last: EventOrigin | null;
+}
+
+/**
+ * Forwards every decision to EventStoreDB/KurrentDB: per-flight streams and per-message streams.
+ *
+ * Runs as a projector, so its checkpoint advances in `projection_checkpoint` only in the transaction
+ * that follows the server's acknowledgement. It is idempotent across crashes without trusting the
+ * server's own duplicate detection: before appending to a stream it knows (or reads) the stream's
+ * head — the (position, seq) of the last event in its metadata — appends only what comes after it,
+ * with the head's revision as the expected revision. A crash between append and checkpoint therefore
+ * re-reads the heads and appends nothing twice; a concurrent writer shows up as WrongExpectedVersion,
+ * which re-reads the head once and otherwise fails the batch (retried by the runtime).
+ */
+export function createEsdbForwarder(client: EventStoreDBClient, log: Logger, opts: { concurrency?: number } = {}): Projector {
+  const heads = new Map<string, StreamHead>();
+  const concurrency = opts.concurrency ?? 8;
+
+  /**
+   * The stream's revision, and the last of OUR events in it (other writers may append to the same
+   * stream: their events carry no log position and are skipped over, up to HEAD_SCAN events back).
+   */
+  async function readHead(stream: string): Promise<StreamHead> {
+    let revision: bigint | null = null;
+    try {
+      for await (const resolved of client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: HEAD_SCAN })) {
+        const ev = resolved.event;
+        if (!ev) continue;
+        revision ??= ev.revision;
+        const md = (ev.metadata ?? {}) as { position?: unknown; seq?: unknown };
+        if (typeof md.position === 'string' && typeof md.seq === 'number') {
+          return { revision, last: { position: md.position, seq: md.seq } };
+        }
+      }
+      return { revision, last: null };
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return { revision: null, last: null };
+      throw err;
+    }
+  }
+
+  async function appendStream(stream: string, events: readonly PlannedEvent[], retried = false): Promise<void> {
+    const head = heads.get(stream) ?? (await readHead(stream));
+    const todo = events.filter((e) => isAfter(e, head.last));
+    if (todo.length === 0) {
+      heads.set(stream, head);
+      return;
+    }
+    try {
+      const res = await client.appendToStream(
+        stream,
+        todo.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
+        { expectedRevision: head.revision ?? NO_STREAM },
+      );
+      const last = todo[todo.length - 1]!;
+      heads.set(stream, { revision: res.nextExpectedRevision, last: { position: last.position, seq: last.seq } });
+    } catch (err) {
+      heads.delete(stream);
+      if (err instanceof WrongExpectedVersionError && !retried) {
+        log.warn({ stream }, 'stream moved under us; re-reading its head');
+        return appendStream(stream, events, true);
+      }
+      throw err;
+    }
+  }
+
+  return {
+    name: ESDB_PROJECTOR,
+    async apply(pg: PoolClient, events: readonly DecisionEvent[], from: string) {
+      const to = events[events.length - 1]?.position;
+      if (to === undefined) return;
+      const decisions = await loadDecisions(pg, from, to);
+      const plan = [...planAppends(decisions)];
+      // Streams are independent: append several at once; each stream's events stay in order.
+      let next = 0;
+      const worker = async () => {
+        while (next < plan.length) {
+          const [stream, evs] = plan[next++]!;
+          await appendStream(stream, evs);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, plan.length) }, worker));
+    },
+    rolledBack() {
+      heads.clear();
+    },
+  };
+}
+
+async function loadDecisions(pg: PoolClient, from: string, to: string): Promise<LoggedDecision[]> {
+  const { rows } = await pg.query<{
+    position: string;
+    msg_id: string | null;
+    kind: string;
+    handler: string | null;
+    handler_version: number | null;
+    flids: string[];
+    payload: LoggedDecision['payload'];
+    recorded_at: Date;
+  }>(
+    `SELECT position, msg_id, kind, handler, handler_version, flids, payload, recorded_at
+       FROM decision_event WHERE position > $1::bigint AND position <= $2::bigint ORDER BY position`,
+    [from, to],
+  );
+  return rows.map((r) => ({
+    position: r.position,
+    msgId: r.msg_id,
+    kind: r.kind,
+    handler: r.handler,
+    handlerVersion: r.handler_version,
+    flids: r.flids,
+    payload: r.payload,
+    recordedAt: r.recorded_at.toISOString(),
+  }));
+}

@@ -1,0 +1,63 @@
+/**
+ * The flight projection's core, shared by the live projector and the rebuild: fold events into a
+ * map of flights with the domain's `applyDecision` (the one definition of what a change does),
+ * remember which flights and plan snapshots must be written, then write them.
+ */
+import type { FlightState } from '../domain/flight.ts';
+import { applyDecision } from '../domain/evolve.ts';
+import type { Queryable } from '../platform/db.ts';
+import { appliedEvent, hasChanges, type DecisionEvent } from './decisionLog.ts';
+import type { FlightTables } from './flightTables.ts';
+import { insertSnapshots, snapshotRow, type SnapshotRow } from './snapLog.ts';
+import { removeFlights, writeFlights } from './writeFlights.ts';
+
+export interface PendingWrites {
+  /** Flights touched since the last flush: written if still in the map, removed if not (archived). */
+  readonly dirty: Set<string>;
+  readonly snapshots: SnapshotRow[];
+}
+
+export const emptyPending = (): PendingWrites => ({ dirty: new Set(), snapshots: [] });
+
+/** Every flid the events' changes name (flight changes and archived flights). */
+export function referencedFlids(events: readonly DecisionEvent[]): string[] {
+  const out = new Set<string>();
+  for (const e of events) {
+    for (const c of e.changes ?? []) {
+      if (c.type === 'FlightsArchived') for (const f of c.flids) out.add(f);
+      else if (c.type !== 'PlanSnapshotApplied') out.add(c.flid);
+    }
+  }
+  return [...out];
+}
+
+export function foldEvents(flights: Map<string, FlightState>, events: readonly DecisionEvent[], pending: PendingWrites): void {
+  for (const e of events) {
+    if (!hasChanges(e)) continue;
+    for (const flid of applyDecision(flights, appliedEvent(e))) pending.dirty.add(flid);
+    for (const c of e.changes) if (c.type === 'PlanSnapshotApplied') pending.snapshots.push(snapshotRow(e, c));
+  }
+}
+
+/** Write what `pending` names, `chunk` flights per statement set; empties `pending`. Returns flights written. */
+export async function flushPending(
+  q: Queryable,
+  tables: FlightTables,
+  flights: ReadonlyMap<string, FlightState>,
+  pending: PendingWrites,
+  chunk = 2000,
+): Promise<number> {
+  const present: FlightState[] = [];
+  const gone: string[] = [];
+  for (const flid of pending.dirty) {
+    const s = flights.get(flid);
+    if (s) present.push(s);
+    else gone.push(flid);
+  }
+  await removeFlights(q, tables, gone);
+  for (let i = 0; i < present.length; i += chunk) await writeFlights(q, tables, present.slice(i, i + chunk));
+  await insertSnapshots(q, tables.snapLog, pending.snapshots);
+  pending.dirty.clear();
+  pending.snapshots.length = 0;
+  return present.length;
+}

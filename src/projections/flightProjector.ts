@@ -1,0 +1,26 @@
+/**
+ * The live flight projector ('flights'): for each batch it loads the flights the batch names from
+ * the read-model rows, folds the batch with applyDecision and writes the touched flights back —
+ * all inside the batch transaction. It keeps no state between batches, so a rebuild's table swap
+ * or another instance's progress can never leave it with a stale cache.
+ */
+import type { PoolClient } from '../platform/db.ts';
+import type { DecisionEvent } from './decisionLog.ts';
+import { emptyPending, flushPending, foldEvents, referencedFlids } from './flightFold.ts';
+import { LIVE_TABLES, type FlightTables } from './flightTables.ts';
+import { loadFlights } from './loadFlights.ts';
+import type { Projector } from './projector.ts';
+
+export const FLIGHTS_PROJECTOR = 'flights';
+
+export function createFlightProjector(tables: FlightTables = LIVE_TABLES): Projector {
+  return {
+    name: FLIGHTS_PROJECTOR,
+    async apply(client: PoolClient, events: readonly DecisionEvent[]) {
+      const flights = await loadFlights(client, referencedFlids(events), tables);
+      const pending = emptyPending();
+      foldEvents(flights, events, pending);
+      await flushPending(client, tables, flights, pending);
+    },
+  };
+}

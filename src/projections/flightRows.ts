@@ -1,0 +1,347 @@
+/**
+ * FlightState ↔ read-model rows: the one mapping between the domain's flight and `flight_schd`,
+ * the nine detail tables and `flight_route_point`. Pure (no SQL runs here): the flight projector
+ * uses it to write rows, the projector's row-backed store and the read API use it to read them
+ * back into a FlightState.
+ *
+ * Rows are written for a flight as a whole: every detail row carries the flight's `updated_at`
+ * (the recorded time of its last change), so the rows are a function of the state alone and a
+ * rebuild reproduces them exactly.
+ *
+ * Lossless for every state the codec can produce: the columns a table lacks are fields the
+ * corresponding message element never carries (stands have no class/kind/actual times, gates no
+ * class); reading back leaves them null.
+ */
+import type {
+  Allocation, BridgeOp, ChockEvent, Delay, Direction, FlightLists, FlightState, GroundService, ListName, RoutePoint,
+} from '../domain/flight.ts';
+import { LIST_NAMES, emptyLists, orderList } from '../domain/lists.ts';
+
+export type SqlType = 'bigint' | 'integer' | 'text' | 'date' | 'timestamptz' | 'boolean';
+
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: SqlType;
+}
+
+/** A value as handed to node-pg (instants as ISO text, ids as decimal strings). */
+export type CellValue = string | number | boolean | null;
+
+/** A row as node-pg returns it for a SELECT built with `selectList` (timestamps as Date). */
+export type DbRow = Record<string, unknown>;
+
+const col = (name: string, type: SqlType): ColumnSpec => ({ name, type });
+
+// ---------------------------------------------------------------- flight_schd
+
+type ScalarKey = Exclude<keyof FlightState, ListName>;
+
+const FLIGHT_MAP: readonly (readonly [ScalarKey, string, SqlType])[] = [
+  ['flid', 'flid', 'bigint'],
+  ['ffid', 'ffid', 'text'],
+  ['operationDay', 'operation_day', 'date'],
+  ['airline', 'airline', 'text'],
+  ['flightNo', 'flight_no', 'text'],
+  ['direction', 'direction', 'text'],
+  ['scheduledTime', 'scheduled_time', 'timestamptz'],
+  ['estimatedTime', 'estimated_time', 'timestamptz'],
+  ['actualTime', 'actual_time', 'timestamptz'],
+  ['prevActualDeparture', 'prev_actual_departure', 'timestamptz'],
+  ['serviceType', 'service_type', 'text'],
+  ['flightNature', 'flight_nature', 'text'],
+  ['aircraftType', 'aircraft_type', 'text'],
+  ['registration', 'registration', 'text'],
+  ['terminal', 'terminal', 'text'],
+  ['currentStand', 'current_stand', 'text'],
+  ['linkAirline', 'link_airline', 'text'],
+  ['linkFlightNo', 'link_flight_no', 'text'],
+  ['linkFlid', 'link_flid', 'bigint'],
+  ['masterAirline', 'master_airline', 'text'],
+  ['masterFlightNo', 'master_flight_no', 'text'],
+  ['masterFlid', 'master_flid', 'bigint'],
+  ['boardingOpen', 'boarding_open', 'timestamptz'],
+  ['lastCall', 'last_call', 'timestamptz'],
+  ['boardingClosed', 'boarding_closed', 'timestamptz'],
+  ['cancelTime', 'cancel_time', 'timestamptz'],
+  ['status', 'status', 'text'],
+  ['publicStatus', 'public_status', 'text'],
+  ['publicRemark', 'public_remark', 'text'],
+  ['diversionAirport', 'diversion_airport', 'text'],
+  ['diversionDirection', 'diversion_direction', 'text'],
+  ['returnType', 'return_type', 'text'],
+  ['agentPassenger', 'agent_passenger', 'text'],
+  ['agentField', 'agent_field', 'text'],
+  ['agentMaintenance', 'agent_maintenance', 'text'],
+  ['deleted', 'deleted', 'boolean'],
+  ['deletedReason', 'deleted_reason', 'text'],
+  ['stateVersion', 'state_version', 'integer'],
+  ['lastPosition', 'last_position', 'bigint'],
+  ['lastMsgId', 'last_msg_id', 'bigint'],
+  ['updatedAt', 'updated_at', 'timestamptz'],
+];
+
+export const FLIGHT_TABLE = 'flight_schd';
+export const FLIGHT_COLUMNS: readonly ColumnSpec[] = FLIGHT_MAP.map(([, name, type]) => col(name, type));
+
+/** The flight_schd row of a state, in FLIGHT_COLUMNS order. */
+export function flightRow(s: FlightState): CellValue[] {
+  return FLIGHT_MAP.map(([key]) => s[key] as CellValue);
+}
+
+// ---------------------------------------------------------------- detail tables
+
+export const DETAIL_TABLES = [
+  'flight_stand', 'flight_gate', 'flight_counter', 'flight_belt', 'flight_chute',
+  'flight_bridge', 'flight_chock', 'flight_delay', 'flight_service', 'flight_route_point',
+] as const;
+export type DetailTable = (typeof DETAIL_TABLES)[number];
+
+interface ListMapping<T> {
+  readonly table: DetailTable;
+  /** Columns after `flid` and before `updated_at`. */
+  readonly columns: readonly ColumnSpec[];
+  /** Only for flight_route_point, which holds two lists: rows of this list have this `kind`. */
+  readonly kind?: 'ERUT' | 'ROUT';
+  toCells(item: T, index: number): CellValue[];
+  fromRow(row: DbRow): T;
+}
+
+const ALLOCATION_COLUMNS = {
+  stands: [col('seq_no', 'integer'), col('stand_code', 'text'), col('start_time', 'timestamptz'), col('end_time', 'timestamptz')],
+  gates: [
+    col('seq_no', 'integer'), col('gate_code', 'text'), col('planned_open', 'timestamptz'), col('planned_close', 'timestamptz'),
+    col('actual_open', 'timestamptz'), col('actual_close', 'timestamptz'), col('kind', 'text'),
+  ],
+  counters: [
+    col('seq_no', 'integer'), col('counter_code', 'text'), col('class', 'text'), col('planned_open', 'timestamptz'),
+    col('planned_close', 'timestamptz'), col('actual_open', 'timestamptz'), col('actual_close', 'timestamptz'), col('kind', 'text'),
+  ],
+  belts: [
+    col('seq_no', 'integer'), col('belt_code', 'text'), col('class', 'text'), col('planned_open', 'timestamptz'),
+    col('planned_close', 'timestamptz'), col('first_bag', 'timestamptz'), col('last_bag', 'timestamptz'), col('kind', 'text'),
+  ],
+  chutes: [
+    col('seq_no', 'integer'), col('chute_code', 'text'), col('class', 'text'), col('planned_start', 'timestamptz'),
+    col('planned_end', 'timestamptz'), col('actual_start', 'timestamptz'), col('actual_end', 'timestamptz'), col('kind', 'text'),
+  ],
+} as const;
+
+const ROUTE_COLUMNS = [
+  col('kind', 'text'), col('seq_no', 'integer'), col('airport', 'text'),
+  col('scheduled_arrival', 'timestamptz'), col('scheduled_departure', 'timestamptz'),
+];
+
+/** Instant columns come back as Date (or as text when selected so): both → ISO UTC. */
+export function instant(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  return (v instanceof Date ? v : new Date(String(v))).toISOString();
+}
+const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const int = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const req = (v: unknown): string => String(v);
+
+function allocation(
+  table: DetailTable,
+  columns: readonly ColumnSpec[],
+  shape: { code: string; cls?: string; kind?: string; ss: string; se: string; as?: string; ae?: string },
+): ListMapping<Allocation> {
+  return {
+    table,
+    columns,
+    toCells: (a: Allocation) => {
+      const cells: CellValue[] = [a.seq, a.code];
+      if (shape.cls) cells.push(a.class);
+      cells.push(a.scheduledStart, a.scheduledEnd);
+      if (shape.as) cells.push(a.actualStart, a.actualEnd);
+      if (shape.kind) cells.push(a.kind);
+      return cells;
+    },
+    fromRow: (r) => ({
+      seq: Number(r.seq_no),
+      code: req(r[shape.code]),
+      class: shape.cls ? text(r[shape.cls]) : null,
+      kind: shape.kind ? text(r[shape.kind]) : null,
+      scheduledStart: instant(r[shape.ss]),
+      scheduledEnd: instant(r[shape.se]),
+      actualStart: shape.as ? instant(r[shape.as]) : null,
+      actualEnd: shape.ae ? instant(r[shape.ae]) : null,
+    }),
+  };
+}
+
+function routeList(kind: 'ERUT' | 'ROUT'): ListMapping<RoutePoint> {
+  return {
+    table: 'flight_route_point',
+    columns: ROUTE_COLUMNS,
+    kind,
+    toCells: (p: RoutePoint) => [kind, p.seq, p.airport, p.scheduledArrival, p.scheduledDeparture],
+    fromRow: (r) => ({
+      seq: Number(r.seq_no),
+      airport: req(r.airport),
+      scheduledArrival: instant(r.scheduled_arrival),
+      scheduledDeparture: instant(r.scheduled_departure),
+    }),
+  };
+}
+
+type ListMappings = { readonly [K in ListName]: ListMapping<FlightLists[K][number]> };
+
+export const LIST_MAPPINGS: ListMappings = {
+  stands: allocation('flight_stand', ALLOCATION_COLUMNS.stands, { code: 'stand_code', ss: 'start_time', se: 'end_time' }),
+  gates: allocation('flight_gate', ALLOCATION_COLUMNS.gates, {
+    code: 'gate_code', kind: 'kind', ss: 'planned_open', se: 'planned_close', as: 'actual_open', ae: 'actual_close',
+  }),
+  counters: allocation('flight_counter', ALLOCATION_COLUMNS.counters, {
+    code: 'counter_code', cls: 'class', kind: 'kind', ss: 'planned_open', se: 'planned_close', as: 'actual_open', ae: 'actual_close',
+  }),
+  belts: allocation('flight_belt', ALLOCATION_COLUMNS.belts, {
+    code: 'belt_code', cls: 'class', kind: 'kind', ss: 'planned_open', se: 'planned_close', as: 'first_bag', ae: 'last_bag',
+  }),
+  chutes: allocation('flight_chute', ALLOCATION_COLUMNS.chutes, {
+    code: 'chute_code', cls: 'class', kind: 'kind', ss: 'planned_start', se: 'planned_end', as: 'actual_start', ae: 'actual_end',
+  }),
+  bridges: {
+    table: 'flight_bridge',
+    columns: [col('seq_no', 'integer'), col('bridge_code', 'text'), col('operation', 'text'), col('op_time', 'timestamptz')],
+    toCells: (b: BridgeOp) => [b.seq, b.bridge, b.operation, b.time],
+    fromRow: (r) => ({ seq: Number(r.seq_no), bridge: req(r.bridge_code), operation: text(r.operation), time: instant(r.op_time) }),
+  },
+  chocks: {
+    table: 'flight_chock',
+    columns: [col('seq_no', 'integer'), col('stand_code', 'text'), col('on_off', 'text'), col('chock_time', 'timestamptz')],
+    toCells: (c: ChockEvent) => [c.seq, c.stand, c.onOff, c.time],
+    fromRow: (r) => ({ seq: Number(r.seq_no), stand: text(r.stand_code), onOff: text(r.on_off), time: instant(r.chock_time) }),
+  },
+  delays: {
+    table: 'flight_delay',
+    columns: [col('code', 'text'), col('start_time', 'timestamptz'), col('duration_min', 'integer')],
+    toCells: (d: Delay) => [d.code, d.start, d.durationMinutes],
+    fromRow: (r) => ({ code: req(r.code), start: instant(r.start_time), durationMinutes: int(r.duration_min) }),
+  },
+  services: {
+    table: 'flight_service',
+    columns: [
+      col('seq_no', 'integer'), col('code', 'text'), col('qty', 'integer'), col('start_time', 'timestamptz'),
+      col('end_time', 'timestamptz'), col('provider', 'text'), col('abnormal_reason', 'text'), col('abnormal_remark', 'text'),
+    ],
+    // seq_no is the item's 1-based place in the flight's (canonically ordered) list.
+    toCells: (s: GroundService, i: number) => [i + 1, s.code, s.quantity, s.start, s.end, s.provider, s.abnormalReason, s.abnormalRemark],
+    fromRow: (r) => ({
+      code: req(r.code), quantity: int(r.qty), start: instant(r.start_time), end: instant(r.end_time),
+      provider: text(r.provider), abnormalReason: text(r.abnormal_reason), abnormalRemark: text(r.abnormal_remark),
+    }),
+  },
+  route: routeList('ERUT'),
+  adjacent: routeList('ROUT'),
+};
+
+export interface DetailTableSpec {
+  readonly table: DetailTable;
+  /** All columns in insert order: flid, the list's columns, updated_at. */
+  readonly columns: readonly ColumnSpec[];
+  /** The lists stored in this table (two for flight_route_point). */
+  readonly lists: readonly ListName[];
+}
+
+export const DETAIL_SPECS: readonly DetailTableSpec[] = DETAIL_TABLES.map((table) => {
+  const lists = LIST_NAMES.filter((l) => LIST_MAPPINGS[l].table === table);
+  const first = LIST_MAPPINGS[lists[0]!];
+  return { table, lists, columns: [col('flid', 'bigint'), ...first.columns, col('updated_at', 'timestamptz')] };
+});
+
+/** Rows of `table` for one flight, each in the spec's column order. */
+export function detailRows(spec: DetailTableSpec, s: FlightState): CellValue[][] {
+  const rows: CellValue[][] = [];
+  for (const list of spec.lists) {
+    const m = LIST_MAPPINGS[list] as ListMapping<unknown>;
+    const items = s[list] as unknown[];
+    items.forEach((item, i) => rows.push([s.flid, ...m.toCells(item, i), s.updatedAt]));
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------- reading back
+
+/** SELECT list for `columns`: dates come back as text (node-pg would turn them into local Dates). */
+export function selectList(columns: readonly ColumnSpec[]): string {
+  return columns.map((c) => (c.type === 'date' ? `${c.name}::text AS ${c.name}` : c.name)).join(', ');
+}
+
+/** Put a detail row (selected with `selectList(spec.columns)`) into the lists of its flight. */
+export function addDetailRow(lists: FlightLists, spec: DetailTableSpec, row: DbRow): void {
+  const list = spec.lists.length === 1 ? spec.lists[0]! : spec.lists.find((l) => LIST_MAPPINGS[l].kind === row.kind);
+  if (list === undefined) throw new Error(`${spec.table}: row of unknown kind ${String(row.kind)}`);
+  const m = LIST_MAPPINGS[list] as ListMapping<unknown>;
+  (lists[list] as unknown[]).push(m.fromRow(row));
+}
+
+/** The FlightState of a flight_schd row (selected with `selectList(FLIGHT_COLUMNS)`) and its lists. */
+export function flightFromRows(row: DbRow, lists: FlightLists = emptyLists()): FlightState {
+  const ordered = emptyLists();
+  for (const l of LIST_NAMES) (ordered as Record<ListName, unknown>)[l] = orderList(l, lists[l]);
+  return {
+    flid: req(row.flid),
+    ffid: text(row.ffid),
+    operationDay: req(row.operation_day),
+    airline: text(row.airline),
+    flightNo: text(row.flight_no),
+    direction: text(row.direction) as Direction | null,
+    scheduledTime: instant(row.scheduled_time),
+    estimatedTime: instant(row.estimated_time),
+    actualTime: instant(row.actual_time),
+    prevActualDeparture: instant(row.prev_actual_departure),
+    serviceType: text(row.service_type),
+    flightNature: text(row.flight_nature),
+    aircraftType: text(row.aircraft_type),
+    registration: text(row.registration),
+    terminal: text(row.terminal),
+    currentStand: text(row.current_stand),
+    linkAirline: text(row.link_airline),
+    linkFlightNo: text(row.link_flight_no),
+    linkFlid: text(row.link_flid),
+    masterAirline: text(row.master_airline),
+    masterFlightNo: text(row.master_flight_no),
+    masterFlid: text(row.master_flid),
+    boardingOpen: instant(row.boarding_open),
+    lastCall: instant(row.last_call),
+    boardingClosed: instant(row.boarding_closed),
+    cancelTime: instant(row.cancel_time),
+    status: text(row.status),
+    publicStatus: text(row.public_status),
+    publicRemark: text(row.public_remark),
+    diversionAirport: text(row.diversion_airport),
+    diversionDirection: text(row.diversion_direction),
+    returnType: text(row.return_type),
+    agentPassenger: text(row.agent_passenger),
+    agentField: text(row.agent_field),
+    agentMaintenance: text(row.agent_maintenance),
+    deleted: row.deleted === true,
+    deletedReason: text(row.deleted_reason),
+    stateVersion: Number(row.state_version),
+    lastPosition: req(row.last_position),
+    lastMsgId: text(row.last_msg_id),
+    updatedAt: instant(row.updated_at),
+    ...(ordered as FlightLists),
+  };
+}
+
+/**
+ * Whole flights from the rows of flight_schd and the detail tables (any order, any number of
+ * flights). Detail rows whose flight row is missing are ignored. Returns flights by flid.
+ */
+export function flightsFromRows(
+  flightRows: readonly DbRow[],
+  detailRows: ReadonlyMap<DetailTable, readonly DbRow[]>,
+): Map<string, FlightState> {
+  const lists = new Map<string, FlightLists>();
+  for (const r of flightRows) lists.set(req(r.flid), emptyLists());
+  for (const spec of DETAIL_SPECS) {
+    for (const r of detailRows.get(spec.table) ?? []) {
+      const own = lists.get(req(r.flid));
+      if (own) addDetailRow(own, spec, r);
+    }
+  }
+  const out = new Map<string, FlightState>();
+  for (const r of flightRows) out.set(req(r.flid), flightFromRows(r, lists.get(req(r.flid))));
+  return out;
+}

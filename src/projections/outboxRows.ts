@@ -1,0 +1,64 @@
+/**
+ * What one Applied decision puts into the outbox (pure):
+ *   KAFKA_MSG   one row per change, in change order: { type, flid, position, msgId, recordedAt, change };
+ *               changes without a flight (PlanSnapshotApplied) get flid null (a Kafka record with no key)
+ *   KAFKA_SCHD  one row per touched flight that still exists: its FlightView as of this decision
+ *   COUTMSGS    one row per change a configured route accepts
+ * `seq` numbers the rows of one (decision, target) from 0, which makes re-feeding idempotent.
+ */
+import type { Change } from '../domain/changes.ts';
+import type { FlightState } from '../domain/flight.ts';
+import { toFlightView } from '../domain/flightView.ts';
+import type { DecisionEvent } from './decisionLog.ts';
+import type { CoutmsgsRoute } from './outboxRoutes.ts';
+
+export type OutboxTarget = 'KAFKA_MSG' | 'KAFKA_SCHD' | 'COUTMSGS';
+
+export interface OutboxRow {
+  readonly target: OutboxTarget;
+  readonly sourcePosition: string;
+  readonly seq: number;
+  readonly msgId: string | null;
+  readonly flid: string | null;
+  readonly payload: unknown;
+  /** Kafka headers (the dispatcher adds the event id): position always, msgId when there is one. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export function changeFlid(change: Change): string | null {
+  return change.type === 'PlanSnapshotApplied' || change.type === 'FlightsArchived' ? null : change.flid;
+}
+
+export function outboxRowsFor(
+  event: DecisionEvent & { changes: readonly Change[] },
+  touched: ReadonlySet<string>,
+  flights: ReadonlyMap<string, FlightState>,
+  routes: readonly CoutmsgsRoute[],
+): OutboxRow[] {
+  const headers: Record<string, string> = event.msgId === null
+    ? { position: event.position }
+    : { msgId: event.msgId, position: event.position };
+  const base = { sourcePosition: event.position, msgId: event.msgId, headers };
+  const rows: OutboxRow[] = event.changes.map((change, seq) => {
+    const flid = changeFlid(change);
+    return {
+      ...base, target: 'KAFKA_MSG', seq, flid,
+      payload: { type: change.type, flid, position: event.position, msgId: event.msgId, recordedAt: event.recordedAt, change },
+    };
+  });
+  let seq = 0;
+  for (const flid of touched) {
+    const state = flights.get(flid);
+    if (state) rows.push({ ...base, target: 'KAFKA_SCHD', seq: seq++, flid, payload: toFlightView(state) });
+  }
+  seq = 0;
+  for (const change of event.changes) {
+    const flid = changeFlid(change);
+    const flight = flid === null ? undefined : flights.get(flid);
+    for (const route of routes) {
+      const out = route({ event, change, flight });
+      if (out) rows.push({ ...base, target: 'COUTMSGS', seq: seq++, flid, payload: out });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,204 @@
+/**
+ * `msgx rebuild flights`: rebuild the flight projection from position 0 beside the live tables,
+ * then swap it in atomically. Never touches msg_event (the outbox feeder is not rebuilt: its rows
+ * are deliveries).
+ *
+ *   1. scratch tables in schema msgx_rebuild (clones of the live ones)
+ *   2. replay: fold the whole log in memory with applyDecision (progress every ~1 s)
+ *   3. write: every flight once, in unnest batches; then catch up the tail the same way
+ *   4. switch, one transaction: lock the 'flights' checkpoint row (the live projector pauses at
+ *      its next batch), fold and write the last tail, swap the tables, set the checkpoint,
+ *      NOTIFY msgx_projection and msgx_rebuilt
+ * Until 4 commits the live tables are untouched and readers keep using them. Cancelling (signal)
+ * before 4 drops the scratch tables. One rebuild at a time (advisory lock).
+ */
+import type { FlightState } from '../../domain/flight.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/db.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
+import { headPosition, readDecisionsAfter } from '../decisionLog.ts';
+import { emptyPending, flushPending, foldEvents, type PendingWrites } from '../flightFold.ts';
+import { FLIGHTS_PROJECTOR } from '../flightProjector.ts';
+import { FLIGHT_PROJECTION_TABLES, flightTables } from '../flightTables.ts';
+import { JournaledMap } from '../journaledMap.ts';
+import { PROJECTION_CHANNEL } from '../runBatch.ts';
+import { ProgressTracker, type ProgressSink, type RebuildPhase } from './progress.ts';
+import { SCRATCH_SCHEMA, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
+import { swapTables } from './switchTables.ts';
+
+export const REBUILT_CHANNEL = 'msgx_rebuilt';
+/** Advisory lock key held by the session of a running rebuild. */
+const REBUILD_LOCK = 7_735_005;
+const SCRATCH = flightTables(SCRATCH_SCHEMA);
+
+export interface RebuildOptions {
+  pool: Pool;
+  clock: Clock;
+  log: Logger;
+  /** Abort before the switch: scratch tables are dropped, live tables stay as they are. */
+  signal?: AbortSignal;
+  onProgress?: ProgressSink;
+  /** Events per read. */
+  pageSize?: number;
+  /** Flights per write statement set. */
+  flushChunk?: number;
+  /** How long the switch may wait for readers to let go of the live tables (per attempt). */
+  lockTimeoutMs?: number;
+  switchAttempts?: number;
+}
+
+export type RebuildResult =
+  | { ok: true; position: string; events: number; flights: number; seconds: number }
+  | { ok: false; reason: 'cancelled' | 'busy' }
+  | { ok: false; reason: 'refused'; problems: readonly string[] };
+
+class Cancelled extends Error {}
+
+export async function rebuildFlights(opts: RebuildOptions): Promise<RebuildResult> {
+  const session = await opts.pool.connect();
+  try {
+    const { rows } = await session.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [REBUILD_LOCK]);
+    if (!rows[0]?.locked) return { ok: false, reason: 'busy' };
+    try {
+      return await rebuildLocked(session, opts);
+    } finally {
+      await session.query('SELECT pg_advisory_unlock($1)', [REBUILD_LOCK]).catch(() => undefined);
+    }
+  } finally {
+    session.release();
+  }
+}
+
+async function inTransaction<T>(c: PoolClient, fn: () => Promise<T>): Promise<T> {
+  await c.query('BEGIN');
+  try {
+    const out = await fn();
+    await c.query('COMMIT');
+    return out;
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise<RebuildResult> {
+  const { clock, log, signal } = opts;
+  const pageSize = opts.pageSize ?? 5000;
+  const chunk = opts.flushChunk ?? 2000;
+  const problems = await findSwapBlockers(session);
+  if (problems.length > 0) return { ok: false, reason: 'refused', problems };
+
+  const started = clock.now().getTime();
+  const tracker = new ProgressTracker(clock, opts.onProgress);
+  const fold = new JournaledMap<string, FlightState>();
+  const pending = emptyPending();
+  let position = '0';
+  let events = 0;
+  let total = Number(await headPosition(session));
+  const report = (phase: RebuildPhase, force = false) =>
+    tracker.report({ phase, events, total, position, flights: fold.size }, force);
+  const checkAbort = () => {
+    if (signal?.aborted) throw new Cancelled();
+  };
+
+  /**
+   * Fold pages after `position` until a page comes back short; returns how many events were read.
+   * The next page is requested before the current one is folded, so PostgreSQL and the fold overlap.
+   */
+  const replay = async (phase: RebuildPhase): Promise<number> => {
+    let read = 0;
+    checkAbort();
+    let next = readDecisionsAfter(session, position, pageSize);
+    for (;;) {
+      const page = await next;
+      const last = page[page.length - 1];
+      if (last === undefined) return read;
+      const more = page.length === pageSize;
+      if (more) next = readDecisionsAfter(session, last.position, pageSize);
+      foldEvents(fold, page, pending);
+      read += page.length;
+      events += page.length;
+      position = last.position;
+      total = Math.max(total, Number(position));
+      report(phase);
+      if (!more) return read;
+      if (signal?.aborted) {
+        await next.catch(() => undefined); // let the client finish the request it has in flight
+        throw new Cancelled();
+      }
+    }
+  };
+
+  try {
+    await ensureCheckpoint(session, FLIGHTS_PROJECTOR);
+    await inTransaction(session, () => createScratchTables(session));
+    // Scratch rows are disposable until the switch: no need to wait for WAL flushes.
+    await session.query('SET synchronous_commit TO off');
+    log.info({ head: total }, 'rebuild: replaying the log');
+    report('replay', true);
+    await replay('replay');
+    report('replay', true);
+
+    checkAbort();
+    log.info({ flights: fold.size, position }, 'rebuild: writing scratch tables');
+    report('write', true);
+    await flushPending(session, SCRATCH, fold, pending, chunk);
+
+    // Catch up with what was appended meanwhile, until a round finds less than a page.
+    report('tail', true);
+    while ((await replay('tail')) >= pageSize) await flushPending(session, SCRATCH, fold, pending, chunk);
+    await flushPending(session, SCRATCH, fold, pending, chunk);
+    for (const t of FLIGHT_PROJECTION_TABLES) await session.query(`ANALYZE ${SCRATCH_SCHEMA}.${t}`);
+    await session.query('SET synchronous_commit TO DEFAULT');
+
+    const attempts = opts.switchAttempts ?? 20;
+    for (let attempt = 1; ; attempt++) {
+      checkAbort();
+      report('switch', true);
+      const before = { position, events };
+      try {
+        await inTransaction(session, async () => {
+          fold.begin();
+          await lockCheckpoint(session, FLIGHTS_PROJECTOR); // the live projector waits from here on
+          await replay('switch');
+          await flushPending(session, SCRATCH, fold, pending, chunk);
+          await swapTables(session, opts.lockTimeoutMs ?? 1000);
+          await session.query('UPDATE projection_checkpoint SET position = $2::bigint, updated_at = $3 WHERE name = $1', [
+            FLIGHTS_PROJECTOR, position, clock.now(),
+          ]);
+          await session.query('SELECT pg_notify($1, $2)', [PROJECTION_CHANNEL, `${FLIGHTS_PROJECTOR}:${position}`]);
+          await session.query('SELECT pg_notify($1, $2)', [REBUILT_CHANNEL, FLIGHTS_PROJECTOR]);
+        });
+        fold.commit();
+        break;
+      } catch (err) {
+        fold.rollback();
+        reset(pending);
+        ({ position, events } = before);
+        if (sqlState(err) !== SqlState.lockNotAvailable || attempt >= attempts) throw err;
+        log.warn({ attempt }, 'rebuild: readers held the live tables too long; retrying the switch');
+        await clock.sleep(100 * attempt, signal);
+      }
+    }
+    report('done', true);
+    const seconds = (clock.now().getTime() - started) / 1000;
+    log.info({ position, events, flights: fold.size, seconds }, 'rebuild: switched to the rebuilt tables');
+    return { ok: true, position, events, flights: fold.size, seconds };
+  } catch (err) {
+    await session.query('ROLLBACK').catch(() => undefined);
+    await dropScratchTables(session).catch((e: unknown) => log.warn({ err: e }, 'rebuild: could not drop scratch tables'));
+    if (err instanceof Cancelled) {
+      log.info({ position }, 'rebuild: cancelled; live tables untouched');
+      return { ok: false, reason: 'cancelled' };
+    }
+    throw err;
+  } finally {
+    await session.query('RESET synchronous_commit').catch(() => undefined);
+  }
+}
+
+function reset(p: PendingWrites): void {
+  p.dirty.clear();
+  p.snapshots.length = 0;
+}

@@ -1,0 +1,40 @@
+/**
+ * Write whole flights into the read-model tables: upsert their flight_schd rows, replace all their
+ * detail rows, and physically remove archived flights (the detail rows go by ON DELETE CASCADE).
+ * Every statement is a batch over unnest arrays, so the cost per statement, not per row, dominates.
+ */
+import type { FlightState } from '../domain/flight.ts';
+import type { Queryable } from '../platform/db.ts';
+import { DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow } from './flightRows.ts';
+import type { FlightTables } from './flightTables.ts';
+import { columnArrays, columnNames, unnestOf } from './unnest.ts';
+
+const FLIGHT_UPDATE_SET = FLIGHT_COLUMNS.filter((c) => c.name !== 'flid')
+  .map((c) => `${c.name} = EXCLUDED.${c.name}`)
+  .join(', ');
+
+export async function removeFlights(q: Queryable, tables: FlightTables, flids: readonly string[]): Promise<void> {
+  if (flids.length === 0) return;
+  await q.query(`DELETE FROM ${tables.flight} WHERE flid = ANY($1::bigint[])`, [flids]);
+}
+
+export async function writeFlights(q: Queryable, tables: FlightTables, flights: readonly FlightState[]): Promise<void> {
+  if (flights.length === 0) return;
+  await q.query(
+    `INSERT INTO ${tables.flight} (${columnNames(FLIGHT_COLUMNS)})
+     SELECT * FROM ${unnestOf(FLIGHT_COLUMNS)}
+     ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`,
+    columnArrays(flights.map(flightRow), FLIGHT_COLUMNS.length),
+  );
+  const flids = flights.map((f) => f.flid);
+  for (const spec of DETAIL_SPECS) {
+    const table = tables.detail[spec.table];
+    await q.query(`DELETE FROM ${table} WHERE flid = ANY($1::bigint[])`, [flids]);
+    const rows = flights.flatMap((f) => detailRows(spec, f));
+    if (rows.length === 0) continue;
+    await q.query(
+      `INSERT INTO ${table} (${columnNames(spec.columns)}) SELECT * FROM ${unnestOf(spec.columns)}`,
+      columnArrays(rows, spec.columns.length),
+    );
+  }
+}

@@ -1,0 +1,52 @@
+import type { Clock } from '../../platform/clock.ts';
+import type { Queryable } from '../../platform/db.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Mailbox } from '../../platform/mailbox/port.ts';
+import type { FlightLists, FlightState } from '../../domain/flight.ts';
+import { emptyLists } from '../../domain/lists.ts';
+import { DETAIL_TABLES, type DetailTable } from '../../projections/flightRows.ts';
+import { createBatchLoader, type BatchLoader } from './batchLoader.ts';
+import { selectFlightsByFlid } from '../sql/selectBoard.ts';
+import { selectDetailLists } from '../sql/selectFlightLists.ts';
+import { selectDecisionsByMsgIds, type DecisionRecord } from '../sql/selectDecisions.ts';
+import { selectMessages, type MessageRecord } from '../sql/selectMessages.ts';
+
+/** What the read API needs from the runtime: a read-only pool and a few settings. */
+export interface ReadApiDeps {
+  /** Only ever SELECTs (rt.readPool). */
+  readonly db: Queryable;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** The airport's IANA zone (DateTime output, codec). */
+  readonly tz: string;
+  readonly identityIncludeDay: boolean;
+  /** For counting CMINMSGS rows not copied yet (pipeline.backlog); optional for unit tests. */
+  readonly mailbox?: Pick<Mailbox, 'readAfter'>;
+}
+
+export interface Loaders {
+  readonly flight: BatchLoader<string, FlightState | null>;
+  /** Per detail table: the lists that table holds, per flid. */
+  readonly details: Readonly<Record<DetailTable, BatchLoader<string, FlightLists>>>;
+  readonly message: BatchLoader<string, MessageRecord | null>;
+  readonly decisionsByMsg: BatchLoader<string, DecisionRecord[]>;
+}
+
+export interface ReadContext {
+  readonly deps: ReadApiDeps;
+  readonly loaders: Loaders;
+}
+
+const NO_LISTS: FlightLists = Object.freeze(emptyLists()) as FlightLists;
+
+/** Fresh loaders per request: batching and caching never outlive one operation. */
+export function createLoaders(db: Queryable): Loaders {
+  return {
+    flight: createBatchLoader((flids) => selectFlightsByFlid(db, flids), null),
+    details: Object.fromEntries(
+      DETAIL_TABLES.map((t) => [t, createBatchLoader<string, FlightLists>((flids) => selectDetailLists(db, t, flids), NO_LISTS)]),
+    ) as Record<DetailTable, BatchLoader<string, FlightLists>>,
+    message: createBatchLoader((ids) => selectMessages(db, ids), null),
+    decisionsByMsg: createBatchLoader((ids) => selectDecisionsByMsgIds(db, ids), []),
+  };
+}

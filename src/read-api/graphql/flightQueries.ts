@@ -1,0 +1,70 @@
+import type { ReadContext } from './context.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { badInput, requireInt64, requirePageSize } from './errors.ts';
+import { flightParent, type FlightParent } from './flightResolvers.ts';
+import { flightAsOf } from '../asOf/flightAsOf.ts';
+import { countBoard, selectBoardPage, type BoardFilter, type BoardKey } from '../sql/selectBoard.ts';
+
+interface FlightsArgs {
+  operationDay?: string | null;
+  airline?: string | null;
+  flightNo?: string | null;
+  direction?: 'ARRIVAL' | 'DEPARTURE' | null;
+  status?: string | null;
+  stand?: string | null;
+  gate?: string | null;
+  includeDeleted?: boolean | null;
+  first: number;
+  after?: string | null;
+}
+
+const BOARD_CURSOR = 'flights';
+
+const boardCursor = (f: FlightParent): string => encodeCursor(BOARD_CURSOR, [f.operationDay, f.scheduledTime, f.flid]);
+
+function parseBoardCursor(after: string): BoardKey {
+  const [operationDay = null, scheduledTime = null, flid = null] = decodeCursor(BOARD_CURSOR, after, 3);
+  if (operationDay == null || flid == null || !/^\d{4}-\d{2}-\d{2}$/.test(operationDay) || !/^\d{1,19}$/.test(flid)) {
+    throw badInput('after is not a cursor of this connection', 'after');
+  }
+  if (scheduledTime !== null && Number.isNaN(Date.parse(scheduledTime))) throw badInput('after is not a cursor of this connection', 'after');
+  return { operationDay, scheduledTime, flid };
+}
+
+export const flightQueries = {
+  Query: {
+    async flight(_: unknown, args: { flid: string; asOf?: string | null }, ctx: ReadContext): Promise<FlightParent | null> {
+      const flid = requireInt64(args.flid, 'flid');
+      if (args.asOf != null) {
+        const state = await flightAsOf(ctx.deps.db, flid, args.asOf);
+        return state ? flightParent(state, true) : null;
+      }
+      const state = await ctx.loaders.flight.load(flid);
+      return state ? flightParent(state, false) : null;
+    },
+
+    async flights(_: unknown, args: FlightsArgs, ctx: ReadContext) {
+      const first = requirePageSize(args.first);
+      const filter: BoardFilter = {
+        operationDay: args.operationDay ?? null,
+        airline: args.airline ?? null,
+        flightNo: args.flightNo ?? null,
+        direction: args.direction === 'ARRIVAL' ? 'A' : args.direction === 'DEPARTURE' ? 'D' : null,
+        status: args.status ?? null,
+        stand: args.stand ?? null,
+        gate: args.gate ?? null,
+        includeDeleted: args.includeDeleted ?? false,
+      };
+      const after = args.after != null ? parseBoardCursor(args.after) : null;
+      const rows = await selectBoardPage(ctx.deps.db, filter, after, first + 1);
+      const nodes = rows.slice(0, first).map((s) => flightParent(s, false));
+      const edges = nodes.map((node) => ({ cursor: boardCursor(node), node }));
+      return {
+        edges,
+        pageInfo: { hasNextPage: rows.length > first, endCursor: edges.at(-1)?.cursor ?? null },
+        // resolved only when asked for (graphql-js calls function-valued fields)
+        totalCount: () => countBoard(ctx.deps.db, filter),
+      };
+    },
+  },
+};

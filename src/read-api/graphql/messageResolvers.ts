@@ -1,0 +1,93 @@
+/**
+ * The audit trail of one CMINMSGS id: raw XML, META, processing state, every decision recorded for
+ * it (with its changes) and the deliveries those decisions caused.
+ */
+import { decode } from '../../domain/codec/decode.ts';
+import { identityKey } from '../../domain/identity.ts';
+import type { Meta } from '../../domain/message.ts';
+import type { ReadContext } from './context.ts';
+import { requireInt64 } from './errors.ts';
+import type { DecisionRecord } from '../sql/selectDecisions.ts';
+import { selectDeliveriesByPositions, type DeliveryRecord } from '../sql/selectDeliveries.ts';
+import type { MessageRecord } from '../sql/selectMessages.ts';
+
+/** A decision as a GraphQL parent; `onlyFlid` narrows its changes (flightHistory). */
+export interface DecisionParent extends DecisionRecord {
+  readonly onlyFlid?: string;
+}
+
+interface MetaFields {
+  sender: string | null;
+  type: string | null;
+  subtype: string | null;
+  seqn: string | null;
+  dttm: string | null;
+  receiver: string | null;
+  mgid: string | null;
+  rmid: string | null;
+  decoded: Meta | null;
+}
+
+function decodedMeta(raw: string, tz: string): Meta | null {
+  const r = decode(raw, { tz });
+  return r.ok ? r.message.meta : r.meta ?? null;
+}
+
+/** META from the columns the pump filled, or — when they are empty — decoded from the raw XML. */
+const metaCache = new WeakMap<MessageRecord, MetaFields>();
+function metaOf(m: MessageRecord, tz: string): MetaFields {
+  let cached = metaCache.get(m);
+  if (cached) return cached;
+  const meta = m.sndr === null || m.type === null ? decodedMeta(m.rawXml, tz) : null;
+  cached = meta
+    ? { sender: meta.sndr, type: meta.rawType, subtype: meta.rawStyp, seqn: meta.seqn, dttm: meta.dttm, receiver: meta.rcvr, mgid: meta.mgid, rmid: meta.rmid, decoded: meta }
+    : { sender: m.sndr, type: m.type, subtype: m.styp, seqn: m.seqn, dttm: m.dttm, receiver: m.rcvr, mgid: m.mgid, rmid: m.rmid, decoded: null };
+  metaCache.set(m, cached);
+  return cached;
+}
+
+const metaField = (name: Exclude<keyof MetaFields, 'decoded'>) => (m: MessageRecord, _a: unknown, ctx: ReadContext) =>
+  metaOf(m, ctx.deps.tz)[name];
+
+export const messageResolvers = {
+  Query: {
+    message(_: unknown, args: { id: string }, ctx: ReadContext): Promise<MessageRecord | null> {
+      return ctx.loaders.message.load(requireInt64(args.id, 'id'));
+    },
+  },
+  InboxMessage: {
+    sender: metaField('sender'),
+    type: metaField('type'),
+    subtype: metaField('subtype'),
+    seqn: metaField('seqn'),
+    dttm: metaField('dttm'),
+    receiver: metaField('receiver'),
+    mgid: metaField('mgid'),
+    rmid: metaField('rmid'),
+    identityKey(m: MessageRecord, _a: unknown, ctx: ReadContext): string | null {
+      if (m.identityKey !== null) return m.identityKey;
+      // Not bound (a duplicate, or not decided yet): the key it would bind, when META can be read.
+      const meta = metaOf(m, ctx.deps.tz).decoded ?? decodedMeta(m.rawXml, ctx.deps.tz);
+      return meta ? identityKey(meta, { includeDay: ctx.deps.identityIncludeDay }) : null;
+    },
+    state: (m: MessageRecord) => m.state ?? 'PENDING',
+    attempts: (m: MessageRecord) => m.attempts ?? 0,
+    decisions: (m: MessageRecord, _a: unknown, ctx: ReadContext): Promise<DecisionParent[]> => ctx.loaders.decisionsByMsg.load(m.id),
+    async deliveries(m: MessageRecord, _a: unknown, ctx: ReadContext): Promise<DeliveryRecord[]> {
+      const decisions = await ctx.loaders.decisionsByMsg.load(m.id);
+      return selectDeliveriesByPositions(ctx.deps.db, decisions.map((d) => d.position));
+    },
+  },
+  Decision: {
+    changes(d: DecisionParent) {
+      const changes = Array.isArray(d.payload.changes) ? (d.payload.changes as Record<string, unknown>[]) : [];
+      return changes
+        .filter((c) => d.onlyFlid === undefined || typeof c.flid !== 'string' || c.flid === d.onlyFlid)
+        .map((c) => ({ type: String(c.type), flid: typeof c.flid === 'string' ? c.flid : null, data: JSON.stringify(c) }));
+    },
+    payload: (d: DecisionParent) => JSON.stringify(d.payload),
+  },
+  Delivery: {
+    ref: (r: DeliveryRecord) => (r.ref === null || r.ref === undefined ? null : JSON.stringify(r.ref)),
+  },
+};

@@ -1,0 +1,51 @@
+import type { ReadContext } from './context.ts';
+import { selectPipeline } from '../sql/selectPipeline.ts';
+
+/** At most this many not-yet-copied CMINMSGS rows are counted into the backlog per query. */
+export const UNCOPIED_COUNT_LIMIT = 1000;
+
+const ageSeconds = (now: Date, since: Date | string | null): number | null =>
+  since === null ? null : Math.max(0, (now.getTime() - new Date(since).getTime()) / 1000);
+
+/**
+ * CMINMSGS rows above the ingest watermark: inserted upstream but not copied yet. Counted so that
+ * "backlog 0" right after a POST /cminmsgs/send does not read as "done". null when the mailbox
+ * cannot be read (the PostgreSQL part of the status is still shown).
+ */
+async function uncopied(ctx: ReadContext, watermark: string | null): Promise<number | null> {
+  const mailbox = ctx.deps.mailbox;
+  if (!mailbox) return 0;
+  try {
+    return (await mailbox.readAfter(watermark ?? '0', UNCOPIED_COUNT_LIMIT)).length;
+  } catch (err) {
+    ctx.deps.log.warn({ err }, 'pipeline: mailbox not readable, backlog counts copied messages only');
+    return null;
+  }
+}
+
+export const pipelineResolvers = {
+  Query: {
+    async pipeline(_: unknown, _args: unknown, ctx: ReadContext) {
+      const p = await selectPipeline(ctx.deps.db);
+      const notCopied = await uncopied(ctx, p.watermark);
+      const now = ctx.deps.clock.now();
+      return {
+        inboxWatermark: p.watermark,
+        backlog: p.backlog + (notCopied ?? 0),
+        uncopied: notCopied,
+        failed: p.failed,
+        dead: p.dead,
+        head: p.headId === null ? null : () => ctx.loaders.message.load(p.headId!),
+        headAgeSeconds: ageSeconds(now, p.headIngestedAt),
+        logPosition: p.logPosition,
+        projections: p.projections,
+        outbox: p.outbox.map((o) => ({
+          target: o.target,
+          pending: o.pending,
+          dead: o.dead,
+          oldestPendingAgeSeconds: ageSeconds(now, o.oldestPendingAt),
+        })),
+      };
+    },
+  },
+};

@@ -1,0 +1,175 @@
+/**
+ * Live flight changes for `Subscription.flightChanged`. One LISTEN connection per process (not per
+ * subscriber): the flight projector NOTIFYs `msgx_projection` with `flights:<position>` inside the
+ * transaction that writes its rows, so the notification arrives only after those rows are visible.
+ * The feed then reads the decisions in (last, position], reads the touched flights' current rows
+ * and publishes one event per (decision, flight). After a lost connection it reconnects and
+ * catches up from the flight projector's checkpoint, so no committed change is skipped.
+ */
+import type pg from 'pg';
+import type { Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Service } from '../../platform/service.ts';
+import type { FlightState } from '../../domain/flight.ts';
+import { FLIGHTS_PROJECTOR } from '../../projections/flightProjector.ts';
+import { PROJECTION_CHANNEL } from '../../projections/runBatch.ts';
+import { selectFlightsByFlid } from '../sql/selectBoard.ts';
+import { readDecisionsAfter } from '../../projections/decisionLog.ts';
+import { createFanOut } from './fanOut.ts';
+import { touchedFlights } from './touchedFlights.ts';
+
+export { PROJECTION_CHANNEL, FLIGHTS_PROJECTOR };
+/** Decisions read per statement while catching up. */
+const CHUNK = 500;
+
+export interface FlightChangeEvent {
+  readonly flid: string;
+  readonly position: string;
+  readonly type: string;
+  /** The flight's row after the projector's commit; null when it is gone (archived). */
+  readonly flight: FlightState | null;
+}
+
+export interface FlightChangeFilter {
+  readonly flid?: string | null;
+  readonly operationDay?: string | null;
+}
+
+export interface FlightFeed extends Service {
+  subscribe(f: FlightChangeFilter): AsyncIterable<FlightChangeEvent>;
+  /** Last projector position the feed has published up to (tests, readiness). */
+  position(): string;
+  listening(): boolean;
+  subscribers(): number;
+  /** The pool the feed reads from: event lists must come from the same database as its rows. */
+  readonly db: pg.Pool;
+}
+
+export interface FlightFeedOptions {
+  readonly pool: pg.Pool;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly reconnectMs?: number;
+}
+
+export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
+  const fanOut = createFanOut<FlightChangeEvent>();
+  const stopSignal = new AbortController();
+  let client: pg.PoolClient | null = null;
+  let last = 0n;
+  let target = 0n;
+  let running: Promise<void> | null = null;
+  let stopped = false;
+
+  async function checkpoint(): Promise<bigint> {
+    const { rows } = await opts.pool.query<{ position: string }>(
+      'SELECT position::text AS position FROM projection_checkpoint WHERE name = $1',
+      [FLIGHTS_PROJECTOR],
+    );
+    return BigInt(rows[0]?.position ?? '0');
+  }
+
+  async function publishUpTo(): Promise<void> {
+    while (last < target && !stopped) {
+      const to = target - last > BigInt(CHUNK) ? last + BigInt(CHUNK) : target;
+      if (fanOut.size() > 0) {
+        // Positions are gap-free, so (last, to] is exactly the next `to − last` decisions.
+        const decisions = await readDecisionsAfter(opts.pool, last.toString(), Number(to - last));
+        const touched = decisions.flatMap(touchedFlights);
+        const rows = touched.length > 0 ? await selectFlightsByFlid(opts.pool, [...new Set(touched.map((t) => t.flid))]) : new Map();
+        for (const t of touched) fanOut.publish({ ...t, flight: rows.get(t.flid) ?? null });
+      }
+      last = to;
+    }
+  }
+
+  function advance(to: bigint): void {
+    if (to > target) target = to;
+    running ??= publishUpTo()
+      .catch((err: unknown) => opts.log.error({ err }, 'flight feed: publishing failed; catching up after the next notification'))
+      .finally(() => {
+        running = null;
+        if (last < target && !stopped) advance(target);
+      });
+  }
+
+  function onNotification(msg: pg.Notification): void {
+    const m = /^([^:]+):(\d+)$/.exec(msg.payload ?? '');
+    if (msg.channel !== PROJECTION_CHANNEL || !m || m[1] !== FLIGHTS_PROJECTOR) return;
+    advance(BigInt(m[2]!));
+  }
+
+  async function connect(): Promise<void> {
+    const c = await opts.pool.connect();
+    c.on('notification', onNotification);
+    c.on('error', (err) => {
+      opts.log.warn({ err }, 'flight feed: LISTEN connection lost; reconnecting');
+      dropClient(c, err);
+      void reconnect();
+    });
+    try {
+      await c.query(`LISTEN ${PROJECTION_CHANNEL}`);
+    } catch (err) {
+      dropClient(c, err as Error);
+      throw new Error('flight feed: LISTEN failed (a hot standby cannot LISTEN: point MSGX_READ_DATABASE_URL at the primary for subscriptions)', { cause: err });
+    }
+    client = c;
+    // Anything committed before LISTEN took effect is caught up from the checkpoint.
+    const at = await checkpoint();
+    if (last === 0n && target === 0n) last = target = at;
+    else advance(at);
+  }
+
+  function dropClient(c: pg.PoolClient, err?: Error): void {
+    c.removeAllListeners('notification');
+    if (client === c) client = null;
+    c.release(err ?? true);
+  }
+
+  async function reconnect(): Promise<void> {
+    while (!stopped && client === null) {
+      await opts.clock.sleep(opts.reconnectMs ?? 1000, stopSignal.signal);
+      if (stopped) return;
+      try {
+        await connect();
+        opts.log.info('flight feed: listening again');
+      } catch (err) {
+        opts.log.warn({ err }, 'flight feed: reconnect failed');
+      }
+    }
+  }
+
+  return {
+    name: 'flight-feed',
+    db: opts.pool,
+    position: () => last.toString(),
+    listening: () => client !== null,
+    async start() {
+      try {
+        await connect();
+      } catch (err) {
+        // Queries must not depend on live updates: keep trying in the background.
+        opts.log.warn({ err }, 'flight feed: cannot LISTEN yet; retrying');
+        void reconnect();
+      }
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      stopSignal.abort();
+      const c = client;
+      if (c) {
+        await c.query(`UNLISTEN ${PROJECTION_CHANNEL}`).catch(() => undefined); // closing anyway
+        dropClient(c);
+      }
+      await running;
+      fanOut.closeAll();
+    },
+    subscribe(f) {
+      return fanOut.subscribe(
+        (e) => (f.flid == null || e.flid === f.flid) && (f.operationDay == null || e.flight?.operationDay === f.operationDay),
+      );
+    },
+    subscribers: () => fanOut.size(),
+  };
+}

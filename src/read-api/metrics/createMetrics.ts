@@ -1,0 +1,98 @@
+/**
+ * Prometheus metrics, computed from SQL at scrape time (so an `api`-only process on a replica
+ * shows the same numbers as the writer): gauges from the one-statement pipeline status, counters
+ * and the delivery latency histogram from incremental scans of the log and the outbox.
+ */
+import client from 'prom-client';
+import type { Clock } from '../../platform/clock.ts';
+import type { Queryable } from '../../platform/db.ts';
+import { OUTBOX_TARGETS, selectPipeline } from '../sql/selectPipeline.ts';
+import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
+
+const SCAN_LIMIT = 50_000;
+export const DELIVERY_LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
+
+export interface Metrics {
+  readonly registry: client.Registry;
+  /** Refresh every metric from the database and render the exposition text. */
+  scrape(): Promise<string>;
+}
+
+export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetrics?: boolean }): Metrics {
+  const registry = new client.Registry();
+  if (deps.defaultMetrics !== false) client.collectDefaultMetrics({ register: registry, prefix: 'msgx_process_' });
+  const g = (name: string, help: string, labelNames: string[] = []) =>
+    new client.Gauge({ name, help, labelNames, registers: [registry] });
+
+  const backlog = g('msgx_backlog_messages', 'Messages not yet terminal (PENDING or FAILED)');
+  const headAge = g('msgx_head_age_seconds', 'Age of the FIFO head (smallest unfinished message) since it was copied; 0 when there is none');
+  const failed = g('msgx_failed_messages', 'Messages FAILED and waiting for a retry');
+  const dead = g('msgx_dead_messages', 'Messages DEAD');
+  const logPosition = g('msgx_log_position', 'Last position of the decision log');
+  const projPosition = g('msgx_projection_position', 'Checkpoint of each projector', ['projection']);
+  const projLag = g('msgx_projection_lag', 'Decisions not yet applied by each projector', ['projection']);
+  const outboxPending = g('msgx_outbox_pending', 'Outbox events waiting for delivery', ['target']);
+  const outboxDead = g('msgx_outbox_dead', 'Outbox events DEAD', ['target']);
+  const outboxAge = g('msgx_outbox_oldest_pending_age_seconds', 'Age of the oldest pending outbox event', ['target']);
+  const decisions = new client.Counter({
+    name: 'msgx_decisions_total', help: 'Decisions appended to the log, by kind', labelNames: ['kind'], registers: [registry],
+  });
+  const skipped = new client.Counter({
+    name: 'msgx_skipped_total', help: 'Skipped decisions by reason (duplicate-of, unknown-flight, …)', labelNames: ['reason'], registers: [registry],
+  });
+  const latency = new client.Histogram({
+    name: 'msgx_delivery_latency_seconds',
+    help: 'From the decision being recorded to its delivery being confirmed, per target',
+    labelNames: ['target'],
+    buckets: DELIVERY_LATENCY_BUCKETS,
+    registers: [registry],
+  });
+
+  let decisionMark = '0';
+  const sentMarks = new Map<string, string>(OUTBOX_TARGETS.map((t) => [t, '0']));
+  let inFlight: Promise<string> | null = null;
+
+  async function refresh(): Promise<void> {
+    const p = await selectPipeline(deps.db);
+    const now = deps.clock.now().getTime();
+    backlog.set(p.backlog);
+    failed.set(p.failed);
+    dead.set(p.dead);
+    headAge.set(p.headIngestedAt ? Math.max(0, (now - p.headIngestedAt.getTime()) / 1000) : 0);
+    logPosition.set(Number(p.logPosition));
+    projPosition.reset();
+    projLag.reset();
+    for (const pr of p.projections) {
+      projPosition.set({ projection: pr.name }, Number(pr.position));
+      projLag.set({ projection: pr.name }, Number(pr.lag));
+    }
+    for (const o of p.outbox) {
+      outboxPending.set({ target: o.target }, o.pending);
+      outboxDead.set({ target: o.target }, o.dead);
+      outboxAge.set({ target: o.target }, o.oldestPendingAt ? Math.max(0, (now - Date.parse(o.oldestPendingAt)) / 1000) : 0);
+    }
+    const counted = await countDecisionsAfter(deps.db, decisionMark, SCAN_LIMIT);
+    for (const c of counted.counts) {
+      decisions.inc({ kind: c.kind }, c.n);
+      if (c.reason) skipped.inc({ reason: c.reason }, c.n);
+    }
+    decisionMark = counted.upTo;
+    for (const s of await selectSentAfter(deps.db, sentMarks, SCAN_LIMIT)) {
+      latency.observe({ target: s.target }, s.seconds);
+      if (BigInt(s.eventId) > BigInt(sentMarks.get(s.target) ?? '0')) sentMarks.set(s.target, s.eventId);
+    }
+  }
+
+  return {
+    registry,
+    scrape() {
+      // Concurrent scrapes share one refresh (the incremental marks must not be read twice).
+      inFlight ??= refresh()
+        .then(() => registry.metrics())
+        .finally(() => {
+          inFlight = null;
+        });
+      return inFlight;
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The read side of one process: GraphQL (+ GraphiQL, SSE subscriptions) at /graphql, the
+ * compatibility entry POST /cminmsgs/send, and /metrics — as routes of the shared HTTP server,
+ * plus the live-update feed as a service. Uses rt.readPool only, and never writes to it.
+ */
+import type { Runtime } from '../platform/runtime.ts';
+import type { ReadinessCheck, Service } from '../platform/service.ts';
+import { cminmsgsSendRoute } from './compat/cminmsgsSend.ts';
+import { createReadYoga, GRAPHQL_PATH, type ReadYoga } from './graphql/createYoga.ts';
+import type { Route } from './httpServer.ts';
+import { createFlightFeed, type FlightFeed } from './live/flightFeed.ts';
+import { createMetrics, type Metrics } from './metrics/createMetrics.ts';
+
+export interface ReadApi {
+  readonly routes: readonly Route[];
+  readonly services: readonly Service[];
+  readonly readiness: readonly ReadinessCheck[];
+  readonly yoga: ReadYoga;
+  readonly feed: FlightFeed;
+}
+
+type ReadRuntime = Pick<Runtime, 'cfg' | 'log' | 'clock' | 'pool' | 'readPool' | 'mailbox'>;
+
+export function createReadApi(rt: ReadRuntime): ReadApi {
+  const log = rt.log.child({ role: 'read-api' });
+  // NOTIFY reaches only sessions on the primary (a hot standby refuses LISTEN, and may not yet show
+  // the committed rows when the notification arrives), so the feed listens and reads on rt.pool,
+  // which is the same pool as rt.readPool unless MSGX_READ_DATABASE_URL names a replica. Read-only.
+  const feed = createFlightFeed({ pool: rt.pool, clock: rt.clock, log: log.child({ scope: 'flight-feed' }) });
+  const yoga = createReadYoga(
+    {
+      db: rt.readPool,
+      clock: rt.clock,
+      log: log.child({ scope: 'graphql' }),
+      tz: rt.cfg.airportTz,
+      identityIncludeDay: rt.cfg.identityIncludeDay,
+      mailbox: rt.mailbox,
+    },
+    feed,
+  );
+  const readiness: ReadinessCheck[] = [];
+  if (rt.readPool !== rt.pool) {
+    readiness.push({ name: 'postgres-read', check: async () => void (await rt.readPool.query('SELECT 1')) });
+  }
+  return {
+    yoga,
+    feed,
+    services: [feed],
+    readiness,
+    routes: [
+      { method: '*', path: GRAPHQL_PATH, handler: graphqlHandler(yoga) },
+      cminmsgsSendRoute({ mailbox: rt.mailbox, clock: rt.clock, log: log.child({ scope: 'compat' }) }),
+    ],
+  };
+}
+
+/** Yoga's node listener: it also writes the response (and streams SSE). */
+export function graphqlHandler(yoga: ReadYoga): Route['handler'] {
+  return async (req, res) => void (await yoga.requestListener(req, res));
+}
+
+/** GET /metrics (Prometheus text format), for every role. */
+export function metricsRoute(metrics: Metrics): Route {
+  return {
+    method: 'GET',
+    path: '/metrics',
+    async handler(_req, res) {
+      const text = await metrics.scrape();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(text);
+    },
+  };
+}
+
+export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock'>): Route {
+  return metricsRoute(createMetrics({ db: rt.readPool, clock: rt.clock }));
+}

@@ -1,0 +1,71 @@
+import type { FlightState } from '../../domain/flight.ts';
+import type { Queryable } from '../../platform/db.ts';
+import { FLIGHT_COLUMNS, flightFromRows, selectList, type DbRow } from '../../projections/flightRows.ts';
+
+export interface BoardFilter {
+  readonly operationDay: string | null;
+  readonly airline: string | null;
+  readonly flightNo: string | null;
+  readonly direction: 'A' | 'D' | null;
+  readonly status: string | null;
+  /** flight_stand.stand_code or flight_schd.current_stand */
+  readonly stand: string | null;
+  readonly gate: string | null;
+  readonly includeDeleted: boolean;
+}
+
+/** Board order key: (operation_day, scheduled_time — null last, flid). */
+export interface BoardKey {
+  readonly operationDay: string;
+  readonly scheduledTime: string | null;
+  readonly flid: string;
+}
+
+const COLUMNS = selectList(FLIGHT_COLUMNS);
+
+const WHERE = `
+  ($1::date IS NULL OR f.operation_day = $1::date)
+  AND ($2::text IS NULL OR f.airline = $2)
+  AND ($3::text IS NULL OR f.flight_no = $3)
+  AND ($4::text IS NULL OR f.direction = $4)
+  AND ($5::text IS NULL OR f.status = $5)
+  AND ($6::text IS NULL OR f.current_stand = $6
+       OR EXISTS (SELECT 1 FROM flight_stand s WHERE s.flid = f.flid AND s.stand_code = $6))
+  AND ($7::text IS NULL OR EXISTS (SELECT 1 FROM flight_gate g WHERE g.flid = f.flid AND g.gate_code = $7))
+  AND ($8::boolean OR NOT f.deleted)`;
+
+const filterParams = (f: BoardFilter): unknown[] => [
+  f.operationDay, f.airline, f.flightNo, f.direction, f.status, f.stand, f.gate, f.includeDeleted,
+];
+
+/** One page of the board after `after` (exclusive), `limit` rows, in board order; lists empty. */
+export async function selectBoardPage(
+  q: Queryable,
+  filter: BoardFilter,
+  after: BoardKey | null,
+  limit: number,
+): Promise<FlightState[]> {
+  const { rows } = await q.query<DbRow>(
+    `SELECT ${COLUMNS}
+       FROM flight_schd f
+      WHERE ${WHERE}
+        AND ($9::date IS NULL
+             OR (f.operation_day, coalesce(f.scheduled_time, 'infinity'::timestamptz), f.flid)
+              > ($9::date, coalesce($10::timestamptz, 'infinity'::timestamptz), $11::bigint))
+      ORDER BY f.operation_day, coalesce(f.scheduled_time, 'infinity'::timestamptz), f.flid
+      LIMIT $12`,
+    [...filterParams(filter), after?.operationDay ?? null, after?.scheduledTime ?? null, after?.flid ?? null, limit],
+  );
+  return rows.map((r) => flightFromRows(r));
+}
+
+export async function countBoard(q: Queryable, filter: BoardFilter): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM flight_schd f WHERE ${WHERE}`, filterParams(filter));
+  return rows[0]!.n;
+}
+
+/** Current rows of the given flights (deleted ones included); lists empty. */
+export async function selectFlightsByFlid(q: Queryable, flids: readonly string[]): Promise<Map<string, FlightState>> {
+  const { rows } = await q.query<DbRow>(`SELECT ${COLUMNS} FROM flight_schd f WHERE f.flid = ANY($1::bigint[])`, [flids]);
+  return new Map(rows.map((r) => [String(r.flid), flightFromRows(r)] as const));
+}

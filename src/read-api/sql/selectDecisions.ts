@@ -1,0 +1,59 @@
+import type { Queryable } from '../../platform/db.ts';
+
+/** One decision_event row as the API shows it (payload parsed, recordedAt as an ISO instant). */
+export interface DecisionRecord {
+  readonly position: string;
+  readonly msgId: string | null;
+  readonly kind: string;
+  readonly handler: string | null;
+  readonly handlerVersion: number | null;
+  readonly flids: readonly string[];
+  readonly payload: Record<string, unknown>;
+  readonly recordedAt: string;
+}
+
+const COLUMNS = `position::text AS position, msg_id::text AS "msgId", kind, handler, handler_version AS "handlerVersion",
+  flids, payload, recorded_at AS "recordedAt"`;
+
+interface Row extends Omit<DecisionRecord, 'recordedAt'> {
+  recordedAt: Date;
+}
+
+const toRecord = (r: Row): DecisionRecord => ({ ...r, recordedAt: r.recordedAt.toISOString() });
+
+/** Every decision of the given messages, grouped per msg_id, in log order. */
+export async function selectDecisionsByMsgIds(q: Queryable, msgIds: readonly string[]): Promise<Map<string, DecisionRecord[]>> {
+  const { rows } = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM decision_event WHERE msg_id = ANY($1::bigint[]) ORDER BY msg_id, position`,
+    [msgIds],
+  );
+  const out = new Map<string, DecisionRecord[]>();
+  for (const r of rows) {
+    const list = out.get(r.msgId!) ?? [];
+    list.push(toRecord(r));
+    out.set(r.msgId!, list);
+  }
+  return out;
+}
+
+/** Decisions touching `flid` after position `after` (exclusive), at most `limit`, in log order. */
+export async function selectFlightHistory(q: Queryable, flid: string, after: string | null, limit: number): Promise<DecisionRecord[]> {
+  const { rows } = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM decision_event
+      WHERE flids @> ARRAY[$1::text] AND position > coalesce($2::bigint, 0)
+      ORDER BY position LIMIT $3`,
+    [flid, after, limit],
+  );
+  return rows.map(toRecord);
+}
+
+/** Decisions touching `flid` recorded at or before `asOf`, in log order (the input of flight(asOf)). */
+export async function selectFlightDecisionsUntil(q: Queryable, flid: string, asOf: string): Promise<DecisionRecord[]> {
+  const { rows } = await q.query<Row>(
+    `SELECT ${COLUMNS} FROM decision_event
+      WHERE flids @> ARRAY[$1::text] AND recorded_at <= $2::timestamptz
+      ORDER BY position`,
+    [flid, asOf],
+  );
+  return rows.map(toRecord);
+}

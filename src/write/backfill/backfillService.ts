@@ -1,0 +1,83 @@
+import { backoffDelay } from '../../platform/config.ts';
+import type { Runtime } from '../../platform/runtime.ts';
+import type { Service } from '../../platform/service.ts';
+import { Latch } from '../pump/wakeup.ts';
+import { dueBackfills, markBackfilled, markBackfillFailed } from './backfillSql.ts';
+
+const BATCH = 500;
+
+export interface Backfill extends Service {
+  /** A decision committed: write back soon. Never blocks the caller. */
+  kick(): void;
+  /** Write back every due row once; returns how many were written. */
+  runOnce(): Promise<number>;
+}
+
+/**
+ * Writes CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS after the decision committed (SYSTEM.md §7).
+ * The pending work is `proc_state.backfill_state = 'PENDING'`, so this loop is both the fast path
+ * (kicked by the pump) and the compensating scanner (a restart or an outage leaves rows pending).
+ * A failed write-back is retried with the backoff table, capped, for as long as it takes: a mailbox
+ * outage delays the write-back, never the pump.
+ */
+export function createBackfill(rt: Runtime): Backfill {
+  const { pool, mailbox, clock, cfg } = rt;
+  const log = rt.log.child({ role: 'backfill' });
+  const latch = new Latch();
+  const stop = new AbortController();
+  let loop: Promise<void> | undefined;
+  let failing = false;
+
+  async function runOnce(): Promise<number> {
+    let written = 0;
+    for (;;) {
+      const now = clock.now();
+      const due = await dueBackfills(pool, now, BATCH);
+      if (due.length === 0) return written;
+      try {
+        await mailbox.backfill(due.map((d) => ({ id: d.msgId, status: d.status, processedAt: d.processedAt })));
+      } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
+        if (!failing) log.warn({ err, rows: due.length }, 'CMINMSGS backfill failed; retrying with backoff');
+        failing = true;
+        const nextAt = due.map((d) => new Date(now.getTime() + Math.max(1, backoffDelay(cfg, d.attempts + 1))));
+        await markBackfillFailed(pool, due, nextAt, error);
+        return written;
+      }
+      await markBackfilled(pool, due);
+      if (failing) log.info('CMINMSGS backfill resumed');
+      failing = false;
+      written += due.length;
+      if (due.length < BATCH) return written;
+    }
+  }
+
+  async function run(): Promise<void> {
+    let errors = 0;
+    while (!stop.signal.aborted) {
+      latch.arm();
+      try {
+        await runOnce();
+        errors = 0;
+      } catch (err) {
+        errors++;
+        if (errors === 1) log.error({ err }, 'backfill scanner cannot reach its database');
+      }
+      await latch.wait(clock, errors > 0 ? backoffDelay(cfg, errors) : cfg.pollIntervalMs, stop.signal);
+    }
+  }
+
+  return {
+    name: 'backfill',
+    async start() {
+      loop = run();
+    },
+    async stop() {
+      stop.abort();
+      latch.fire();
+      await loop;
+    },
+    kick: () => latch.fire(),
+    runOnce,
+  };
+}

@@ -1,0 +1,21 @@
+import path from 'node:path';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { KafkaSink } from './kafkaSink.ts';
+import { createKafkajsSink } from './kafkajsSink.ts';
+import { createNdjsonSink } from './ndjsonSink.ts';
+
+/** Kafka when MSGX_KAFKA_BROKERS is set, otherwise NDJSON files under MSGX_DATA_DIR/out (logged loudly). */
+export function createKafkaSink(cfg: Config, log: Logger): KafkaSink {
+  if (cfg.kafka.brokers) {
+    const sink = createKafkajsSink({ brokers: cfg.kafka.brokers, clientId: cfg.kafka.clientId, log });
+    log.info({ brokers: cfg.kafka.brokers, topics: [cfg.kafka.topicMsg, cfg.kafka.topicSchd] }, 'Kafka targets go to Kafka');
+    return sink;
+  }
+  const dir = path.join(cfg.dataDir, 'out');
+  log.warn(
+    { dir, files: [`${cfg.kafka.topicMsg}.ndjson`, `${cfg.kafka.topicSchd}.ndjson`] },
+    'no Kafka configured (MSGX_KAFKA_BROKERS unset): Kafka targets are written to a LOCAL NDJSON sink, not to Kafka',
+  );
+  return createNdjsonSink(dir);
+}

@@ -1,0 +1,78 @@
+import type { Clock } from '../../platform/clock.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Queryable } from '../../platform/db.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { asDeliveryFailure, type DeliveryFailure } from './deliveryFailure.ts';
+import { failureOutcome } from './failureOutcome.ts';
+import { markFailed, markSent } from './markDelivered.ts';
+import type { OutboxRow } from './outboxRows.ts';
+import type { Target } from './targets.ts';
+
+export interface DeliveryContext {
+  readonly pool: Queryable;
+  readonly clock: Clock;
+  readonly cfg: Pick<Config, 'maxAttempts' | 'backoffMs' | 'backoffCapMs'>;
+  readonly log: Logger;
+}
+
+export type StepResult =
+  | { readonly kind: 'worked' }
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'wait'; readonly until: Date };
+
+export const WORKED: StepResult = { kind: 'worked' };
+export const IDLE: StepResult = { kind: 'idle' };
+
+/** One target's unit of work: deliver what is due at its head, or say how long to wait. */
+export interface TargetWorker {
+  readonly target: Target;
+  step(): Promise<StepResult>;
+}
+
+/** What one send did: delivered, or failed (already recorded on the blamed rows). */
+export type SendOutcome = { readonly ok: true } | { readonly ok: false; readonly failure: DeliveryFailure };
+
+/**
+ * Send `rows` with `send` (one delivery_ref per row, same order) and record the outcome:
+ * all rows SENT, or the `blamed` rows (the head, or a whole schd batch) marked failed.
+ */
+export async function deliverRows(
+  ctx: DeliveryContext,
+  target: Target,
+  rows: readonly OutboxRow[],
+  blamed: readonly OutboxRow[],
+  send: () => Promise<readonly unknown[]>,
+): Promise<SendOutcome> {
+  let refs: readonly unknown[];
+  try {
+    refs = await send();
+  } catch (err) {
+    const failure = asDeliveryFailure(err);
+    const outcome = failureOutcome(ctx.cfg, blamed[0]?.attempts ?? 0, failure.transient, ctx.clock.now());
+    await markFailed(ctx.pool, blamed.map((r) => r.eventId), outcome, failure.message);
+    const fields = {
+      target,
+      eventIds: blamed.map((r) => r.eventId),
+      attempts: outcome.attempts,
+      transient: failure.transient,
+      err: failure,
+    };
+    if (outcome.state === 'DEAD') ctx.log.error(fields, 'delivery DEAD: attempts used up, target moves on');
+    else ctx.log.warn({ ...fields, nextAttemptAt: outcome.nextAttemptAt }, 'delivery failed; head waits for its backoff');
+    return { ok: false, failure };
+  }
+  await markSent(
+    ctx.pool,
+    rows.map((r, i) => ({ eventId: r.eventId, ref: refs[i] ?? null })),
+    ctx.clock.now(),
+  );
+  ctx.log.debug({ target, eventIds: rows.map((r) => r.eventId) }, 'delivered');
+  return { ok: true };
+}
+
+/** The head is waiting for its backoff. */
+export function notYetDue(head: OutboxRow, now: Date): StepResult | null {
+  return head.nextAttemptAt !== null && head.nextAttemptAt.getTime() > now.getTime()
+    ? { kind: 'wait', until: head.nextAttemptAt }
+    : null;
+}

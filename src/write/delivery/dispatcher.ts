@@ -1,0 +1,94 @@
+import type pg from 'pg';
+import type { Clock } from '../../platform/clock.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Mailbox } from '../../platform/mailbox/port.ts';
+import type { Service } from '../../platform/service.ts';
+import { createCoutmsgsWorker } from './coutmsgsWorker.ts';
+import type { DeliveryContext, TargetWorker } from './deliverRows.ts';
+import type { KafkaSink } from './kafkaSink.ts';
+import { createListener, Latch, type Listener } from '../pump/wakeup.ts';
+import { createMsgWorker } from './msgWorker.ts';
+import { createSchdWorker } from './schdWorker.ts';
+import { isTarget, OUTBOX_CHANNEL, TARGETS, type Target } from './targets.ts';
+import { runTargetLoop } from './targetLoop.ts';
+
+export interface DispatcherDeps {
+  readonly pool: pg.Pool;
+  /** For the LISTEN connection. */
+  readonly databaseUrl: string;
+  readonly mailbox: Mailbox;
+  /** Owned by the dispatcher from here on: closed by stop(). */
+  readonly sink: KafkaSink;
+  readonly clock: Clock;
+  readonly cfg: Config;
+  readonly log: Logger;
+  /** Safety poll with nothing to do (a lost notification is picked up after this). Default 5000. */
+  readonly idlePollMs?: number;
+  /** Most KAFKA_MSG rows per producer call. Default 200. */
+  readonly msgBatchMax?: number;
+}
+
+export interface Dispatcher extends Service {
+  /** Look at a target's head now (as a notification on msgx_outbox does). */
+  wake(target?: Target): void;
+}
+
+/**
+ * The outbox dispatcher: one loop per target (KAFKA_MSG, KAFKA_SCHD, COUTMSGS), each strictly
+ * FIFO by event_id, so a head waiting for its backoff blocks its own target only. Loops wake on
+ * LISTEN msgx_outbox (payload: target), when their head falls due, and on an idle poll.
+ */
+export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+  const log = deps.log;
+  const ctx: DeliveryContext = { pool: deps.pool, clock: deps.clock, cfg: deps.cfg, log };
+  const workers: Record<Target, TargetWorker> = {
+    KAFKA_MSG: createMsgWorker(ctx, deps.sink, { topic: deps.cfg.kafka.topicMsg, batchMax: deps.msgBatchMax ?? 200 }),
+    KAFKA_SCHD: createSchdWorker(ctx, deps.sink, {
+      topic: deps.cfg.kafka.topicSchd,
+      flushMs: deps.cfg.schdFlushMs,
+      flushLimit: deps.cfg.schdFlushLimit,
+    }),
+    COUTMSGS: createCoutmsgsWorker(ctx, deps.mailbox, deps.cfg.coutmsgsRoutingId),
+  };
+  const latches: Record<Target, Latch> = { KAFKA_MSG: new Latch(), KAFKA_SCHD: new Latch(), COUTMSGS: new Latch() };
+  const wake = (target?: Target): void => (target ? latches[target].fire() : TARGETS.forEach((t) => latches[t].fire()));
+
+  const stop = new AbortController();
+  const listener: Listener = createListener({
+    url: deps.databaseUrl,
+    channels: [OUTBOX_CHANNEL],
+    // The payload names the target; anything else (or a reconnect, which may have missed some) wakes all.
+    onNotify: (_channel, payload) => wake(payload !== undefined && isTarget(payload) ? payload : undefined),
+    clock: deps.clock,
+    log,
+  });
+  let loops: Promise<void>[] = [];
+  let stopped: Promise<void> | null = null;
+
+  return {
+    name: 'dispatcher',
+    wake,
+    async start() {
+      await listener.start();
+      log.info({ kafka: deps.sink.description, routingId: deps.cfg.coutmsgsRoutingId }, 'dispatcher started');
+      loops = TARGETS.map((t) =>
+        runTargetLoop(workers[t], latches[t], stop.signal, {
+          clock: deps.clock,
+          log: log.child({ target: t }),
+          idlePollMs: deps.idlePollMs ?? 5000,
+          errorPauseMs: 1000,
+        }),
+      );
+    },
+    stop() {
+      stopped ??= (async () => {
+        stop.abort();
+        await Promise.allSettled(loops);
+        await listener.stop();
+        await deps.sink.close();
+      })();
+      return stopped;
+    },
+  };
+}

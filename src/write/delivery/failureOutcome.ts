@@ -1,0 +1,24 @@
+import { backoffDelay, type Config } from '../../platform/config.ts';
+
+export interface FailureOutcome {
+  readonly attempts: number;
+  readonly state: 'PENDING' | 'DEAD';
+  /** When the head may be tried again (null once DEAD). */
+  readonly nextAttemptAt: Date | null;
+}
+
+/**
+ * What a failed send does to the rows it tried: one more attempt; DEAD once a permanent failure
+ * has used up MSGX_MAX_ATTEMPTS, otherwise PENDING again after backoffDelay(attempts).
+ * Transient failures (outages) never exhaust: they back off, capped, until the target is back.
+ */
+export function failureOutcome(
+  cfg: Pick<Config, 'maxAttempts' | 'backoffMs' | 'backoffCapMs'>,
+  attemptsSoFar: number,
+  transient: boolean,
+  now: Date,
+): FailureOutcome {
+  const attempts = attemptsSoFar + 1;
+  if (!transient && attempts >= cfg.maxAttempts) return { attempts, state: 'DEAD', nextAttemptAt: null };
+  return { attempts, state: 'PENDING', nextAttemptAt: new Date(now.getTime() + backoffDelay(cfg, attempts)) };
+}

@@ -1,0 +1,38 @@
+import type { SinkRecord } from './kafkaSink.ts';
+import { compareIds, type OutboxRow } from './outboxRows.ts';
+
+/**
+ * Of a claimed KAFKA_SCHD batch keep only the newest row per FLID (the highest event_id), in
+ * event_id order. Rows without a FLID are kept as they are.
+ */
+export function newestPerFlid(rows: readonly OutboxRow[]): OutboxRow[] {
+  const newest = new Map<string, OutboxRow>();
+  for (const r of rows) {
+    const key = r.flid ?? `#${r.eventId}`;
+    const seen = newest.get(key);
+    if (!seen || compareIds(r.eventId, seen.eventId) > 0) newest.set(key, r);
+  }
+  return [...newest.values()].sort((a, b) => compareIds(a.eventId, b.eventId));
+}
+
+/**
+ * A whole KAFKA_SCHD batch → ONE record on the `schd` topic: value = JSON array of the newest
+ * flight record per FLID. Headers name the batch (first/last event id, highest log position,
+ * number of flights); eventIds lists every row the record settles, superseded ones included.
+ */
+export function schdRecord(batch: readonly OutboxRow[]): SinkRecord {
+  const kept = newestPerFlid(batch);
+  const ids = batch.map((r) => r.eventId).sort(compareIds);
+  const positions = batch.map((r) => r.sourcePosition).sort(compareIds);
+  return {
+    key: null,
+    value: JSON.stringify(kept.map((r) => r.payload)),
+    headers: {
+      'event-id-first': ids[0] ?? '',
+      'event-id-last': ids[ids.length - 1] ?? '',
+      'log-position': positions[positions.length - 1] ?? '',
+      flights: String(kept.length),
+    },
+    eventIds: ids,
+  };
+}

@@ -1,0 +1,75 @@
+import type { PoolClient, Queryable } from '../../platform/db.ts';
+
+/**
+ * Ingest gaps (invariant 2): ids skipped between visible CMINMSGS ids, i.e. auto-increment values
+ * whose transaction had not committed (or rolled back) when a larger id was read.
+ */
+
+export interface OpenGap {
+  readonly gapId: string;
+  readonly openedAt: Date;
+}
+
+export async function openGaps(q: Queryable, source: string, limit: number): Promise<OpenGap[]> {
+  const { rows } = await q.query<{ gap_id: string; opened_at: Date }>(
+    'SELECT gap_id, opened_at FROM inbox_gap WHERE source = $1 AND closed_at IS NULL ORDER BY gap_id LIMIT $2',
+    [source, limit],
+  );
+  return rows.map((r) => ({ gapId: r.gap_id, openedAt: r.opened_at }));
+}
+
+/** Expired gaps whose row never showed up, opened after `since` — still watched for a late commit. */
+export async function expiredUnseenGaps(q: Queryable, source: string, since: Date, limit: number): Promise<string[]> {
+  const { rows } = await q.query<{ gap_id: string }>(
+    `SELECT gap_id FROM inbox_gap
+      WHERE source = $1 AND closed_by = 'expired' AND appeared_at IS NULL AND opened_at > $2
+      ORDER BY gap_id LIMIT $3`,
+    [source, since, limit],
+  );
+  return rows.map((r) => r.gap_id);
+}
+
+/** Record the ids in (`after`, `upTo`) that are not in `visible` as open gaps. Returns how many were new. */
+export async function recordGaps(
+  c: PoolClient,
+  source: string,
+  after: string,
+  upTo: string,
+  visible: readonly string[],
+  now: Date,
+): Promise<number> {
+  const res = await c.query(
+    `INSERT INTO inbox_gap (source, gap_id, opened_at)
+     SELECT $1, g, $5 FROM generate_series($2::bigint + 1, $3::bigint - 1) AS g
+      WHERE g <> ALL($4::bigint[])
+     ON CONFLICT (source, gap_id) DO NOTHING`,
+    [source, after, upTo, visible, now],
+  );
+  return res.rowCount ?? 0;
+}
+
+/** Mark gaps whose row was copied: open ones close as 'appeared'; expired ones note the late arrival. */
+export async function markAppeared(c: PoolClient, source: string, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await c.query(
+    `UPDATE inbox_gap
+        SET appeared_at = $3,
+            closed_by = COALESCE(closed_by, 'appeared'),
+            closed_at = COALESCE(closed_at, $3)
+      WHERE source = $1 AND gap_id = ANY($2::bigint[]) AND appeared_at IS NULL`,
+    [source, ids, now],
+  );
+}
+
+/** Close open gaps opened at or before `openedBefore` as 'expired'. Returns them. */
+export async function expireGaps(c: PoolClient, source: string, openedBefore: Date, now: Date): Promise<OpenGap[]> {
+  const { rows } = await c.query<{ gap_id: string; opened_at: Date }>(
+    `UPDATE inbox_gap SET closed_at = $3, closed_by = 'expired'
+      WHERE source = $1 AND closed_at IS NULL AND opened_at <= $2
+      RETURNING gap_id, opened_at`,
+    [source, openedBefore, now],
+  );
+  return rows
+    .map((r) => ({ gapId: r.gap_id, openedAt: r.opened_at }))
+    .sort((a, b) => (BigInt(a.gapId) < BigInt(b.gapId) ? -1 : 1));
+}

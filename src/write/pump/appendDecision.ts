@@ -1,0 +1,74 @@
+import type { PoolClient } from '../../platform/db.ts';
+
+/**
+ * The one way anything appends to `decision_event`: inside the caller's transaction, after
+ * `lockPipeline` took the `pipeline_lock` row. Positions are `last_position + 1 …`, handed out while
+ * the row lock is held, so they are gap-free and log order equals commit order.
+ */
+
+export type DecisionKind =
+  | 'Applied'
+  | 'Skipped'
+  | 'Failed'
+  | 'Dead'
+  | 'ReplayRequested'
+  | 'FlightsArchived'
+  | 'GapExpired'
+  | 'DeliveryReplayRequested';
+
+/** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
+export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead'];
+
+export interface NewDecision {
+  readonly msgId: string | null;
+  readonly kind: DecisionKind;
+  readonly handler?: string | null;
+  readonly handlerVersion?: number | null;
+  readonly flids?: readonly string[];
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+/** Take the pipeline lock (row lock until COMMIT/ROLLBACK); returns the last position handed out. */
+export async function lockPipeline(c: PoolClient): Promise<string> {
+  const { rows } = await c.query<{ last_position: string }>('SELECT last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE');
+  const row = rows[0];
+  if (!row) throw new Error('pipeline_lock row 1 is missing: the schema is not migrated');
+  return row.last_position;
+}
+
+/**
+ * Append `decisions` after `lastPosition` (the value `lockPipeline` returned in this transaction),
+ * advance `pipeline_lock` and NOTIFY `msgx_decision` with the highest new position (delivered at
+ * COMMIT). Returns the positions, in order.
+ */
+export async function appendDecisions(
+  c: PoolClient,
+  lastPosition: string,
+  decisions: readonly NewDecision[],
+  recordedAt: Date,
+): Promise<string[]> {
+  if (decisions.length === 0) return [];
+  const first = BigInt(lastPosition) + 1n;
+  const positions = decisions.map((_, i) => String(first + BigInt(i)));
+  const last = positions[positions.length - 1]!;
+  await c.query('UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2 WHERE id = 1', [last, recordedAt]);
+  await c.query(
+    `INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
+     SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
+            ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $8
+       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])
+            AS d(position, msg_id, kind, handler, handler_version, flids, payload)`,
+    [
+      positions,
+      decisions.map((d) => d.msgId),
+      decisions.map((d) => d.kind),
+      decisions.map((d) => d.handler ?? null),
+      decisions.map((d) => d.handlerVersion ?? null),
+      decisions.map((d) => JSON.stringify(d.flids ?? [])),
+      decisions.map((d) => JSON.stringify(d.payload)),
+      recordedAt,
+    ],
+  );
+  await c.query("SELECT pg_notify('msgx_decision', $1)", [last]);
+  return positions;
+}

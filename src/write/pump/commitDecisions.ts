@@ -1,0 +1,166 @@
+import type pg from 'pg';
+import type { Meta } from '../../domain/message.ts';
+import { SqlState, sqlState, withTransaction, type PoolClient } from '../../platform/db.ts';
+import type { BackfillStatus } from '../../platform/mailbox/port.ts';
+import { appendDecisions, lockPipeline, type NewDecision } from './appendDecision.ts';
+import type { Head } from './findHeads.ts';
+import { flidsOf, type Outcome } from './outcome.ts';
+
+export type CommitResult =
+  | { readonly ok: true; readonly positions: readonly string[]; readonly recordedAt: Date }
+  /** Someone else appended first, a head changed, or an identity got bound: re-decide. */
+  | { readonly ok: false; readonly conflict: string };
+
+export interface Prepared {
+  readonly head: Head;
+  readonly outcome: Outcome;
+}
+
+class Conflict extends Error {}
+
+/**
+ * Commit decisions for consecutive heads in ONE transaction (invariant 3): lock `pipeline_lock`,
+ * check that the log is still where the write model was when they were decided (`basis`), append
+ * one decision per head, advance each `proc_state` (compare-and-set on state + attempts) and
+ * register the backfills — all or nothing. Database errors are thrown (the caller treats them as
+ * INFRA and retries the heads one at a time).
+ */
+export async function commitDecisions(
+  pool: pg.Pool,
+  items: readonly Prepared[],
+  basis: string,
+  now: Date,
+): Promise<CommitResult> {
+  try {
+    return await withTransaction(pool, async (c) => {
+      const last = await lockPipeline(c);
+      if (last !== basis) throw new Conflict(`log moved to ${last} (decided at ${basis})`);
+      const positions = await appendDecisions(c, last, items.map((i) => decisionOf(i.head.msgId, i.outcome)), now);
+      await advanceProcStates(c, items, positions, now);
+      await recordMeta(c, items);
+      return { ok: true as const, positions, recordedAt: now };
+    });
+  } catch (err) {
+    if (err instanceof Conflict) return { ok: false, conflict: err.message };
+    if (sqlState(err) === SqlState.uniqueViolation && items.some((i) => i.outcome.identity !== null)) {
+      return { ok: false, conflict: 'an identity was bound meanwhile' };
+    }
+    throw err;
+  }
+}
+
+export function decisionOf(msgId: string, o: Outcome): NewDecision {
+  switch (o.kind) {
+    case 'Applied':
+      return {
+        msgId,
+        kind: 'Applied',
+        handler: o.handler,
+        handlerVersion: o.handlerVersion,
+        flids: flidsOf(o.changes),
+        payload: {
+          changes: o.changes,
+          ...(o.unknownFlids ? { unknownFlids: o.unknownFlids } : {}),
+          ...(o.deletedFlids ? { deletedFlids: o.deletedFlids } : {}),
+        },
+      };
+    case 'Skipped':
+      return { msgId, kind: 'Skipped', handler: o.handler, handlerVersion: o.handlerVersion, flids: o.flids, payload: { reason: o.reason } };
+    case 'Failed':
+      return {
+        msgId,
+        kind: 'Failed',
+        payload: { errorClass: o.errorClass, error: o.error, attempt: o.attempt, nextAttemptAt: o.nextAttemptAt.toISOString() },
+      };
+    case 'Dead':
+      return {
+        msgId,
+        kind: 'Dead',
+        payload: { errorClass: o.errorClass, error: o.error, attempt: o.attempt, ...(o.causeClass ? { causeClass: o.causeClass } : {}) },
+      };
+  }
+}
+
+interface ProcUpdate {
+  state: 'SUCCEEDED' | 'SKIPPED' | 'FAILED' | 'DEAD';
+  errorClass: string | null;
+  causeClass: string | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  failure: boolean;
+  terminal: boolean;
+  backfillStatus: BackfillStatus | null;
+}
+
+function procUpdateOf(o: Outcome): ProcUpdate {
+  const base = { errorClass: null, causeClass: null, lastError: null, nextAttemptAt: null, failure: false, terminal: true };
+  switch (o.kind) {
+    case 'Applied':
+      return { ...base, state: 'SUCCEEDED', backfillStatus: 'PROCESSED' };
+    case 'Skipped':
+      return { ...base, state: 'SKIPPED', lastError: o.reason, backfillStatus: 'SKIPPED' };
+    case 'Failed':
+      return { ...base, state: 'FAILED', errorClass: o.errorClass, lastError: o.error, nextAttemptAt: o.nextAttemptAt, failure: true, terminal: false, backfillStatus: null };
+    case 'Dead':
+      return { ...base, state: 'DEAD', errorClass: o.errorClass, causeClass: o.causeClass, lastError: o.error, failure: true, backfillStatus: 'DEAD' };
+  }
+}
+
+async function advanceProcStates(c: PoolClient, items: readonly Prepared[], positions: readonly string[], now: Date): Promise<void> {
+  const u = items.map((i) => procUpdateOf(i.outcome));
+  const res = await c.query(
+    `UPDATE proc_state p SET
+        state = u.state, error_class = u.error_class, cause_class = u.cause_class, last_error = u.last_error,
+        attempts = p.attempts + 1,
+        next_attempt_at = u.next_attempt_at,
+        first_failure_at = CASE WHEN u.failure THEN COALESCE(p.first_failure_at, $1) ELSE p.first_failure_at END,
+        decided_position = CASE WHEN u.terminal THEN u.position ELSE p.decided_position END,
+        identity_key = COALESCE(p.identity_key, u.identity),
+        backfill_state = CASE WHEN u.terminal THEN 'PENDING' ELSE p.backfill_state END,
+        backfill_status = CASE WHEN u.terminal THEN u.backfill_status ELSE p.backfill_status END,
+        backfill_attempts = CASE WHEN u.terminal THEN 0 ELSE p.backfill_attempts END,
+        backfill_next_at = CASE WHEN u.terminal THEN NULL ELSE p.backfill_next_at END,
+        backfill_error = CASE WHEN u.terminal THEN NULL ELSE p.backfill_error END,
+        updated_at = $1
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::boolean[],
+                   $9::boolean[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::int[])
+         AS u(msg_id, state, error_class, cause_class, last_error, next_attempt_at, failure,
+              terminal, position, identity, backfill_status, expected_state, expected_attempts)
+      WHERE p.msg_id = u.msg_id AND p.state = u.expected_state AND p.attempts = u.expected_attempts`,
+    [
+      now,
+      items.map((i) => i.head.msgId),
+      u.map((x) => x.state),
+      u.map((x) => x.errorClass),
+      u.map((x) => x.causeClass),
+      u.map((x) => x.lastError),
+      u.map((x) => x.nextAttemptAt),
+      u.map((x) => x.failure),
+      u.map((x) => x.terminal),
+      positions,
+      items.map((i) => i.outcome.identity),
+      u.map((x) => x.backfillStatus),
+      items.map((i) => i.head.state),
+      items.map((i) => i.head.attempts),
+    ],
+  );
+  if (res.rowCount !== items.length) throw new Conflict(`${items.length - (res.rowCount ?? 0)} head(s) changed state meanwhile`);
+}
+
+async function recordMeta(c: PoolClient, items: readonly Prepared[]): Promise<void> {
+  const withMeta = items.filter((i) => i.outcome.meta !== null);
+  if (withMeta.length === 0) return;
+  const col = (f: (m: Meta) => string | null) => withMeta.map((i) => f(i.outcome.meta!));
+  await c.query(
+    `UPDATE inbox_message m SET sndr = u.sndr, seqn = u.seqn, dttm = u.dttm, type = u.type, styp = u.styp,
+            rcvr = u.rcvr, mgid = u.mgid, rmid = u.rmid
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+         AS u(msg_id, sndr, seqn, dttm, type, styp, rcvr, mgid, rmid)
+      WHERE m.msg_id = u.msg_id AND m.sndr IS NULL`,
+    [
+      withMeta.map((i) => i.head.msgId),
+      col((m) => m.sndr), col((m) => m.seqn), col((m) => m.dttm), col((m) => m.rawType), col((m) => m.rawStyp),
+      col((m) => m.rcvr), col((m) => m.mgid), col((m) => m.rmid),
+    ],
+  );
+}

@@ -1,0 +1,61 @@
+import type { Queryable } from '../../platform/db.ts';
+
+export const INBOX_SOURCE = 'CMINMSGS';
+
+/** An unfinished message at the front of the FIFO, with what the pump needs to decide it. */
+export interface Head {
+  readonly msgId: string;
+  readonly state: 'PENDING' | 'FAILED';
+  readonly attempts: number;
+  readonly nextAttemptAt: Date | null;
+  readonly firstFailureAt: Date | null;
+  readonly identityKey: string | null;
+  readonly rawXml: string;
+}
+
+/**
+ * The smallest unfinished ids (PENDING or FAILED), ascending, that lie below the safe horizon:
+ * the lowest open ingest gap. Nothing at or above an open gap may be decided (a smaller id may
+ * still commit there).
+ */
+export async function findHeads(q: Queryable, limit: number): Promise<Head[]> {
+  const { rows } = await q.query<{
+    msg_id: string;
+    state: 'PENDING' | 'FAILED';
+    attempts: number;
+    next_attempt_at: Date | null;
+    first_failure_at: Date | null;
+    identity_key: string | null;
+    raw_xml: string;
+  }>(
+    `SELECT p.msg_id, p.state, p.attempts, p.next_attempt_at, p.first_failure_at, p.identity_key, m.raw_xml
+       FROM proc_state p JOIN inbox_message m USING (msg_id)
+      WHERE p.state IN ('PENDING', 'FAILED')
+        AND p.msg_id < COALESCE((SELECT min(gap_id) FROM inbox_gap WHERE source = $1 AND closed_at IS NULL),
+                                9223372036854775807)
+      ORDER BY p.msg_id
+      LIMIT $2`,
+    [INBOX_SOURCE, limit],
+  );
+  return rows.map((r) => ({
+    msgId: r.msg_id,
+    state: r.state,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    firstFailureAt: r.first_failure_at,
+    identityKey: r.identity_key,
+    rawXml: r.raw_xml,
+  }));
+}
+
+/** Which message (live or archived) holds `identity`, other than `msgId`. */
+export async function identityOwner(q: Queryable, identity: string, msgId: string): Promise<string | null> {
+  const { rows } = await q.query<{ msg_id: string }>(
+    `SELECT msg_id FROM proc_state WHERE identity_key = $1 AND msg_id <> $2::bigint
+     UNION ALL
+     SELECT msg_id FROM proc_state_hst WHERE identity_key = $1 AND msg_id <> $2::bigint
+     LIMIT 1`,
+    [identity, msgId],
+  );
+  return rows[0]?.msg_id ?? null;
+}

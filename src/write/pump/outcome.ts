@@ -1,0 +1,89 @@
+import type { Change } from '../../domain/changes.ts';
+import type { Meta } from '../../domain/message.ts';
+import { backoffDelay, type Config } from '../../platform/config.ts';
+
+/** Error classes of SYSTEM.md §6. */
+export type ErrorClass = 'MALFORMED' | 'CODEC_ERROR' | 'UNSUPPORTED' | 'INFRA' | 'EXHAUSTED';
+/** Classes a message can be retried for (FAILED), and the cause recorded with DEAD(EXHAUSTED). */
+export type RetryableClass = 'CODEC_ERROR' | 'UNSUPPORTED' | 'INFRA';
+
+interface Common {
+  /** Identity to bind to this message (set only after a successful decode, and not for duplicates). */
+  readonly identity: string | null;
+  readonly meta: Meta | null;
+}
+
+export type Outcome =
+  | (Common & {
+      readonly kind: 'Applied';
+      readonly handler: string;
+      readonly handlerVersion: number;
+      readonly changes: readonly Change[];
+      readonly unknownFlids?: readonly string[];
+      readonly deletedFlids?: readonly string[];
+    })
+  | (Common & {
+      readonly kind: 'Skipped';
+      readonly reason: string;
+      readonly handler: string | null;
+      readonly handlerVersion: number | null;
+      readonly flids: readonly string[];
+    })
+  | (Common & Failure);
+
+export type Failure =
+  | {
+      readonly kind: 'Failed';
+      readonly errorClass: RetryableClass;
+      readonly error: string;
+      readonly attempt: number;
+      readonly nextAttemptAt: Date;
+    }
+  | {
+      readonly kind: 'Dead';
+      readonly errorClass: 'MALFORMED' | 'EXHAUSTED';
+      readonly causeClass: RetryableClass | null;
+      readonly error: string;
+      readonly attempt: number;
+    };
+
+export interface HeadHistory {
+  /** Attempts made so far. */
+  readonly attempts: number;
+  readonly firstFailureAt: Date | null;
+}
+
+/**
+ * What a failure means for the head (pure): MALFORMED is dead at once; any other class is retried
+ * after `backoffDelay` until MSGX_MAX_ATTEMPTS attempts were made or MSGX_HEAD_DEADLINE_MS passed
+ * since the first failure, then DEAD(EXHAUSTED) with the class as cause. UNSUPPORTED is never
+ * terminal on its own. The next try is never later than the deadline, so the verdict comes on time.
+ */
+export function failureVerdict(
+  cfg: Pick<Config, 'maxAttempts' | 'headDeadlineMs' | 'backoffMs' | 'backoffCapMs'>,
+  now: Date,
+  head: HeadHistory,
+  errorClass: 'MALFORMED' | RetryableClass,
+  error: string,
+): Failure {
+  const attempt = head.attempts + 1;
+  if (errorClass === 'MALFORMED') return { kind: 'Dead', errorClass, causeClass: null, error, attempt };
+  const first = head.firstFailureAt ?? now;
+  const deadline = first.getTime() + cfg.headDeadlineMs;
+  if (attempt >= cfg.maxAttempts || now.getTime() >= deadline) {
+    const why = attempt >= cfg.maxAttempts ? `${attempt} attempts` : `head deadline ${cfg.headDeadlineMs} ms`;
+    return { kind: 'Dead', errorClass: 'EXHAUSTED', causeClass: errorClass, error: `${errorClass} (${why}): ${error}`, attempt };
+  }
+  const next = Math.min(now.getTime() + backoffDelay(cfg, attempt), deadline);
+  return { kind: 'Failed', errorClass, error, attempt, nextAttemptAt: new Date(next) };
+}
+
+/** The flids a list of changes touches, in first-seen order. */
+export function flidsOf(changes: readonly Change[]): string[] {
+  const out = new Set<string>();
+  for (const c of changes) {
+    if (c.type === 'FlightsArchived') c.flids.forEach((f) => out.add(f));
+    else if (c.type !== 'PlanSnapshotApplied') out.add(c.flid);
+  }
+  return [...out];
+}

@@ -1,0 +1,219 @@
+import { backoffDelay } from '../../platform/config.ts';
+import type { Runtime } from '../../platform/runtime.ts';
+import type { Service } from '../../platform/service.ts';
+import { applyDecision } from '../../domain/evolve.ts';
+import { commitDecisions, type CommitResult, type Prepared } from './commitDecisions.ts';
+import { evaluate } from './evaluate.ts';
+import { findHeads, identityOwner, type Head } from './findHeads.ts';
+import { FlightOverlay } from './flightOverlay.ts';
+import { failureVerdict, type Outcome } from './outcome.ts';
+import { createListener, Latch } from './wakeup.ts';
+import { Channels } from '../../platform/channels.ts';
+import type { WriteModel } from './writeModel.ts';
+
+/** How many heads one scan fetches (decided in id order). */
+const PREFETCH = 500;
+/**
+ * Most decisions committed in one transaction. Each decision still commits together with its
+ * proc_state advance; grouping only saves round trips and fsyncs (see docs/operations.md).
+ */
+const GROUP = 50;
+
+export interface Pump extends Service {
+  readonly model: WriteModel;
+  /**
+   * Resolves once the pump, after this call, has looked for work and found none ready: nothing
+   * unfinished below the safe horizon, or the head waits for its backoff. For tests and tools.
+   */
+  drained(): Promise<void>;
+  /** Wake the pump now (new work, a replay, a closed gap). */
+  wake(): void;
+}
+
+export interface PumpOptions {
+  readonly model: WriteModel;
+  /** Called after a message reached a terminal state (the backfill picks it up). */
+  readonly onTerminal?: (msgId: string) => void;
+}
+
+/** 'again': stop this scan and look at the FIFO afresh (a conflict, or the head is still unfinished). */
+type Step = 'decided' | 'again';
+
+/**
+ * The single writer's main loop (SYSTEM.md §5, invariants 1–4): strict FIFO over the smallest
+ * unfinished id below the lowest open gap; a FAILED head waiting for its backoff blocks everything
+ * behind it. Sleeps on a latch fired by NOTIFY msgx_inbox, the backoff deadline, or a fallback
+ * timer of MSGX_POLL_INTERVAL_MS — never a busy loop.
+ */
+export function createPump(rt: Runtime, opts: PumpOptions): Pump {
+  const { cfg, clock, pool, log: rootLog } = rt;
+  const log = rootLog.child({ role: 'pump' });
+  const model = opts.model;
+  const latch = new Latch();
+  const stop = new AbortController();
+  const listener = createListener({
+    url: rt.databaseUrl,
+    channels: [Channels.inbox, Channels.rebuilt],
+    onNotify: (channel) => {
+      // A projection rebuild (possibly with fixed evolve code) asks writers to fold the log afresh.
+      if (channel === Channels.rebuilt) reloadRequested = true;
+      latch.fire();
+    },
+    clock,
+    log,
+  });
+  let scans = 0;
+  let reloadRequested = false;
+  /** Heads still to be decided one per transaction, after a group commit failed. */
+  let singles = 0;
+  let drainWaiters: { after: number; resolve: () => void }[] = [];
+  let loop: Promise<void> | undefined;
+
+  /** Commit a prepared group; on a database error retry once, then fall back to one head at a time. */
+  async function commitGroup(group: readonly Prepared[], basis: string, now: Date): Promise<Step> {
+    let lastErr: unknown;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        return await settle(group, await commitDecisions(pool, group, basis, now));
+      } catch (err) {
+        lastErr = err;
+      }
+    }
+    if (group.length > 1) {
+      // One bad message must not hold the others back: isolate it.
+      log.warn({ err: lastErr, heads: group.length }, 'group commit failed; deciding these heads one at a time');
+      singles = group.length;
+      return 'again';
+    }
+    // INFRA: this head's decision could not be committed twice in a row; record that, if we can.
+    const head = group[0]!.head;
+    const error = lastErr instanceof Error ? lastErr.message : String(lastErr);
+    log.warn({ err: lastErr, msgId: head.msgId }, 'decision transaction failed; recording INFRA failure');
+    const infra: Outcome = { ...failureVerdict(cfg, now, head, 'INFRA', error), identity: null, meta: null };
+    const items = [{ head, outcome: infra }];
+    await settle(items, await commitDecisions(pool, items, basis, now));
+    return 'again';
+  }
+
+  /** After COMMIT: fold the decisions into the write model (only now), hand terminal ones to the backfill. */
+  async function settle(group: readonly Prepared[], res: CommitResult): Promise<Step> {
+    if (!res.ok) {
+      log.debug({ conflict: res.conflict }, 'decision conflict; catching up and deciding again');
+      await model.catchUp(pool);
+      return 'again';
+    }
+    let inOrder = true;
+    group.forEach(({ head, outcome }, k) => {
+      inOrder &&= model.apply(res.positions[k]!, head.msgId, res.recordedAt, outcome.kind === 'Applied' ? outcome.changes : []);
+      if (outcome.kind !== 'Failed') opts.onTerminal?.(head.msgId);
+    });
+    if (!inOrder) await model.catchUp(pool);
+    singles = Math.max(0, singles - group.length);
+    log.debug({ decided: group.length, position: res.positions.at(-1) }, 'decided');
+    // A FAILED head stays the head: rescan, and wait for its backoff (head-of-line blocking).
+    return group.at(-1)!.outcome.kind === 'Failed' ? 'again' : 'decided';
+  }
+
+  /**
+   * Decide up to GROUP consecutive ready heads against an overlay of the write model (each one
+   * sees the changes of those before it), stopping after a failure, and commit them together.
+   */
+  async function prepareGroup(heads: readonly Head[], from: number): Promise<{ group: Prepared[]; basis: string; now: Date; waitMs: number }> {
+    const basis = model.position;
+    const now = clock.now();
+    const overlay = new FlightOverlay(model.flights);
+    const bound = new Map<string, string>();
+    const group: Prepared[] = [];
+    const limit = singles > 0 ? 1 : GROUP;
+    for (let i = from; i < heads.length && group.length < limit; i++) {
+      const head = heads[i]!;
+      if (head.state === 'FAILED' && head.nextAttemptAt && head.nextAttemptAt > now) {
+        // Head-of-line blocking: nothing behind a waiting head moves.
+        return { group, basis, now, waitMs: Math.max(1, head.nextAttemptAt.getTime() - now.getTime()) };
+      }
+      const outcome = await evaluate(head, {
+        cfg,
+        now,
+        flights: overlay,
+        identityOwner: async (identity, msgId) => bound.get(identity) ?? identityOwner(pool, identity, msgId),
+      });
+      group.push({ head, outcome });
+      if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
+      if (outcome.kind === 'Applied') {
+        const position = String(BigInt(basis) + BigInt(group.length));
+        applyDecision(overlay, { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes });
+      }
+      if (outcome.kind === 'Failed') break;
+    }
+    return { group, basis, now, waitMs: 0 };
+  }
+
+  /** One scan: decide ready heads in order. Returns how long to sleep, or 0 to scan again at once. */
+  async function scan(): Promise<number> {
+    const heads = await findHeads(pool, PREFETCH);
+    if (heads.length === 0) return cfg.pollIntervalMs;
+    let next = 0;
+    while (next < heads.length && !stop.signal.aborted) {
+      const { group, basis, now, waitMs } = await prepareGroup(heads, next);
+      if (group.length === 0) return waitMs;
+      if ((await commitGroup(group, basis, now)) === 'again') return 0;
+      next += group.length;
+    }
+    return 0;
+  }
+
+  async function run(): Promise<void> {
+    let errors = 0;
+    while (!stop.signal.aborted) {
+      latch.arm();
+      const gen = ++scans;
+      let sleepMs: number;
+      try {
+        if (reloadRequested) {
+          // Between scans, so no decision is being prepared against a half-folded model.
+          reloadRequested = false;
+          const events = await model.reload(pool);
+          log.info({ events, position: model.position }, 'write model reloaded after a projection rebuild');
+        }
+        sleepMs = await scan();
+        if (errors > 0) log.info('pump resumed');
+        errors = 0;
+      } catch (err) {
+        errors++;
+        if (errors === 1) log.error({ err }, 'pump cannot reach its database; retrying with backoff');
+        sleepMs = backoffDelay(cfg, errors);
+      }
+      if (sleepMs === 0) continue;
+      const due = drainWaiters.filter((w) => w.after < gen);
+      drainWaiters = drainWaiters.filter((w) => w.after >= gen);
+      for (const w of due) w.resolve();
+      await latch.wait(clock, sleepMs, stop.signal);
+    }
+  }
+
+  return {
+    name: 'pump',
+    model,
+    async start() {
+      await model.catchUp(pool);
+      await listener.start();
+      log.info({ position: model.position, flights: model.flights.size }, 'pump started');
+      loop = run().catch((err: unknown) => log.fatal({ err }, 'pump loop crashed'));
+    },
+    async stop() {
+      stop.abort();
+      latch.fire();
+      await loop;
+      await listener.stop();
+      for (const w of drainWaiters) w.resolve();
+      drainWaiters = [];
+    },
+    drained() {
+      return new Promise<void>((resolve) => {
+        drainWaiters.push({ after: scans, resolve });
+        latch.fire();
+      });
+    },
+    wake: () => latch.fire(),
+  };
+}

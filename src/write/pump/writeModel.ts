@@ -1,0 +1,69 @@
+import type { Change } from '../../domain/changes.ts';
+import { applyDecision } from '../../domain/evolve.ts';
+import type { FlightState } from '../../domain/flight.ts';
+import type { Queryable } from '../../platform/db.ts';
+
+const PAGE = 5000;
+
+/**
+ * The pump's write model: every flight folded from `decision_event` with the domain's
+ * `applyDecision`, plus the position it reflects. Decisions are taken against this (never against
+ * a read model). It only moves forward: `catchUp` folds whatever the log holds after `position`,
+ * `apply` folds one decision that this process just committed. Both are idempotent by position, so
+ * a decision seen through both paths is folded once.
+ */
+export class WriteModel {
+  readonly flights = new Map<string, FlightState>();
+  private pos = 0n;
+  private catchingUp: Promise<number> | undefined;
+
+  get position(): string {
+    return String(this.pos);
+  }
+
+  /** Fold every decision after `position`. Concurrent callers share one pass. Returns how many were read. */
+  catchUp(q: Queryable): Promise<number> {
+    this.catchingUp ??= this.fold(q).finally(() => {
+      this.catchingUp = undefined;
+    });
+    return this.catchingUp;
+  }
+
+  /** Drop everything and fold the whole log again (after a failed commit left doubt, or on request). */
+  async reload(q: Queryable): Promise<number> {
+    await this.catchingUp?.catch(() => undefined);
+    this.flights.clear();
+    this.pos = 0n;
+    return this.catchUp(q);
+  }
+
+  /**
+   * Fold one committed decision. Returns false (and changes nothing) when `position` is not the
+   * next one: already folded (a catch-up got there first), or beyond a gap (call catchUp).
+   */
+  apply(position: string, msgId: string | null, recordedAt: Date, changes: readonly Change[]): boolean {
+    const p = BigInt(position);
+    if (p !== this.pos + 1n) return false;
+    if (changes.length > 0) applyDecision(this.flights, { position, msgId, recordedAt: recordedAt.toISOString(), changes });
+    this.pos = p;
+    return true;
+  }
+
+  private async fold(q: Queryable): Promise<number> {
+    let read = 0;
+    for (;;) {
+      const { rows } = await q.query<{ position: string; msg_id: string | null; recorded_at: Date; changes: Change[] | null }>(
+        `SELECT position, msg_id, recorded_at, payload->'changes' AS changes
+           FROM decision_event WHERE position > $1::bigint ORDER BY position LIMIT $2`,
+        [String(this.pos), PAGE],
+      );
+      for (const r of rows) {
+        if (!this.apply(r.position, r.msg_id, r.recorded_at, Array.isArray(r.changes) ? r.changes : [])) {
+          throw new Error(`decision_event has a hole before position ${r.position} (model at ${this.position})`);
+        }
+      }
+      read += rows.length;
+      if (rows.length < PAGE) return read;
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../../platform/db.ts';
+
+export interface NewPlanRequest {
+  readonly from: Date;
+  readonly to: Date;
+  readonly now: Date;
+  /** Until sent, the request expires this long after registration (reset when it is sent). */
+  readonly expireMs: number;
+  /** The local day a daily scheduled request is for: at most one request per day. */
+  readonly dailyFor?: string;
+}
+
+export interface RegisteredRequest {
+  readonly reqId: string;
+  readonly mgid: string;
+}
+
+/**
+ * Record a plan request (req_track, REGISTERED) with a new MGID `MSGX-RQ<id>-<random>`: unique
+ * here, and unlikely to be confused with a request of an earlier installation. Returns null when
+ * the daily request for `dailyFor` already exists.
+ */
+export async function registerRequest(db: Queryable, req: NewPlanRequest): Promise<RegisteredRequest | null> {
+  const { rows: ids } = await db.query<{ id: string }>("SELECT nextval(pg_get_serial_sequence('req_track', 'req_id')) AS id");
+  const reqId = ids[0]!.id;
+  const mgid = `MSGX-RQ${reqId}-${randomBytes(3).toString('hex').toUpperCase()}`;
+  const { rows } = await db.query<{ reqId: string }>(
+    `INSERT INTO req_track (req_id, kind, window_from, window_to, mgid, state, registered_at, expires_at, daily_for)
+     VALUES ($1, 'RQFD', $2, $3, $4, 'REGISTERED', $5, $6, $7::date)
+     ON CONFLICT (daily_for) WHERE daily_for IS NOT NULL DO NOTHING
+     RETURNING req_id AS "reqId"`,
+    [reqId, req.from, req.to, mgid, req.now, new Date(req.now.getTime() + req.expireMs), req.dailyFor ?? null],
+  );
+  return rows[0] ? { reqId, mgid } : null;
+}

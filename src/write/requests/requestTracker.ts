@@ -1,0 +1,89 @@
+import type { Service } from '../../platform/service.ts';
+import { createListener, Latch } from '../pump/wakeup.ts';
+import { answerRequests } from './answerRequests.ts';
+import { runDailyRequest } from './dailyRequest.ts';
+import { expireRequests, nextRequestDue } from './expireRequests.ts';
+import { sendRequests, type RequestDeps } from './sendRequests.ts';
+
+export interface RequestTrackerDeps extends RequestDeps {
+  /** For LISTEN msgx_decision. */
+  readonly databaseUrl: string;
+  /** MSGX_REQUEST_PLAN_DAILY_AT (HH:MM airport time), or none. */
+  readonly dailyAt: string | undefined;
+  /** Safety poll. Default 60 s. */
+  readonly pollMs?: number;
+}
+
+/**
+ * The plan-request tracker (writer role). Each round: send REGISTERED requests that are due
+ * (RQFD → COUTMSGS), mark DONE the ones a SCHD/RESP decision answered, EXPIRE the ones past
+ * expires_at, and register the daily request when it is due. Rounds run on LISTEN msgx_decision
+ * (a RESP may have been decided), when the next expiry / retry / daily time comes, and on a poll.
+ */
+export function createRequestTracker(deps: RequestTrackerDeps): Service {
+  const log = deps.log;
+  const latch = new Latch();
+  const stop = new AbortController();
+  const listener = createListener({
+    url: deps.databaseUrl,
+    channels: ['msgx_decision'],
+    onNotify: () => latch.fire(),
+    clock: deps.clock,
+    log,
+  });
+  let loop: Promise<void> | null = null;
+
+  const round = async (): Promise<Date> => {
+    await sendRequests(deps);
+    for (const a of await answerRequests(deps.pool, deps.cfg.airportTz)) {
+      log.info({ reqId: a.reqId, mgid: a.mgid, answeredBy: a.answeredBy, matchedBy: a.by }, 'plan request answered (DONE)');
+    }
+    for (const mgid of await expireRequests(deps.pool, deps.clock.now())) {
+      log.warn({ mgid }, 'plan request EXPIRED without an answer');
+    }
+    const wakeAt = [deps.clock.now().getTime() + (deps.pollMs ?? 60_000)];
+    if (deps.dailyAt) {
+      const daily = await runDailyRequest(
+        deps.pool,
+        { at: deps.dailyAt, tz: deps.cfg.airportTz, expireMs: deps.cfg.requestExpireMs },
+        deps.clock.now(),
+      );
+      if (daily.registered) {
+        log.info({ ...daily.registered }, 'daily plan request registered');
+        await sendRequests(deps, daily.registered.reqId);
+      }
+      wakeAt.push(daily.nextRun.getTime());
+    }
+    const due = await nextRequestDue(deps.pool);
+    if (due) wakeAt.push(due.getTime());
+    return new Date(Math.min(...wakeAt));
+  };
+
+  const run = async (): Promise<void> => {
+    while (!stop.signal.aborted) {
+      latch.arm();
+      let next: Date;
+      try {
+        next = await round();
+      } catch (err) {
+        log.error({ err }, 'request tracker round failed; will retry');
+        next = new Date(deps.clock.now().getTime() + 1000);
+      }
+      await latch.wait(deps.clock, next.getTime() - deps.clock.now().getTime(), stop.signal);
+    }
+  };
+
+  return {
+    name: 'request-tracker',
+    async start() {
+      await listener.start();
+      loop = run();
+      log.info({ dailyAt: deps.dailyAt ?? null, expireMs: deps.cfg.requestExpireMs }, 'request tracker started');
+    },
+    async stop() {
+      stop.abort();
+      await loop;
+      await listener.stop();
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow, flightsFromRows, selectList, type DbRow, type DetailTable,
+} from '../../src/projections/flightRows.ts';
+import { columnArrays, unnestOf } from '../../src/projections/unnest.ts';
+import { decideMessages, readScenario, scenarioNames } from './support/corpus.ts';
+import { syntheticMessages } from './support/synthetic.ts';
+
+/** What PostgreSQL would hand back for cells written in `columns` order (instants as Date). */
+function asDbRow(columns: readonly { name: string; type: string }[], cells: readonly unknown[]): DbRow {
+  return Object.fromEntries(
+    columns.map((c, i) => [c.name, c.type === 'timestamptz' && cells[i] !== null ? new Date(String(cells[i])) : cells[i]]),
+  );
+}
+
+describe('flightRows', () => {
+  const flights = new Map(
+    [...scenarioNames().map((n) => readScenario(n).files.map((f) => f.xml)), syntheticMessages({ days: 1, flightsPerDay: 20, opsPerDay: 120 })]
+      .flatMap((xmls) => [...decideMessages(xmls).flights]),
+  );
+
+  it('maps every domain-produced flight to rows and back without loss', () => {
+    expect(flights.size).toBeGreaterThan(25);
+    const flightRows = [...flights.values()].map((s) => asDbRow(FLIGHT_COLUMNS, flightRow(s)));
+    const details = new Map<DetailTable, DbRow[]>(
+      DETAIL_SPECS.map((spec) => [spec.table, [...flights.values()].flatMap((s) => detailRows(spec, s)).map((c) => asDbRow(spec.columns, c)).reverse()]),
+    );
+    expect(flightsFromRows(flightRows, details)).toEqual(flights);
+  });
+
+  it('writes one row per list item, stamped with the flight and its updated_at', () => {
+    const s = [...flights.values()].find((f) => f.route.length > 0 && f.adjacent.length > 0)!;
+    const route = DETAIL_SPECS.find((d) => d.table === 'flight_route_point')!;
+    const rows = detailRows(route, s);
+    expect(rows).toHaveLength(s.route.length + s.adjacent.length);
+    expect(rows.every((r) => r[0] === s.flid && r[r.length - 1] === s.updatedAt)).toBe(true);
+    expect(rows.map((r) => r[1])).toEqual([...s.route.map(() => 'ERUT'), ...s.adjacent.map(() => 'ROUT')]);
+  });
+
+  it('numbers services by their place in the list', () => {
+    const s = [...flights.values()].find((f) => f.services.length > 1)!;
+    const spec = DETAIL_SPECS.find((d) => d.table === 'flight_service')!;
+    expect(detailRows(spec, s).map((r) => r[1])).toEqual(s.services.map((_, i) => i + 1));
+  });
+
+  it('selects dates as text and builds unnest over typed arrays', () => {
+    expect(selectList(FLIGHT_COLUMNS)).toContain('operation_day::text AS operation_day');
+    expect(unnestOf([{ name: 'a', type: 'bigint' }, { name: 'b', type: 'timestamptz' }], 3)).toBe('unnest($3::bigint[], $4::timestamptz[])');
+    expect(columnArrays([[1, 'x'], [2, null]], 2)).toEqual([[1, 2], ['x', null]]);
+    expect(() => columnArrays([[1]], 2)).toThrow(/expected 2/);
+  });
+});

@@ -1,0 +1,197 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import type { Change } from '../../src/domain/changes.ts';
+import { applyDecision } from '../../src/domain/evolve.ts';
+import type { FlightState } from '../../src/domain/flight.ts';
+import { toFlightView } from '../../src/domain/flightView.ts';
+import { FakeClock } from '../../src/platform/clock.ts';
+import { readCheckpoint } from '../../src/projections/checkpoint.ts';
+import { createOutboxFeeder } from '../../src/projections/outboxFeeder.ts';
+import type { CoutmsgsRoute } from '../../src/projections/outboxRoutes.ts';
+import type { Projector } from '../../src/projections/projector.ts';
+import { runBatch } from '../../src/projections/runBatch.ts';
+import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { waitFor } from '../support/waitFor.ts';
+import { appendAll, type DecisionInput } from './support/appendDecision.ts';
+import { decideMessages, readScenario } from './support/corpus.ts';
+
+let db: TestDatabase;
+beforeEach(async () => {
+  db = await createTestDatabase('outbox');
+});
+afterEach(async () => {
+  await db.drop();
+});
+
+const clock = new FakeClock('2025-03-14T12:00:00Z');
+
+async function drain(projector: Projector, batchSize = 5): Promise<void> {
+  for (;;) {
+    const out = await runBatch(db.pool, projector, { batchSize, clock });
+    if (out.kind === 'idle') return;
+  }
+}
+
+interface MsgEvent {
+  event_id: string;
+  target: string;
+  source_position: string;
+  seq: number;
+  msg_id: string | null;
+  flid: string | null;
+  payload: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+async function outbox(target: string): Promise<MsgEvent[]> {
+  const { rows } = await db.pool.query<MsgEvent>(
+    'SELECT event_id, target, source_position, seq, msg_id, flid, payload, headers FROM msg_event WHERE target = $1 ORDER BY event_id',
+    [target],
+  );
+  return rows;
+}
+
+/** What the outbox must hold, computed independently from the decisions as appended. */
+function expected(decisions: readonly DecisionInput[]) {
+  const flights = new Map<string, FlightState>();
+  const msg: { position: string; seq: number; flid: string | null; change: Change; msgId: string | null }[] = [];
+  const schd: { position: string; flid: string; view: unknown }[] = [];
+  decisions.forEach((d, i) => {
+    const position = String(i + 1);
+    const changes = d.payload.changes ?? [];
+    if (changes.length === 0) return;
+    const touched = applyDecision(flights, { position, msgId: d.msgId, recordedAt: d.recordedAt.toISOString(), changes });
+    if (d.kind !== 'Applied') return;
+    changes.forEach((change, seq) => msg.push({ position, seq, flid: 'flid' in change ? change.flid : null, change, msgId: d.msgId }));
+    for (const flid of touched) {
+      const s = flights.get(flid);
+      if (s) schd.push({ position, flid, view: toFlightView(s) });
+    }
+  });
+  return { msg, schd };
+}
+
+function corpusDecisions(): DecisionInput[] {
+  // All three scenarios in one log: each decided against its own write model (flids don't overlap).
+  const out: DecisionInput[] = [];
+  for (const name of ['01-plan-and-operations', '02-bad-input-and-duplicates', '03-plan-snapshots']) {
+    const xmls = readScenario(name).files.map((f) => f.xml);
+    out.push(...decideMessages(xmls, { firstMsgId: out.length + 1, firstPosition: out.length + 1 }).decisions);
+  }
+  return out;
+}
+
+describe('outbox feeder', () => {
+  it('writes one KAFKA_MSG row per change in log order and one KAFKA_SCHD row per touched flight', async () => {
+    const decisions = corpusDecisions();
+    await appendAll(db.pool, decisions);
+    const watcher = new pg.Client({ connectionString: db.url });
+    await watcher.connect();
+    const heard = new Set<string>();
+    watcher.on('notification', (n) => heard.add(String(n.payload)));
+    await watcher.query('LISTEN msgx_outbox');
+    try {
+      await drain(createOutboxFeeder({ clock }), 4);
+      const want = expected(decisions);
+
+      const msg = await outbox('KAFKA_MSG');
+      expect(msg.map((r) => [r.source_position, r.seq, r.flid])).toEqual(want.msg.map((m) => [m.position, m.seq, m.flid]));
+      expect(msg.length).toBeGreaterThan(40);
+      for (const [i, r] of msg.entries()) {
+        const m = want.msg[i]!;
+        expect(r.payload).toEqual({
+          type: m.change.type, flid: m.flid, position: m.position, msgId: m.msgId,
+          recordedAt: decisions[Number(m.position) - 1]!.recordedAt.toISOString(), change: m.change,
+        });
+        expect(r.headers).toEqual({ msgId: m.msgId, position: m.position });
+        expect(r.msg_id).toBe(m.msgId);
+      }
+      // Plan snapshot summaries have no flight: no key.
+      expect(msg.filter((r) => r.payload.type === 'PlanSnapshotApplied').every((r) => r.flid === null)).toBe(true);
+      expect(msg.some((r) => r.payload.type === 'PlanSnapshotApplied')).toBe(true);
+
+      const schd = await outbox('KAFKA_SCHD');
+      expect(schd.map((r) => [r.source_position, r.flid])).toEqual(want.schd.map((s) => [s.position, s.flid]));
+      schd.forEach((r, i) => expect(r.payload).toEqual(want.schd[i]!.view));
+
+      expect(await outbox('COUTMSGS')).toEqual([]);
+      await waitFor(() => heard.has('KAFKA_MSG') && heard.has('KAFKA_SCHD'), { what: 'msgx_outbox notifications' });
+      expect(heard.has('COUTMSGS')).toBe(false);
+    } finally {
+      await watcher.end();
+    }
+  });
+
+  it('adds nothing when the same positions are fed again, and folds correctly afterwards', async () => {
+    const decisions = corpusDecisions();
+    const head = decisions.slice(0, 30);
+    await appendAll(db.pool, head);
+    const feeder = createOutboxFeeder({ clock });
+    await drain(feeder, 7);
+    const count = async () => (await db.pool.query('SELECT count(*)::int AS n FROM msg_event')).rows[0].n as number;
+    const before = await count();
+    expect(before).toBeGreaterThan(0);
+
+    // Operator rewinds the checkpoint: the same feeder and a fresh one re-read everything.
+    await db.pool.query("UPDATE projection_checkpoint SET position = 0 WHERE name = 'outbox'");
+    await drain(feeder, 7);
+    expect(await count()).toBe(before);
+    await db.pool.query("UPDATE projection_checkpoint SET position = 11 WHERE name = 'outbox'");
+    await drain(createOutboxFeeder({ clock }), 3);
+    expect(await count()).toBe(before);
+
+    // The rewound fold is right: the next decisions' KAFKA_SCHD rows carry the correct states.
+    await appendAll(db.pool, decisions.slice(30));
+    await drain(feeder, 7);
+    const want = expected(decisions);
+    const schd = await outbox('KAFKA_SCHD');
+    expect(schd.map((r) => [r.source_position, r.flid, r.payload])).toEqual(want.schd.map((s) => [s.position, s.flid, s.view]));
+    expect(await readCheckpoint(db.pool, 'outbox')).toBe(String(decisions.length));
+  });
+
+  it('restores its fold when a batch rolls back', async () => {
+    const decisions = decideMessages(readScenario('01-plan-and-operations').files.map((f) => f.xml)).decisions;
+    await appendAll(db.pool, decisions);
+    let broken = true;
+    const failing: CoutmsgsRoute = ({ event }) => {
+      if (broken && event.position === '6') throw new Error('route failed');
+      return null;
+    };
+    const feeder = createOutboxFeeder({ clock, routes: [failing] });
+    await runBatch(db.pool, feeder, { batchSize: 4, clock }); // positions 1-4
+    await expect(runBatch(db.pool, feeder, { batchSize: 4, clock })).rejects.toThrow('route failed'); // 5-8 roll back
+    expect(await readCheckpoint(db.pool, 'outbox')).toBe('4');
+    broken = false;
+    await drain(feeder, 4);
+    const want = expected(decisions);
+    const schd = await outbox('KAFKA_SCHD');
+    // Had the failed batch stayed in the fold, state versions would be bumped twice.
+    expect(schd.map((r) => r.payload)).toEqual(want.schd.map((s) => s.view));
+  });
+
+  it('writes COUTMSGS rows only where a route is configured', async () => {
+    const decisions = decideMessages(readScenario('01-plan-and-operations').files.map((f) => f.xml)).decisions;
+    await appendAll(db.pool, decisions);
+    const onDelete: CoutmsgsRoute = ({ change, flight }) =>
+      change.type === 'FlightDeleted' ? { clobMsg: `<DEL flid="${change.flid}" version="${flight?.stateVersion}"/>` } : null;
+    await drain(createOutboxFeeder({ clock, routes: [onDelete] }));
+    const rows = await outbox('COUTMSGS');
+    expect(rows.map((r) => [r.source_position, r.seq, r.flid])).toEqual([['33', 0, '880004']]);
+    expect(rows[0]!.payload.clobMsg).toMatch(/^<DEL flid="880004" version="\d+"\/>$/);
+  });
+
+  it('feeds no rows for decisions without changes and none for FlightsArchived, but folds the archive', async () => {
+    const decisions = decideMessages(readScenario('02-bad-input-and-duplicates').files.map((f) => f.xml)).decisions;
+    decisions.push({
+      msgId: null, kind: 'FlightsArchived', recordedAt: new Date('2025-03-20T00:00:00Z'),
+      payload: { changes: [{ type: 'FlightsArchived', flids: ['881001'], beforeDay: '2025-03-15' }] },
+    });
+    await appendAll(db.pool, decisions);
+    const feeder = createOutboxFeeder({ clock });
+    await drain(feeder);
+    const { rows } = await db.pool.query('SELECT DISTINCT source_position::int AS p FROM msg_event ORDER BY 1');
+    const applied = decisions.flatMap((d, i) => (d.kind === 'Applied' ? [i + 1] : []));
+    expect(rows.map((r) => r.p)).toEqual(applied);
+    expect(feeder.flights().has('881001')).toBe(false);
+  });
+});

@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/platform/clock.ts';
+import { readCheckpoint } from '../../src/projections/checkpoint.ts';
+import { createFlightProjector } from '../../src/projections/flightProjector.ts';
+import { runBatch } from '../../src/projections/runBatch.ts';
+import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { buildLog } from './support/log.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/msgx.js', import.meta.url));
+let db: TestDatabase;
+let head: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('rebuildcli');
+  const log = await buildLog(db.pool, null);
+  head = String(log.decisions.length);
+  const p = createFlightProjector();
+  while ((await runBatch(db.pool, p, { batchSize: 100, clock: new FakeClock() })).kind !== 'idle');
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `msgx …` against the test database; `onStderr` sees stderr as it arrives. */
+function msgx(args: string[], onStderr?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, MSGX_DATABASE_URL: db.url, MSGX_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      onStderr?.(stderr, child);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function tableOid(): Promise<string> {
+  const { rows } = await db.pool.query("SELECT 'public.flight_schd'::regclass::oid::text AS oid");
+  return rows[0].oid;
+}
+
+describe('msgx rebuild', () => {
+  it('rebuilds flights, printing progress to stderr and a summary to stdout', async () => {
+    const before = await tableOid();
+    const run = await msgx(['rebuild', 'flights']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/rebuild flights: replay \d+\/\d+ .* ev\/s, ETA/);
+    expect(run.stdout).toMatch(new RegExp(`rebuilt flights: ${head} events, \\d+ flights, up to position ${head}`));
+    expect(await tableOid()).not.toBe(before);
+    expect(await readCheckpoint(db.pool, 'flights')).toBe(head);
+  });
+
+  it('refuses to rebuild the outbox and unknown names', async () => {
+    const outbox = await msgx(['rebuild', 'outbox']);
+    expect(outbox.code).toBe(2);
+    expect(outbox.stderr).toMatch(/outbox feeder is never rebuilt/);
+    const unknown = await msgx(['rebuild', 'boards']);
+    expect(unknown.code).toBe(2);
+  });
+
+  it('cancels on SIGINT: exit 130, live tables untouched, no scratch schema left', async () => {
+    const before = await tableOid();
+    let sent = false;
+    const run = await msgx(['rebuild', 'flights', '--page-size', '1'], (text, child) => {
+      if (!sent && text.includes('replay 0/')) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toMatch(/rebuild cancelled: scratch tables dropped, live tables untouched/);
+    expect(await tableOid()).toBe(before);
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'msgx_rebuild'");
+    expect(rows[0].n).toBe(0);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Corpus scenarios (../shared/corpus) turned into decision events with the real domain: decode,
+ * identity dedup, decide against a write model folded with applyDecision — what the pump does,
+ * minus retries. Used to feed projectors without running the write side.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decode } from '../../../src/domain/codec/decode.ts';
+import { decide } from '../../../src/domain/decide.ts';
+import { applyDecision } from '../../../src/domain/evolve.ts';
+import type { FlightState } from '../../../src/domain/flight.ts';
+import { identityKey } from '../../../src/domain/identity.ts';
+import type { DecisionInput } from './appendDecision.ts';
+
+export const TZ = 'Asia/Shanghai';
+
+export function corpusDir(): string {
+  return process.env.MSGX_CORPUS_DIR ?? fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
+}
+
+export interface Expectation {
+  flights?: Record<string, Record<string, unknown>>;
+  absentFlights?: string[];
+}
+
+export interface Scenario {
+  name: string;
+  files: { name: string; xml: string }[];
+  expect: Expectation;
+}
+
+export function scenarioNames(): string[] {
+  return readdirSync(corpusDir(), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+}
+
+export function readScenario(name: string): Scenario {
+  const dir = path.join(corpusDir(), name);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.xml'))
+    .sort()
+    .map((f) => ({ name: f, xml: readFileSync(path.join(dir, f), 'utf8') }));
+  const expect = JSON.parse(readFileSync(path.join(dir, 'expect.json'), 'utf8')) as Expectation;
+  return { name, files, expect };
+}
+
+/**
+ * One decision per message, msg ids `firstMsgId…`, recorded one second apart from `start`.
+ * Returns the decisions and the write model after the last one, stamped as if the decisions were
+ * appended at positions `firstPosition…` (default 1: an empty log).
+ */
+export function decideMessages(
+  xmls: readonly string[],
+  opts: { firstMsgId?: number; firstPosition?: number; start?: Date; flights?: Map<string, FlightState> } = {},
+): { decisions: DecisionInput[]; flights: Map<string, FlightState> } {
+  const flights = opts.flights ?? new Map<string, FlightState>();
+  const identities = new Map<string, string>();
+  const start = (opts.start ?? new Date('2025-03-14T00:00:00Z')).getTime();
+  const decisions: DecisionInput[] = [];
+  xmls.forEach((xml, i) => {
+    const msgId = String((opts.firstMsgId ?? 1) + i);
+    const recordedAt = new Date(start + i * 1000);
+    const decoded = decode(xml, { tz: TZ });
+    if (!decoded.ok) {
+      decisions.push({ msgId, kind: 'Dead', payload: { errorClass: decoded.errorClass, error: decoded.error, attempt: 1 }, recordedAt });
+      return;
+    }
+    const key = identityKey(decoded.message.meta, { includeDay: false });
+    const first = identities.get(key);
+    if (first !== undefined) {
+      decisions.push({ msgId, kind: 'Skipped', payload: { reason: `duplicate-of:${first}` }, recordedAt });
+      return;
+    }
+    identities.set(key, msgId);
+    const d = decide(flights, decoded.message);
+    if (d.skipped !== undefined) {
+      decisions.push({ msgId, kind: 'Skipped', handler: d.handler, handlerVersion: d.handlerVersion, payload: { reason: d.skipped }, recordedAt });
+      return;
+    }
+    const position = (opts.firstPosition ?? 1) + i;
+    const flids = [...new Set(d.changes.flatMap((c) => ('flid' in c ? [c.flid] : [])))];
+    applyDecision(flights, { position: String(position), msgId, recordedAt: recordedAt.toISOString(), changes: d.changes });
+    decisions.push({
+      msgId, kind: 'Applied', handler: d.handler, handlerVersion: d.handlerVersion, flids, payload: { changes: d.changes }, recordedAt,
+    });
+  });
+  return { decisions, flights };
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+
+/** Mismatches of `actual` (a FlightView-shaped object) against an expect.json flight entry. */
+export function mismatches(expected: unknown, actual: unknown, at = ''): string[] {
+  if (expected === null) return actual === null || actual === undefined ? [] : [`${at}: expected null, got ${JSON.stringify(actual)}`];
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return [`${at}: expected a list, got ${JSON.stringify(actual)}`];
+    if (actual.length !== expected.length) return [`${at}: expected ${expected.length} items, got ${actual.length}`];
+    return expected.flatMap((e, i) => mismatches(e, actual[i], `${at}[${i}]`));
+  }
+  if (typeof expected === 'object') {
+    if (typeof actual !== 'object' || actual === null) return [`${at}: expected an object, got ${JSON.stringify(actual)}`];
+    return Object.entries(expected as Record<string, unknown>).flatMap(([k, v]) =>
+      mismatches(v, (actual as Record<string, unknown>)[k], at ? `${at}.${k}` : k),
+    );
+  }
+  if (typeof expected === 'string' && ISO.test(expected) && typeof actual === 'string' && ISO.test(actual)) {
+    return Date.parse(expected) === Date.parse(actual) ? [] : [`${at}: expected ${expected}, got ${actual}`];
+  }
+  return expected === actual ? [] : [`${at}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
+}

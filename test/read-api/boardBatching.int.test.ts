@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DETAIL_TABLES } from '../../src/projections/flightRows.ts';
+import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createHarness, type Harness } from './support/harness.ts';
+import { flight, insertFlights } from './support/fixtures.ts';
+
+let db: TestDatabase;
+let h: Harness;
+const N = 2000;
+const t = (min: number) => new Date(Date.UTC(2025, 2, 14, 0, min)).toISOString();
+
+beforeAll(async () => {
+  db = await createTestDatabase('rapiboard');
+  h = createHarness(db.pool);
+  const alloc = (seq: number, code: string) => ({ seq, code, class: 'Y', kind: 'D', scheduledStart: t(seq), scheduledEnd: t(seq + 30), actualStart: null, actualEnd: null });
+  const flights = Array.from({ length: N }, (_, i) =>
+    flight(String(500000 + i), {
+      airline: 'CA', flightNo: `CA${i}`, direction: i % 2 ? 'D' : 'A', scheduledTime: t(i % 1440),
+      stands: [alloc(1, `S${i}`)], gates: [alloc(1, `G${i}`)], counters: [alloc(1, 'A1'), alloc(2, 'A2')], belts: [alloc(1, 'B1')],
+      chutes: [alloc(1, 'C1')], bridges: [{ seq: 1, bridge: 'BR1', operation: 'A', time: t(5) }],
+      chocks: [{ seq: 1, stand: `S${i}`, onOff: 'ON', time: t(6) }], delays: [{ code: '81', start: t(7), durationMinutes: 10 }],
+      services: [{ code: 'CAT', quantity: 1, start: t(8), end: t(9), provider: 'X', abnormalReason: null, abnormalRemark: null }],
+      route: [{ seq: 1, airport: 'PEK', scheduledArrival: null, scheduledDeparture: t(1) }, { seq: 2, airport: 'TAO', scheduledArrival: t(100), scheduledDeparture: null }],
+      adjacent: [{ seq: 1, airport: 'PEK', scheduledArrival: null, scheduledDeparture: t(1) }],
+    }),
+  );
+  await insertFlights(db.pool, flights);
+}, 120_000);
+afterAll(async () => db?.drop());
+
+const BOARD = `query($first: Int, $after: String) { flights(operationDay: "2025-03-14", first: $first, after: $after) {
+  totalCount pageInfo { hasNextPage endCursor }
+  edges { node { flid flightNo
+    stands { code } gates { code } checkInCounters { code } baggageBelts { code } chutes { code }
+    bridges { bridge } chocks { stand } delays { code } services { code } routePoints { airport kind } adjacentStations { airport } } } } }`;
+
+it('serves a 2,000-flight board with every detail list in a bounded number of statements per page', async () => {
+  // page (1) + totalCount (1) + one statement per detail table, whatever the page size
+  const bound = 2 + DETAIL_TABLES.length;
+  let after: string | null = null;
+  let seen = 0;
+  const perPage: number[] = [];
+  for (;;) {
+    h.db.reset();
+    const r: any = await h.gql(BOARD, { first: 500, after });
+    expect(r.errors).toBeUndefined();
+    perPage.push(h.db.statements.length);
+    const edges = r.data.flights.edges;
+    seen += edges.length;
+    const sample = edges[0].node;
+    const i = Number(sample.flid) - 500000;
+    expect(sample.stands).toEqual([{ code: `S${i}` }]);
+    expect(sample.checkInCounters).toEqual([{ code: 'A1' }, { code: 'A2' }]);
+    expect(sample.routePoints).toEqual([{ airport: 'PEK', kind: 'ERUT' }, { airport: 'TAO', kind: 'ERUT' }]);
+    expect(r.data.flights.totalCount).toBe(N);
+    if (!r.data.flights.pageInfo.hasNextPage) break;
+    after = r.data.flights.pageInfo.endCursor;
+  }
+  expect(seen).toBe(N);
+  expect(perPage).toHaveLength(4);
+  for (const n of perPage) expect(n).toBeLessThanOrEqual(bound);
+
+  h.db.reset();
+  await h.gql(BOARD, { first: 3 });
+  expect(h.db.statements.length).toBe(perPage[0]); // same number for 3 flights as for 500
+});
+
+it('loads only the lists a query asks for', async () => {
+  h.db.reset();
+  const r = await h.gql(`{ flights(first: 500) { edges { node { flid stands { code } } } } }`);
+  expect(r.errors).toBeUndefined();
+  expect(h.db.statements).toHaveLength(2);
+  expect(h.db.statements[1]).toMatch(/flight_stand/);
+});

@@ -1,0 +1,181 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/platform/clock.ts';
+import type { Runtime } from '../../src/platform/runtime.ts';
+import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { waitFor } from '../support/waitFor.ts';
+import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { adft, badTime, estt, unsupported } from './support/messages.ts';
+import { decisions, insertCminmsgs, procStates, startWriter, resetStores, testRuntime, type Writer } from './support/writeHarness.ts';
+
+let db: TestDatabase;
+let my: TestMysql;
+let rt: Runtime | undefined;
+let w: Writer | undefined;
+
+beforeAll(async () => {
+  [db, my] = await Promise.all([createTestDatabase('pump'), createTestMysql('pump')]);
+});
+afterAll(async () => {
+  await Promise.all([db?.drop(), my?.drop()]);
+});
+afterEach(async () => {
+  await w?.stop();
+  await rt?.close();
+  w = undefined;
+  rt = undefined;
+  await db.pool.query('DROP TRIGGER IF EXISTS test_refuse_success ON proc_state');
+  await resetStores(db, my);
+});
+
+async function state(id: string) {
+  return (await procStates(db)).find((p) => p.msg_id === id)!;
+}
+
+/** Start ingest (manual polls) + pump on a fake clock; feed `xmls`; wait until the pump is idle. */
+async function run(clock: FakeClock, env: Record<string, string>, xmls: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const x of xmls) ids.push(await insertCminmsgs(my, x));
+  rt = testRuntime(db, my, { clock, env });
+  w = await startWriter(rt, { ingest: false });
+  await w.ingest.pollOnce();
+  await w.pump.drained();
+  return ids;
+}
+
+describe('pump', () => {
+  it('a FAILED head waiting for its backoff blocks every later message, without spinning', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    const [flight, head, behind] = await run(clock, { MSGX_BACKOFF_MS: '1000', MSGX_MAX_ATTEMPTS: '3' }, [
+      adft(1, '881001'),
+      unsupported(2, '881001'),
+      estt(3, '881001', '14MAR250812'),
+    ]);
+    expect((await state(flight!)).state).toBe('SUCCEEDED');
+    expect(await state(head!)).toMatchObject({ state: 'FAILED', error_class: 'UNSUPPORTED', attempts: 1 });
+    expect((await state(behind!)).state).toBe('PENDING');
+
+    // Asking again without moving the clock changes nothing: the pump sleeps on the clock.
+    const before = (await decisions(db)).length;
+    await w!.pump.drained();
+    expect((await decisions(db)).length).toBe(before);
+    expect(clock.pendingSleepers).toBeGreaterThan(0);
+
+    clock.advance(999);
+    await w!.pump.drained();
+    expect(await state(head!)).toMatchObject({ state: 'FAILED', attempts: 1 });
+    clock.advance(1);
+    await w!.pump.drained();
+    expect(await state(head!)).toMatchObject({ state: 'FAILED', attempts: 2 });
+    expect((await state(behind!)).state).toBe('PENDING');
+
+    clock.advance(1000);
+    await w!.pump.drained();
+    expect(await state(head!)).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED', attempts: 3 });
+    expect((await state(behind!)).state).toBe('SUCCEEDED');
+    expect((await decisions(db)).map((d) => `${d.msg_id}:${d.kind}`)).toEqual([
+      `${flight}:Applied`, `${head}:Failed`, `${head}:Failed`, `${head}:Dead`, `${behind}:Applied`,
+    ]);
+  });
+
+  it('the head deadline since the first failure ends a retryable head DEAD(EXHAUSTED) before max attempts', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    const [head, behind] = await run(clock, { MSGX_BACKOFF_MS: '1000', MSGX_MAX_ATTEMPTS: '100', MSGX_HEAD_DEADLINE_MS: '2500' }, [
+      badTime(10, '881001'),
+      adft(11, '881001'),
+    ]);
+    expect(await state(head!)).toMatchObject({ state: 'FAILED', error_class: 'CODEC_ERROR', attempts: 1 });
+    for (let i = 0; i < 2; i++) {
+      clock.advance(1000);
+      await w!.pump.drained();
+    }
+    expect(await state(head!)).toMatchObject({ state: 'FAILED', attempts: 3 });
+    // The next try is due at the deadline (2500), not at 3000.
+    const { rows } = await db.pool.query('SELECT next_attempt_at FROM proc_state WHERE msg_id = $1', [head]);
+    expect((rows[0].next_attempt_at as Date).toISOString()).toBe('2025-03-14T00:00:02.500Z');
+    clock.advance(500);
+    await w!.pump.drained();
+    const dead = await state(head!);
+    expect(dead).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED', attempts: 4 });
+    expect(dead.last_error).toContain('head deadline 2500 ms');
+    expect(dead.last_error).toContain('ESTT');
+    expect((await state(behind!)).state).toBe('SUCCEEDED');
+    const last = (await decisions(db)).filter((d) => d.msg_id === head).at(-1)!;
+    expect(last).toMatchObject({ kind: 'Dead', payload: { errorClass: 'EXHAUSTED', causeClass: 'CODEC_ERROR', attempt: 4 } });
+  });
+
+  it('binds identity at the first successful decode; a duplicate is SKIPPED duplicate-of and changes no flight', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    const [, first, dup, otherSender] = await run(clock, {}, [
+      adft(20, '881001'),
+      estt(21, '881001', '14MAR250812'),
+      estt(21, '881001', '14MAR250840'),
+      estt(21, '881001', '14MAR250850', 'CIIMS'),
+    ]);
+    expect(await state(first!)).toMatchObject({ state: 'SUCCEEDED', identity_key: 'AODB|FLOP|ESTT|21' });
+    expect(await state(dup!)).toMatchObject({ state: 'SKIPPED', last_error: `duplicate-of:${first}`, identity_key: null });
+    expect(await state(otherSender!)).toMatchObject({ state: 'SUCCEEDED', identity_key: 'CIIMS|FLOP|ESTT|21' });
+    const d = (await decisions(db)).find((x) => x.msg_id === dup)!;
+    expect(d).toMatchObject({ kind: 'Skipped', payload: { reason: `duplicate-of:${first}` } });
+    // 08:50 local from CIIMS is the last applied ESTT; the duplicate's 08:40 never was.
+    expect(w!.model.flights.get('881001')!.estimatedTime).toBe('2025-03-14T00:50:00.000Z');
+    const applied = (await decisions(db)).filter((x) => x.kind === 'Applied').map((x) => x.msg_id);
+    expect(applied).not.toContain(dup);
+    // The database refuses a second binding of an identity.
+    await expect(db.pool.query("UPDATE proc_state SET identity_key = 'AODB|FLOP|ESTT|21' WHERE msg_id = $1", [dup])).rejects.toMatchObject({ code: '23505' });
+  });
+
+  it('one transaction per decision: a refused proc_state update appends nothing; INFRA is recorded and retried', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    // Refuse any success of the second message, inside the decision transaction.
+    await db.pool.query(`CREATE OR REPLACE FUNCTION test_refuse_success() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.state = 'SUCCEEDED' AND NEW.msg_id = (SELECT min(msg_id) + 1 FROM inbox_message) THEN
+        RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER test_refuse_success BEFORE UPDATE ON proc_state FOR EACH ROW EXECUTE FUNCTION test_refuse_success();`);
+    const [a, b, c] = await run(clock, { MSGX_BACKOFF_MS: '1000', MSGX_MAX_ATTEMPTS: '5' }, [
+      adft(30, '881002'),
+      estt(31, '881002', '14MAR250812'),
+      estt(32, '881002', '14MAR250815'),
+    ]);
+    expect(await state(b!)).toMatchObject({ state: 'FAILED', error_class: 'INFRA', attempts: 1 });
+    expect((await state(c!)).state).toBe('PENDING');
+    const log1 = await decisions(db);
+    expect(log1.map((d) => `${d.msg_id}:${d.kind}`)).toEqual([`${a}:Applied`, `${b}:Failed`]);
+    expect(log1[1]!.payload).toMatchObject({ errorClass: 'INFRA', attempt: 1 });
+    expect(String(log1[1]!.payload.error)).toContain('disk on fire');
+    // The write model only holds what committed.
+    expect(w!.model.position).toBe('2');
+    expect(w!.model.flights.get('881002')!.estimatedTime).toBeNull();
+
+    await db.pool.query('DROP TRIGGER test_refuse_success ON proc_state');
+    clock.advance(1000);
+    await w!.pump.drained();
+    expect((await procStates(db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    expect((await decisions(db)).map((d) => Number(d.position))).toEqual([1, 2, 3, 4]);
+    expect(w!.model.flights.get('881002')!.estimatedTime).toBe('2025-03-14T00:15:00.000Z');
+  });
+
+  it('a restarted pump folds the same write model from the log and carries on', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    await run(clock, {}, [adft(40, '881003'), estt(41, '881003', '14MAR250812')]);
+    const before = structuredClone([...w!.model.flights.entries()]);
+    await w!.stop();
+    await insertCminmsgs(my, estt(42, '881003', '14MAR250830'));
+    w = await startWriter(rt!, { ingest: false });
+    expect([...w.model.flights.entries()]).toEqual(before);
+    await w.ingest.pollOnce();
+    await w.pump.drained();
+    expect(w.model.flights.get('881003')!.estimatedTime).toBe('2025-03-14T00:30:00.000Z');
+    expect(w.model.position).toBe('3');
+  });
+
+  it('reloads its write model from the log when a projection rebuild announces itself', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    await run(clock, {}, [adft(1, '881001')]);
+    expect(w!.pump.model.flights.has('881001')).toBe(true);
+    // Simulate a model that went wrong in memory; only a fold of the log can put it right.
+    w!.pump.model.flights.delete('881001');
+    await db.pool.query("SELECT pg_notify('msgx_rebuilt', 'flights')");
+    await waitFor(() => w!.pump.model.flights.has('881001'), { what: 'model reloaded' });
+    expect(w!.pump.model.flights.get('881001')!.aircraftType).not.toBeUndefined();
+  });
+});

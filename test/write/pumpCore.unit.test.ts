@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { FlightState } from '../../src/domain/flight.ts';
+import { FakeClock } from '../../src/platform/clock.ts';
+import { cutoffDay } from '../../src/write/jobs/sweepHistory.ts';
+import { FlightOverlay } from '../../src/write/pump/flightOverlay.ts';
+import { failureVerdict } from '../../src/write/pump/outcome.ts';
+import { Latch } from '../../src/write/pump/wakeup.ts';
+
+const cfg = { maxAttempts: 4, headDeadlineMs: 10_000, backoffMs: [1000, 2000, 4000], backoffCapMs: 3000 };
+const t0 = new Date('2025-03-14T00:00:00Z');
+const at = (ms: number) => new Date(t0.getTime() + ms);
+
+describe('failureVerdict', () => {
+  it('MALFORMED is dead at once, with no cause', () => {
+    expect(failureVerdict(cfg, t0, { attempts: 0, firstFailureAt: null }, 'MALFORMED', 'not xml')).toEqual({
+      kind: 'Dead', errorClass: 'MALFORMED', causeClass: null, error: 'not xml', attempt: 1,
+    });
+  });
+
+  it('retryable classes back off by the table, capped', () => {
+    expect(failureVerdict(cfg, t0, { attempts: 0, firstFailureAt: null }, 'UNSUPPORTED', 'x')).toMatchObject({ kind: 'Failed', attempt: 1, nextAttemptAt: at(1000) });
+    expect(failureVerdict(cfg, at(1000), { attempts: 1, firstFailureAt: t0 }, 'CODEC_ERROR', 'x')).toMatchObject({ kind: 'Failed', attempt: 2, nextAttemptAt: at(3000) });
+    // step 3 is 4000 but the cap is 3000
+    expect(failureVerdict(cfg, at(3000), { attempts: 2, firstFailureAt: t0 }, 'INFRA', 'x')).toMatchObject({ kind: 'Failed', attempt: 3, nextAttemptAt: at(6000) });
+  });
+
+  it('MSGX_MAX_ATTEMPTS ends it DEAD(EXHAUSTED) with the cause and the original error', () => {
+    const v = failureVerdict(cfg, at(6000), { attempts: 3, firstFailureAt: t0 }, 'UNSUPPORTED', 'no handler for FLOP/VIPP');
+    expect(v).toMatchObject({ kind: 'Dead', errorClass: 'EXHAUSTED', causeClass: 'UNSUPPORTED', attempt: 4 });
+    expect(v.error).toBe('UNSUPPORTED (4 attempts): no handler for FLOP/VIPP');
+  });
+
+  it('the head deadline ends it before max attempts, and the next try is never after the deadline', () => {
+    const big = { ...cfg, maxAttempts: 100, backoffCapMs: 60_000, backoffMs: [8000] };
+    expect(failureVerdict(big, at(5000), { attempts: 1, firstFailureAt: t0 }, 'CODEC_ERROR', 'x')).toMatchObject({ kind: 'Failed', nextAttemptAt: at(10_000) });
+    const v = failureVerdict(big, at(10_000), { attempts: 2, firstFailureAt: t0 }, 'CODEC_ERROR', 'bad ESTT');
+    expect(v).toMatchObject({ kind: 'Dead', errorClass: 'EXHAUSTED', causeClass: 'CODEC_ERROR', attempt: 3 });
+    expect(v.error).toContain('head deadline 10000 ms');
+  });
+});
+
+describe('Latch', () => {
+  it('returns at once when fired after arm(), else waits for fire, the clock or abort', async () => {
+    const clock = new FakeClock();
+    const latch = new Latch();
+    const stop = new AbortController();
+    latch.arm();
+    latch.fire();
+    await latch.wait(clock, 1000, stop.signal);
+    expect(clock.pendingSleepers).toBe(0);
+
+    latch.arm();
+    let woke = false;
+    const p = latch.wait(clock, 1000, stop.signal).then(() => (woke = true));
+    await Promise.resolve();
+    expect(woke).toBe(false);
+    clock.advance(1000);
+    await p;
+    expect(woke).toBe(true);
+
+    latch.arm();
+    const q = latch.wait(clock, 60_000, stop.signal);
+    latch.fire();
+    await q;
+    expect(clock.pendingSleepers).toBe(0); // the timer is cancelled, not left behind
+
+    latch.arm();
+    const r = latch.wait(clock, 60_000, stop.signal);
+    stop.abort();
+    await r;
+    expect(clock.pendingSleepers).toBe(0);
+  });
+});
+
+describe('FlightOverlay', () => {
+  const f = (flid: string) => ({ flid, operationDay: '2025-03-14' }) as FlightState;
+  it('reads through to the base, keeps writes and deletes to itself', () => {
+    const base = new Map([['1', f('1')], ['2', f('2')]]);
+    const o = new FlightOverlay(base);
+    o.set('3', f('3'));
+    o.set('1', { ...f('1'), operationDay: '2025-03-15' });
+    o.delete('2');
+    expect([...o.keys()].sort()).toEqual(['1', '3']);
+    expect(o.get('1')!.operationDay).toBe('2025-03-15');
+    expect(o.has('2')).toBe(false);
+    expect(o.size).toBe(2);
+    expect([...base.keys()]).toEqual(['1', '2']);
+    expect(base.get('1')!.operationDay).toBe('2025-03-14');
+  });
+});
+
+describe('cutoffDay', () => {
+  it('counts days back from the airport-local date of now', () => {
+    // 2025-03-14T17:00Z is already 2025-03-15 in Shanghai
+    expect(cutoffDay(new Date('2025-03-14T17:00:00Z'), 'Asia/Shanghai', 30)).toBe('2025-02-13');
+    expect(cutoffDay(new Date('2025-03-01T00:00:00Z'), 'UTC', 1)).toBe('2025-02-28');
+  });
+});

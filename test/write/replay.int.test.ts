@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { replayCommand } from '../../src/cli/replayCommand.ts';
+import { statusCommand } from '../../src/cli/statusCommand.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { silentLogger } from '../../src/platform/logger.ts';
+import type { Runtime } from '../../src/platform/runtime.ts';
+import { replay } from '../../src/write/replay/replay.ts';
+import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { waitFor } from '../support/waitFor.ts';
+import { MALFORMED_XML, adft, badTime, estt, unsupported } from './support/messages.ts';
+import {
+  decisions, insertCminmsgs, procStates, startWriter, terminalCounts, testRuntime, unfinished, type Writer,
+} from './support/writeHarness.ts';
+
+let db: TestDatabase;
+let my: TestMysql;
+let rt: Runtime;
+let w: Writer;
+let ids: string[];
+
+beforeAll(async () => {
+  [db, my] = await Promise.all([createTestDatabase('replay'), createTestMysql('replay')]);
+  ids = [];
+  for (const x of [adft(1, '885001'), unsupported(2, '885001'), badTime(3, '885001'), MALFORMED_XML, estt(4, '885001', '14MAR250812')]) {
+    ids.push(await insertCminmsgs(my, x));
+  }
+  rt = testRuntime(db, my, { env: { MSGX_MAX_ATTEMPTS: '2' } });
+  w = await startWriter(rt);
+  await waitFor(async () => (await procStates(db)).length === 5 && (await unfinished(db)) === 0, { what: 'first pass' });
+});
+afterAll(async () => {
+  await w?.stop();
+  await rt?.close();
+  await Promise.all([db?.drop(), my?.drop()]);
+});
+
+const byId = async () => new Map((await procStates(db)).map((p) => [p.msg_id, p]));
+
+async function cli(cmd: typeof replayCommand, args: string[]): Promise<{ code: number; out: string }> {
+  const cfg = loadConfig({ MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: my.url });
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    const code = await cmd.run(args, { cfg, log: silentLogger });
+    return { code, out: spy.mock.calls.map((c) => String(c[0])).join('') };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('operator replay', () => {
+  it('first pass: UNSUPPORTED and CODEC_ERROR exhausted, MALFORMED dead at once', async () => {
+    const s = await byId();
+    expect(s.get(ids[1]!)).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED' });
+    expect(s.get(ids[2]!)).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED' });
+    expect(s.get(ids[3]!)).toMatchObject({ state: 'DEAD', error_class: 'MALFORMED', attempts: 1 });
+  });
+
+  it('--class CODEC_ERROR replays only the message that ran out of retries for that cause, audited, while the pump runs', async () => {
+    const before = (await decisions(db)).length;
+    const done = await replay(db.pool, rt.clock, { errorClass: 'CODEC_ERROR', requestedBy: 'test' });
+    expect(done.map((r) => r.msgId)).toEqual([ids[2]]);
+    expect(done[0]).toMatchObject({ fromState: 'DEAD', errorClass: 'EXHAUSTED', causeClass: 'CODEC_ERROR', attempts: 2 });
+    const log = await decisions(db);
+    expect(log[before]).toMatchObject({
+      msg_id: ids[2],
+      kind: 'ReplayRequested',
+      payload: { fromState: 'DEAD', errorClass: 'EXHAUSTED', causeClass: 'CODEC_ERROR', attempts: 2, requestedBy: 'test' },
+    });
+    // The running pump decides it again (still undecodable): Failed, then Dead — one terminal decision since the replay.
+    await waitFor(async () => (await decisions(db)).length === before + 3, { what: 're-decision' });
+    expect((await decisions(db)).slice(before).map((d) => d.kind)).toEqual(['ReplayRequested', 'Failed', 'Dead']);
+    expect((await byId()).get(ids[2]!)).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED', attempts: 2 });
+    expect([...terminalCounts(await decisions(db)).values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('--ids and --since narrow the selection; MALFORMED is never touched', async () => {
+    expect(await replay(db.pool, rt.clock, { errorClass: 'EXHAUSTED', since: new Date(Date.now() + 3600_000) })).toEqual([]);
+    expect(await replay(db.pool, rt.clock, { errorClass: 'EXHAUSTED', ids: [ids[3]!, ids[4]!] })).toEqual([]);
+    const done = await replay(db.pool, rt.clock, { errorClass: 'EXHAUSTED', ids: [ids[1]!] });
+    expect(done.map((r) => r.msgId)).toEqual([ids[1]]);
+    await waitFor(async () => (await byId()).get(ids[1]!)!.state === 'DEAD', { what: 're-decision' });
+    expect((await byId()).get(ids[3]!)).toMatchObject({ state: 'DEAD', error_class: 'MALFORMED', attempts: 1 });
+    expect((await decisions(db)).filter((d) => d.msg_id === ids[3]).map((d) => d.kind)).toEqual(['Dead']);
+  });
+
+  it('`msgx replay` prints what it did and refuses MALFORMED; `msgx status` reports the pipeline', async () => {
+    await expect(cli(replayCommand, ['--class', 'MALFORMED'])).rejects.toThrow(/never replayed/);
+    const nothing = await cli(replayCommand, ['--class', 'INFRA']);
+    expect(nothing).toEqual({ code: 0, out: 'nothing to replay for class INFRA\n' });
+    const one = await cli(replayCommand, ['--class', 'UNSUPPORTED', '--ids', ids[1]!]);
+    expect(one.code).toBe(0);
+    expect(one.out).toContain(`replayed ${ids[1]}: DEAD(EXHAUSTED/UNSUPPORTED) after 2 attempts -> PENDING`);
+    expect(one.out).toContain('1 message(s) back to PENDING');
+    await waitFor(async () => (await unfinished(db)) === 0, { what: 'settled' });
+
+    const status = await cli(statusCommand, ['--json']);
+    const s = JSON.parse(status.out);
+    expect(s).toMatchObject({ backlog: 0, head: null, watermark: ids[4], gaps: { open: 0 } });
+    expect(s.lastPosition).toBe(String((await decisions(db)).length));
+    expect(s.counts).toEqual(expect.arrayContaining([{ state: 'DEAD', errorClass: 'MALFORMED', n: 1 }, { state: 'DEAD', errorClass: 'EXHAUSTED', n: 2 }]));
+    const text = await cli(statusCommand, []);
+    expect(text.out).toContain('failed/dead    DEAD(EXHAUSTED) 2, DEAD(MALFORMED) 1');
+    expect(text.out).toContain('head           none');
+  });
+});

@@ -1,0 +1,165 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Clock } from '../../../src/platform/clock.ts';
+import { systemClock } from '../../../src/platform/clock.ts';
+import { loadConfig } from '../../../src/platform/config.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import { createMysqlMailbox } from '../../../src/platform/mailbox/mysqlMailbox.ts';
+import type { Mailbox } from '../../../src/platform/mailbox/port.ts';
+import type { Runtime } from '../../../src/platform/runtime.ts';
+import type { Service } from '../../../src/platform/service.ts';
+import { createBackfill, type Backfill } from '../../../src/write/backfill/backfillService.ts';
+import { createIngest, type Ingest } from '../../../src/write/ingest/ingestService.ts';
+import { createPump, type Pump } from '../../../src/write/pump/pumpService.ts';
+import { WriteModel } from '../../../src/write/pump/writeModel.ts';
+import type { TestDatabase } from '../../support/pg.ts';
+import type { TestMysql } from '../../support/mysql.ts';
+
+/** A Runtime over a test PostgreSQL database and a test MariaDB mailbox (no embedded server). */
+export function testRuntime(
+  db: TestDatabase,
+  my: TestMysql,
+  opts: { clock?: Clock; env?: Record<string, string>; mailbox?: Mailbox } = {},
+): Runtime {
+  const cfg = loadConfig({
+    MSGX_DATABASE_URL: db.url,
+    MSGX_MAILBOX_MYSQL_URL: my.url,
+    MSGX_BACKOFF_MS: '10',
+    MSGX_POLL_INTERVAL_MS: '50',
+    ...opts.env,
+  });
+  const mailbox = opts.mailbox ?? createMysqlMailbox(my.url, cfg.airportTz);
+  return {
+    cfg,
+    log: silentLogger,
+    clock: opts.clock ?? systemClock,
+    pool: db.pool,
+    readPool: db.pool,
+    mailbox,
+    databaseUrl: db.url,
+    async close() {
+      await mailbox.close().catch(() => undefined);
+    },
+  };
+}
+
+export interface Writer {
+  readonly ingest: Ingest;
+  readonly pump: Pump;
+  readonly backfill: Backfill;
+  readonly model: WriteModel;
+  stop(): Promise<void>;
+}
+
+/** Ingest + pump + backfill wired as assemble.ts does (no writer lock, no jobs), started. */
+export async function startWriter(rt: Runtime, parts: { ingest?: boolean; backfill?: boolean } = {}): Promise<Writer> {
+  const model = new WriteModel();
+  const backfill = createBackfill(rt);
+  const ingest = createIngest(rt);
+  const pump = createPump(rt, { model, onTerminal: () => backfill.kick() });
+  const started: Service[] = [];
+  if (parts.ingest !== false) started.push(ingest);
+  started.push(pump);
+  if (parts.backfill !== false) started.push(backfill);
+  for (const s of started) await s.start();
+  return {
+    ingest,
+    pump,
+    backfill,
+    model,
+    async stop() {
+      for (const s of started.reverse()) await s.stop();
+    },
+  };
+}
+
+export const CORPUS_DIR = process.env.MSGX_CORPUS_DIR
+  ? path.resolve(process.env.MSGX_CORPUS_DIR)
+  : fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
+
+export interface CorpusScenario {
+  readonly name: string;
+  readonly files: { name: string; xml: string }[];
+  readonly expect: { messages: { file: string; state: string; errorClass?: string; lastErrorContains?: string }[] };
+}
+
+export async function loadScenario(name: string): Promise<CorpusScenario> {
+  const dir = path.join(CORPUS_DIR, name);
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.xml')).sort();
+  const files = await Promise.all(names.map(async (n) => ({ name: n, xml: await readFile(path.join(dir, n), 'utf8') })));
+  const expect = JSON.parse(await readFile(path.join(dir, 'expect.json'), 'utf8')) as CorpusScenario['expect'];
+  return { name, files, expect };
+}
+
+export async function insertCminmsgs(my: TestMysql, xml: string): Promise<string> {
+  const [res] = await my.pool.execute('INSERT INTO CMINMSGS (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED) VALUES (?, NOW())', [xml]);
+  return String((res as { insertId: number | string }).insertId);
+}
+
+/** Insert many rows with multi-row INSERTs (consecutive ids, in order); returns nothing. */
+export async function insertCminmsgsBulk(my: TestMysql, xmls: readonly string[], chunk = 100): Promise<void> {
+  for (let i = 0; i < xmls.length; i += chunk) {
+    const part = xmls.slice(i, i + chunk);
+    await my.pool.query('INSERT INTO CMINMSGS (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED) VALUES ' + part.map(() => '(?, NOW())').join(', '), part);
+  }
+}
+
+/** Empty the write-side tables and CMINMSGS between tests of one file (the log's guard is lifted for it). */
+export async function resetStores(db: TestDatabase, my: TestMysql): Promise<void> {
+  await db.pool.query(`TRUNCATE proc_state, proc_state_hst, inbox_message, inbox_gap, inbox_cursor;
+    ALTER TABLE decision_event DISABLE TRIGGER decision_event_no_truncate; TRUNCATE decision_event;
+    ALTER TABLE decision_event ENABLE TRIGGER decision_event_no_truncate; UPDATE pipeline_lock SET last_position = 0`);
+  await my.pool.query('TRUNCATE TABLE CMINMSGS');
+}
+
+export interface ProcRow {
+  msg_id: string;
+  state: string;
+  error_class: string | null;
+  last_error: string | null;
+  attempts: number;
+  identity_key: string | null;
+  backfill_state: string | null;
+  backfill_status: string | null;
+}
+
+export async function procStates(db: TestDatabase): Promise<ProcRow[]> {
+  const { rows } = await db.pool.query<ProcRow>(
+    `SELECT msg_id, state, error_class, last_error, attempts, identity_key, backfill_state, backfill_status
+       FROM proc_state ORDER BY msg_id`,
+  );
+  return rows;
+}
+
+export interface DecisionRow {
+  position: string;
+  msg_id: string | null;
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+export async function decisions(db: TestDatabase): Promise<DecisionRow[]> {
+  const { rows } = await db.pool.query<DecisionRow>('SELECT position, msg_id, kind, payload FROM decision_event ORDER BY position');
+  return rows;
+}
+
+/** Unfinished = PENDING or FAILED. */
+export async function unfinished(db: TestDatabase): Promise<number> {
+  const { rows } = await db.pool.query<{ n: string }>("SELECT count(*) AS n FROM proc_state WHERE state IN ('PENDING', 'FAILED')");
+  return Number(rows[0]!.n);
+}
+
+export const TERMINAL = new Set(['Applied', 'Skipped', 'Dead']);
+
+/** Message ids with their number of terminal decisions since their last ReplayRequested. */
+export function terminalCounts(rows: readonly DecisionRow[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    if (r.msg_id === null) continue;
+    if (r.kind === 'ReplayRequested') out.set(r.msg_id, 0);
+    else if (TERMINAL.has(r.kind)) out.set(r.msg_id, (out.get(r.msg_id) ?? 0) + 1);
+    else if (!out.has(r.msg_id)) out.set(r.msg_id, 0);
+  }
+  return out;
+}
