@@ -193,14 +193,18 @@ export function backoffDelay(cfg: Pick<Config, 'backoffMs' | 'backoffCapMs'>, at
   return Math.min(step, cfg.backoffCapMs);
 }
 
-/** Hide passwords in URLs before they reach a log or an error message. */
+/** Hide passwords in URLs (user:password@, ?password=…, ?sslpassword=…) before they reach a log or an error. */
 export function redactUrl(u: string): string {
   try {
     const parsed = new URL(u);
     if (parsed.password) parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) {
+      if (/pass|secret|token/i.test(key)) parsed.searchParams.set(key, '***');
+    }
     return parsed.toString();
   } catch {
-    return u;
+    // not parseable: keep the scheme, hide everything up to the last '@' (credentials live there)
+    return u.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/i, '$1***@').replace(/(pass\w*|secret|token)=[^&\s]*/gi, '$1=***');
   }
 }
 

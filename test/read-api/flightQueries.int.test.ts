@@ -149,6 +149,18 @@ describe('limits and errors', () => {
     expect(body.errors[0].message).toMatch(/5 levels deep; the limit is 3/);
   });
 
+  it('refuses many aliased pages in one query (cost limit), and allows what fits', async () => {
+    const aliases = (n: number, first: string) =>
+      Array.from({ length: n }, (_, i) => `a${i}: flights(first: ${first}) { totalCount }`).join(' ');
+    const tooMuch = await h.gql(`{ ${aliases(5, '500')} }`);
+    expect(tooMuch.errors?.[0]?.extensions?.code).toBe('COST_LIMIT_EXCEEDED');
+    expect(tooMuch.errors?.[0]?.message).toMatch(/2500 rows .* limit is 2000/);
+    const viaVariable = await h.gql(`query ($n: Int) { ${aliases(5, '$n')} }`);
+    expect(viaVariable.errors?.[0]?.extensions?.code).toBe('COST_LIMIT_EXCEEDED');
+    const fits = await h.gql(`{ ${aliases(4, '500')} }`);
+    expect(fits.errors).toBeUndefined();
+  });
+
   it('masks unexpected errors as "Unexpected error." with a code and no stack', async () => {
     const broken = createHarness(db.pool, {
       db: { query: (async () => { throw new Error('relation "secret_table" does not exist'); }) as never },

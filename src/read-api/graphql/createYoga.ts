@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createSchema, createYoga, maskError, type Plugin, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
 import { createLoaders, type ReadApiDeps, type ReadContext } from './context.ts';
+import { costLimitRule } from './costLimit.ts';
 import { depthLimitRule, MAX_QUERY_DEPTH } from './depthLimit.ts';
 import { flightQueries } from './flightQueries.ts';
 import { flightResolvers } from './flightResolvers.ts';
@@ -34,6 +35,7 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
   const depthLimit: Plugin = {
     onValidate({ addValidationRule }) {
       addValidationRule(depthLimitRule(opts.maxDepth ?? MAX_QUERY_DEPTH));
+      addValidationRule(costLimitRule());
     },
   };
   const log = deps.log;

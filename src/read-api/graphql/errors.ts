@@ -11,6 +11,7 @@ export const ErrorCode = {
   badUserInput: 'BAD_USER_INPUT',
   pageSizeExceeded: 'PAGE_SIZE_EXCEEDED',
   depthLimitExceeded: 'DEPTH_LIMIT_EXCEEDED',
+  costLimitExceeded: 'COST_LIMIT_EXCEEDED',
   internal: 'INTERNAL_SERVER_ERROR',
 } as const;
 

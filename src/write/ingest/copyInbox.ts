@@ -29,12 +29,19 @@ export async function advanceWatermark(c: PoolClient, source: string, watermark:
 export async function copyInbox(c: PoolClient, source: string, rows: readonly InboxRow[], now: Date): Promise<string[]> {
   if (rows.length === 0) return [];
   const { rows: inserted } = await c.query<{ msg_id: string }>(
-    `INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml)
-     SELECT u.id, $1, u.received, $5, u.xml
-       FROM unnest($2::bigint[], $3::timestamptz[], $4::text[]) AS u(id, received, xml)
+    `INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml, nul_replaced)
+     SELECT u.id, $1, u.received, $5, u.xml, u.nul
+       FROM unnest($2::bigint[], $3::timestamptz[], $4::text[], $6::boolean[]) AS u(id, received, xml, nul)
      ON CONFLICT (msg_id) DO NOTHING
      RETURNING msg_id`,
-    [source, rows.map((r) => r.id), rows.map((r) => r.receivedAt), rows.map((r) => r.xml), now],
+    [
+      source,
+      rows.map((r) => r.id),
+      rows.map((r) => r.receivedAt),
+      rows.map((r) => r.xml.replaceAll('\u0000', '\uFFFD')),
+      now,
+      rows.map((r) => r.xml.includes('\u0000')),
+    ],
   );
   const ids = inserted.map((r) => r.msg_id);
   if (ids.length > 0) {

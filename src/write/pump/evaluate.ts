@@ -20,6 +20,10 @@ export interface EvaluateContext {
  * never reaches `decide`. A throwing handler is a bug, retryable after a fix: CODEC_ERROR.
  */
 export async function evaluate(head: Head, ctx: EvaluateContext): Promise<Outcome> {
+  if (head.nulReplaced) {
+    const error = 'message contains U+0000, which XML does not allow (kept with U+FFFD in its place)';
+    return { ...failureVerdict(ctx.cfg, ctx.now, head, 'MALFORMED', error), identity: null, meta: null };
+  }
   const decoded = decode(head.rawXml, { tz: ctx.cfg.airportTz });
   if (!decoded.ok) {
     const verdict = failureVerdict(ctx.cfg, ctx.now, head, decoded.errorClass, decoded.error);

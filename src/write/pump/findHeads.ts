@@ -11,6 +11,8 @@ export interface Head {
   readonly firstFailureAt: Date | null;
   readonly identityKey: string | null;
   readonly rawXml: string;
+  /** The mailbox row held U+0000, stored as U+FFFD (migration 011): never well-formed XML. */
+  readonly nulReplaced: boolean;
 }
 
 /**
@@ -27,8 +29,9 @@ export async function findHeads(q: Queryable, limit: number): Promise<Head[]> {
     first_failure_at: Date | null;
     identity_key: string | null;
     raw_xml: string;
+    nul_replaced: boolean;
   }>(
-    `SELECT p.msg_id, p.state, p.attempts, p.next_attempt_at, p.first_failure_at, p.identity_key, m.raw_xml
+    `SELECT p.msg_id, p.state, p.attempts, p.next_attempt_at, p.first_failure_at, p.identity_key, m.raw_xml, m.nul_replaced
        FROM proc_state p JOIN inbox_message m USING (msg_id)
       WHERE p.state IN ('PENDING', 'FAILED')
         AND p.msg_id < COALESCE((SELECT min(gap_id) FROM inbox_gap WHERE source = $1 AND closed_at IS NULL),
@@ -45,6 +48,7 @@ export async function findHeads(q: Queryable, limit: number): Promise<Head[]> {
     firstFailureAt: r.first_failure_at,
     identityKey: r.identity_key,
     rawXml: r.raw_xml,
+    nulReplaced: r.nul_replaced,
   }));
 }
 

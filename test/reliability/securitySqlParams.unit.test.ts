@@ -1,0 +1,85 @@
+/**
+ * SQL only with $n parameters (STYLE.md): no value is ever spliced into SQL text. Every `${…}` in
+ * SQL-looking text under src/ must be on the allow-list below — identifiers and fragments that are
+ * constants of ours (table and schema names, column lists built from constant column specs,
+ * catalog-produced DDL, escaped identifiers). A new splice fails this test until it is either
+ * turned into a parameter or, if it really is an identifier, added here with its reason.
+ */
+import { describe, expect, it } from 'vitest';
+import { sourceFiles } from './support/sourceFiles.ts';
+import { findSqlSplices, type Splice } from './support/sqlTemplates.ts';
+
+/** file → spliced expressions (as written) that are identifier-only, with why. */
+const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
+  // The constant SELECT … FROM CMINMSGS head of the mailbox adapters' queries.
+  'src/platform/mailbox/mysqlMailbox.ts': ['select'],
+  'src/platform/mailbox/pgMailbox.ts': ['select'],
+  // Column lists and WHERE text: module constants built from the constant column specs of flightRows.ts.
+  'src/read-api/sql/selectBoard.ts': ['COLUMNS', 'WHERE'],
+  'src/read-api/sql/selectDecisions.ts': ['COLUMNS'],
+  'src/write/jobs/archiveProcState.ts': ['COLUMNS'],
+  'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS'],
+  'src/write/delivery/schdBatch.ts': ['OUTBOX_COLUMNS'],
+  'src/projections/insertOutbox.ts': ['unnestOf(COLUMNS)'],
+  // Table names from FlightTables (flightTables.ts: schema public or msgx_rebuild + a constant table name).
+  'src/read-api/sql/selectFlightLists.ts': ['selectList(spec.columns)', 'LIVE_TABLES.detail[table]'],
+  'src/projections/loadFlights.ts': ['selectList(FLIGHT_COLUMNS)', 'tables.flight', 'selectList(spec.columns)', 'tables.detail[spec.table]'],
+  'src/projections/writeFlights.ts': [
+    'tables.flight', 'columnNames(FLIGHT_COLUMNS)', 'unnestOf(FLIGHT_COLUMNS)', 'FLIGHT_UPDATE_SET',
+    'table', 'columnNames(spec.columns)', 'unnestOf(spec.columns)',
+  ],
+  'src/projections/snapLog.ts': ['table', 'unnestOf(COLUMNS)'], // table = FlightTables.snapLog
+  // Rebuild: constant schema names, the constant projection table list, and DDL printed by the
+  // catalog itself (pg_get_constraintdef) with quoted constraint names.
+  'src/projections/rebuild/switchTables.ts': ["tables.map((t) => `public.${t}`).join(', ')", 't', 'RETIRED_SCHEMA', 'SCRATCH_SCHEMA'],
+  'src/projections/rebuild/scratchTables.ts': ['SCRATCH_SCHEMA', 'k.table', 'quote(k.name)', 'k.def', 't'],
+  'src/projections/rebuild/rebuildFlights.ts': ['SCRATCH_SCHEMA', 't'], // ANALYZE of the constant table list
+  // LISTEN/UNLISTEN take no parameters: channel names are constants, escaped where not literal.
+  'src/projections/decisionListener.ts': ['channel'],
+  'src/read-api/live/flightFeed.ts': ['PROJECTION_CHANNEL'],
+  'src/write/pump/wakeup.ts': ['pg.escapeIdentifier(ch)'],
+};
+
+function offenders(splices: readonly Splice[]): string[] {
+  return splices
+    .filter((s) => s.kind === 'concatenation' || !(IDENTIFIER_ONLY[s.file] ?? []).includes(s.expression))
+    .map((s) => `${s.file}:${s.line} ${s.kind === 'template' ? `\${${s.expression}}` : s.expression}`);
+}
+
+describe('SQL parameterisation', () => {
+  it('splices nothing but allow-listed identifiers into SQL text anywhere in src/', async () => {
+    const splices = findSqlSplices(await sourceFiles('src'));
+    expect(splices.length).toBeGreaterThan(10); // the scan does see the known identifier splices
+    expect(offenders(splices)).toEqual([]);
+  });
+
+  it('keeps the allow-list minimal: every entry is still used', async () => {
+    const splices = findSqlSplices(await sourceFiles('src'));
+    const used = new Set(splices.map((s) => `${s.file} ${s.expression}`));
+    const stale = Object.entries(IDENTIFIER_ONLY).flatMap(([file, exprs]) => exprs.filter((e) => !used.has(`${file} ${e}`)).map((e) => `${file} ${e}`));
+    expect(stale).toEqual([]);
+  });
+
+  it('flags a value spliced into SQL, in a template or by concatenation', () => {
+    const sample = {
+      file: 'src/sample.ts',
+      text: [
+        'export async function f(db, id: string, name: string, day: string) {',
+        '  await db.query(`SELECT * FROM flight_schd WHERE flid = ${id}`);',
+        "  await db.query('DELETE FROM proc_state WHERE msg_id = ' + id);",
+        '  const sql = `UPDATE flight_schd SET status = \'${name}\' WHERE flid = $1`;',
+        '  await db.query(`LOCK TABLE ${name}`);',
+        "  await db.query('SELECT 1 FROM flight_schd WHERE operation_day = $1', [day]);", // fine: a parameter
+        '  log.info(`SELECT took ${id} ms`);', // not SQL: no FROM, not a query argument
+        '  return sql;',
+        '}',
+      ].join('\n'),
+    };
+    expect(offenders(findSqlSplices([sample]))).toEqual([
+      'src/sample.ts:2 ${id}',
+      "src/sample.ts:3 'DELETE FROM proc_state WHERE msg_id = ' + id",
+      'src/sample.ts:4 ${name}',
+      'src/sample.ts:5 ${name}',
+    ]);
+  });
+});
