@@ -1,11 +1,14 @@
 /**
  * The writer's projection services: one LISTEN connection on msgx_decision and the two projector
  * loops, 'flights' (read models) and 'outbox' (msg_event). Both poll every MSGX_POLL_INTERVAL_MS
- * as a fallback and share that interval as the listener's reconnect delay.
+ * as a fallback and share that interval as the listener's reconnect delay. With MSGX_ESDB_URL set,
+ * a third projector forwards the log to EventStoreDB/KurrentDB (src/projections/esdb).
  */
+import { EventStoreDBClient } from '@eventstore/db-client';
 import type { Runtime } from '../platform/runtime.ts';
 import type { Service } from '../platform/service.ts';
 import { createDecisionListener } from './decisionListener.ts';
+import { createEsdbForwarder, ESDB_PROJECTOR } from './esdb/esdbForwarder.ts';
 import { createFlightProjector } from './flightProjector.ts';
 import { createOutboxFeeder } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
@@ -22,8 +25,9 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const pollIntervalMs = rt.cfg.pollIntervalMs;
   const flightsWake = new Wakeup();
   const outboxWake = new Wakeup();
+  const esdbWake = new Wakeup();
   const listener = createDecisionListener({
-    pool: rt.pool, wakeups: [flightsWake, outboxWake], clock: rt.clock, log, retryMs: pollIntervalMs,
+    pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake], clock: rt.clock, log, retryMs: pollIntervalMs,
   });
   const flights = createProjectorService({
     pool: rt.pool, projector: createFlightProjector(), wakeup: flightsWake, clock: rt.clock,
@@ -33,5 +37,24 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
     pool: rt.pool, projector: createOutboxFeeder({ clock: rt.clock, routes: opts.coutmsgsRoutes }), wakeup: outboxWake,
     clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs,
   });
-  return { services: [listener, flights, outbox] };
+  const services: Service[] = [listener, flights, outbox];
+  if (rt.cfg.esdbUrl) services.push(...esdbServices(rt, rt.cfg.esdbUrl, esdbWake));
+  return { services };
+}
+
+/** The EventStoreDB forwarder: a projector like the others, its client closed after its loop. */
+function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): Service[] {
+  const log = rt.log.child({ role: 'projections', projector: ESDB_PROJECTOR });
+  const client = EventStoreDBClient.connectionString(url);
+  const loop = createProjectorService({
+    pool: rt.pool, projector: createEsdbForwarder(client, log), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs,
+  });
+  return [
+    {
+      name: 'esdb-client',
+      start: async () => log.info('forwarding the decision log to EventStoreDB/KurrentDB'),
+      stop: () => client.dispose(),
+    },
+    loop,
+  ];
 }

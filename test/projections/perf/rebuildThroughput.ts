@@ -105,6 +105,14 @@ try {
   }
   out(`read only: ${Math.round(EVENTS / ((performance.now() - tr) / 1000))} events/s`);
 
+  // PROFILE=<file>: a CPU profile of the rebuild alone, written to <file>.
+  const inspector = process.env.PROFILE ? new (await import('node:inspector')).Session() : undefined;
+  const post = (method: string) => new Promise<unknown>((res, rej) => inspector!.post(method, (e, r) => (e ? rej(e) : res(r))));
+  if (inspector) {
+    inspector.connect();
+    await post('Profiler.enable');
+    await post('Profiler.start');
+  }
   const pgBefore = await backendCpu(db.pool);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -113,6 +121,11 @@ try {
   });
   const s = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  if (inspector) {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    (await import('node:fs')).writeFileSync(process.env.PROFILE!, JSON.stringify(profile));
+    inspector.disconnect();
+  }
   const nodeCpu = (cpu.user + cpu.system) / 1e6;
   const pgCpu = cpuSince(pgBefore, await backendCpu(db.pool));
   out(`rebuild: ${JSON.stringify(result)} → ${Math.round(EVENTS / s)} events/s wall`);
