@@ -18,6 +18,8 @@ export interface App {
   start(): Promise<void>;
   stop(): Promise<void>;
   httpPort(): number;
+  /** Why the app stopped itself, if it did (the writer lost its lock): the process must exit non-zero. */
+  failure(): Error | undefined;
 }
 
 /**
@@ -31,6 +33,7 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
   ];
   const routes: Route[] = [];
   const services: Service[] = [];
+  let failure: Error | undefined;
 
   routes.push(createMetricsRoute(rt));
   if (opts.role === 'all' || opts.role === 'api') {
@@ -47,7 +50,10 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
   if (opts.role === 'all' || opts.role === 'writer') {
     // Single writer first (refuses, or waits with --standby), then ingest → pump → backfill → jobs.
     const writerLog = rt.log.child({ role: 'writer' });
-    const onLost = () => void process.kill(process.pid, 'SIGTERM');
+    const onLost = (err: Error) => {
+      failure ??= err;
+      process.kill(process.pid, 'SIGTERM');
+    };
     services.push(createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost }));
     const model = new WriteModel();
     const backfill = createBackfill(rt);
@@ -63,6 +69,7 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
   const started: Service[] = [];
   return {
     httpPort: () => http.port(),
+    failure: () => failure,
     async start() {
       for (const s of services) {
         await s.start();

@@ -15,7 +15,8 @@ export const startCommand: Command = {
     const role = values.role as Role;
     if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got '${values.role}')`);
 
-    const rt = await openRuntime(cfg, log, { migrate: role !== 'api' });
+    // Started by a supervisor while PostgreSQL is down (restarting): wait for it rather than crash-loop.
+    const rt = await openRuntime(cfg, log, { migrate: role !== 'api', waitForDatabase: true });
     const app = await assemble(rt, { role, standby: values.standby ?? false });
     const stopped = new Promise<void>((resolve) => {
       let stopping = false;
@@ -42,6 +43,12 @@ export const startCommand: Command = {
     }
     log.info({ role, http: `http://localhost:${app.httpPort()}/graphql` }, 'msgx started');
     await stopped;
+    const failure = app.failure();
+    if (failure) {
+      // Not a requested stop: exit non-zero, so that a supervisor (systemd Restart=on-failure) starts it again.
+      log.error({ err: failure }, 'msgx stopped itself: writer lock lost; exiting with code 1');
+      return 1;
+    }
     log.info('msgx stopped');
     return 0;
   },

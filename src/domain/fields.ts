@@ -3,25 +3,52 @@
  */
 import type { FieldName, FlightFields } from './flight.ts';
 
-export function emptyFields(): FlightFields {
+/**
+ * All fields, from a patch: absent (undefined) keys are null; keys that are not fields are left
+ * out. One literal on purpose: in V8, `{ ...a, ...b }` with a second spread (or spread plus
+ * computed keys) of this many keys took ~100 µs per object against ~1 µs for a literal, and this
+ * runs per flight of a plan snapshot.
+ */
+export function fieldsOf(p: Partial<FlightFields>): FlightFields {
   return {
-    ffid: null, airline: null, flightNo: null, direction: null, scheduledTime: null,
-    estimatedTime: null, actualTime: null, prevActualDeparture: null, serviceType: null,
-    flightNature: null, aircraftType: null, registration: null, terminal: null, currentStand: null,
-    linkAirline: null, linkFlightNo: null, linkFlid: null, masterAirline: null, masterFlightNo: null,
-    masterFlid: null, boardingOpen: null, lastCall: null, boardingClosed: null, cancelTime: null,
-    status: null, publicStatus: null, publicRemark: null, diversionAirport: null,
-    diversionDirection: null, returnType: null, agentPassenger: null, agentField: null, agentMaintenance: null,
+    ffid: p.ffid ?? null,
+    airline: p.airline ?? null,
+    flightNo: p.flightNo ?? null,
+    direction: p.direction ?? null,
+    scheduledTime: p.scheduledTime ?? null,
+    estimatedTime: p.estimatedTime ?? null,
+    actualTime: p.actualTime ?? null,
+    prevActualDeparture: p.prevActualDeparture ?? null,
+    serviceType: p.serviceType ?? null,
+    flightNature: p.flightNature ?? null,
+    aircraftType: p.aircraftType ?? null,
+    registration: p.registration ?? null,
+    terminal: p.terminal ?? null,
+    currentStand: p.currentStand ?? null,
+    linkAirline: p.linkAirline ?? null,
+    linkFlightNo: p.linkFlightNo ?? null,
+    linkFlid: p.linkFlid ?? null,
+    masterAirline: p.masterAirline ?? null,
+    masterFlightNo: p.masterFlightNo ?? null,
+    masterFlid: p.masterFlid ?? null,
+    boardingOpen: p.boardingOpen ?? null,
+    lastCall: p.lastCall ?? null,
+    boardingClosed: p.boardingClosed ?? null,
+    cancelTime: p.cancelTime ?? null,
+    status: p.status ?? null,
+    publicStatus: p.publicStatus ?? null,
+    publicRemark: p.publicRemark ?? null,
+    diversionAirport: p.diversionAirport ?? null,
+    diversionDirection: p.diversionDirection ?? null,
+    returnType: p.returnType ?? null,
+    agentPassenger: p.agentPassenger ?? null,
+    agentField: p.agentField ?? null,
+    agentMaintenance: p.agentMaintenance ?? null,
   };
 }
 
-export const FIELD_NAMES = Object.keys(emptyFields()) as readonly FieldName[];
-
-/** Only the flight-field keys of `patch` that carry a value (`null` included, `undefined` not). */
-export function pickFields(patch: Partial<FlightFields>): Partial<FlightFields> {
-  const out: Record<string, unknown> = {};
-  for (const name of FIELD_NAMES) {
-    if (patch[name] !== undefined) out[name] = patch[name];
-  }
-  return out as Partial<FlightFields>;
+export function emptyFields(): FlightFields {
+  return fieldsOf({});
 }
+
+export const FIELD_NAMES = Object.keys(emptyFields()) as readonly FieldName[];

@@ -8,11 +8,18 @@ export const LIST_NAMES = [
   'stands', 'gates', 'counters', 'belts', 'chutes', 'bridges', 'chocks', 'delays', 'services', 'route', 'adjacent',
 ] as const satisfies readonly ListName[];
 
-export function emptyLists(): FlightLists {
+/** All lists, from a patch: an absent list is empty. The arrays are the patch's (not copied). */
+export function listsOf(p: Partial<FlightLists>): FlightLists {
+  // One literal (not a spread over emptyLists()): see fieldsOf in fields.ts.
   return {
-    stands: [], gates: [], counters: [], belts: [], chutes: [],
-    bridges: [], chocks: [], delays: [], services: [], route: [], adjacent: [],
+    stands: p.stands ?? [], gates: p.gates ?? [], counters: p.counters ?? [], belts: p.belts ?? [], chutes: p.chutes ?? [],
+    bridges: p.bridges ?? [], chocks: p.chocks ?? [], delays: p.delays ?? [], services: p.services ?? [],
+    route: p.route ?? [], adjacent: p.adjacent ?? [],
   };
+}
+
+export function emptyLists(): FlightLists {
+  return listsOf({});
 }
 
 /** Instants compare as ISO strings; a missing start sorts last. */
@@ -24,48 +31,80 @@ function compareStart(a: Instant | null, b: Instant | null): number {
 }
 
 const byCode = (a: { code: string }, b: { code: string }): number => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+const byStartThenCode = (a: { start: Instant | null; code: string }, b: { start: Instant | null; code: string }): number =>
+  compareStart(a.start, b.start) || byCode(a, b);
+const bySeq = (a: { seq: number }, b: { seq: number }): number => a.seq - b.seq;
+
+function comparatorOf(list: ListName): (a: never, b: never) => number {
+  return list === 'delays' || list === 'services' ? byStartThenCode : bySeq;
+}
+
+/**
+ * `items` put in the list's canonical order in place (stable for ties) and returned. Lists
+ * usually arrive in order already; then nothing is sorted.
+ */
+export function sortListInPlace<K extends ListName>(list: K, items: FlightLists[K]): FlightLists[K] {
+  const compare = comparatorOf(list) as (a: unknown, b: unknown) => number;
+  const xs = items as unknown[];
+  for (let i = 1; i < xs.length; i++) {
+    if (compare(xs[i - 1], xs[i]) > 0) {
+      xs.sort(compare);
+      break;
+    }
+  }
+  return items;
+}
 
 /** A copy of `items` in the list's canonical order (stable for ties). */
 export function orderList<K extends ListName>(list: K, items: FlightLists[K]): FlightLists[K] {
-  const copy = [...items] as FlightLists[K];
-  switch (list) {
-    case 'delays':
-    case 'services': {
-      const timed = copy as { start: Instant | null; code: string }[];
-      timed.sort((a, b) => compareStart(a.start, b.start) || byCode(a, b));
-      return copy;
-    }
-    default: {
-      (copy as { seq: number }[]).sort((a, b) => a.seq - b.seq);
-      return copy;
-    }
-  }
+  return sortListInPlace(list, [...items] as FlightLists[K]);
 }
 
-/** Structural equality of JSON-like values (key order ignored: values may come back from jsonb). */
+/**
+ * Structural equality of JSON-like values (key order ignored: values may come back from jsonb; a
+ * missing key equals null).
+ */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  const arrayA = Array.isArray(a);
+  if (arrayA !== Array.isArray(b)) return false;
+  // `x !== y && !sameValue(x, y)`: equal primitives (the usual case) cost no call.
+  if (arrayA) {
+    const xs = a as unknown[];
+    const ys = b as unknown[];
+    if (xs.length !== ys.length) return false;
+    for (let i = 0; i < xs.length; i++) if (xs[i] !== ys[i] && !sameValue(xs[i], ys[i])) return false;
+    return true;
   }
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
-  for (const k of keys) {
-    if (!sameValue(ra[k] ?? null, rb[k] ?? null)) return false;
+  for (const k in ra) {
+    if (!Object.hasOwn(ra, k)) continue;
+    const x = ra[k] ?? null;
+    const y = rb[k] ?? null;
+    if (x !== y && !sameValue(x, y)) return false;
+  }
+  // Keys only b has must be null (or undefined) there.
+  for (const k in rb) {
+    if (Object.hasOwn(rb, k) && !Object.hasOwn(ra, k) && (rb[k] ?? null) !== null) return false;
   }
   return true;
 }
 
 /** Fresh copies of list items (items are flat records of primitives), so no two states share one. */
 export function copyItems<T extends object>(items: readonly T[]): T[] {
-  return items.map((item) => ({ ...item }));
+  const out = new Array<T>(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = { ...items[i]! };
+  return out;
 }
 
-export function copyLists(lists: FlightLists): FlightLists {
-  const out = emptyLists();
-  for (const name of LIST_NAMES) (out as Record<ListName, object[]>)[name] = copyItems<object>(lists[name] ?? []);
-  return out;
+/** Fresh copies of every list (an absent one, e.g. in an old stored change, is empty). */
+export function copyLists(l: Partial<FlightLists>): FlightLists {
+  return {
+    stands: copyItems(l.stands ?? []), gates: copyItems(l.gates ?? []), counters: copyItems(l.counters ?? []),
+    belts: copyItems(l.belts ?? []), chutes: copyItems(l.chutes ?? []), bridges: copyItems(l.bridges ?? []),
+    chocks: copyItems(l.chocks ?? []), delays: copyItems(l.delays ?? []), services: copyItems(l.services ?? []),
+    route: copyItems(l.route ?? []), adjacent: copyItems(l.adjacent ?? []),
+  };
 }

@@ -19,20 +19,21 @@ export interface WallClock {
 
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 
-// Caches, not state: one formatter per zone (constructing Intl formatters is slow), and memoized
-// conversions (formatToParts costs ~15µs; a day's plan repeats the same few thousand minutes).
+// Caches, not state: one formatter per zone (constructing Intl formatters is slow), the zone's
+// offset per UTC hour (formatToParts costs ~15µs; a day of traffic needs a few dozen hours), and
+// body times by text per zone (a plan snapshot repeats the same times thousands of times).
 const formatters = new Map<string, Intl.DateTimeFormat>();
-const wallClocks = new Map<string, Readonly<WallClock>>();
-const instants = new Map<string, number>();
+const hourOffsets = new Map<string, Map<number, number | null>>();
+const bodyTimes = new Map<string, Map<string, Instant | null>>();
 const MEMO_LIMIT = 50_000;
 
-function memo<T>(cache: Map<string, T>, key: string, compute: () => T): T {
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit;
-  const value = compute();
-  if (cache.size >= MEMO_LIMIT) cache.clear();
-  cache.set(key, value);
-  return value;
+function zoneCache<K, T>(caches: Map<string, Map<K, T>>, tz: string): Map<K, T> {
+  let cache = caches.get(tz);
+  if (cache === undefined) {
+    cache = new Map();
+    caches.set(tz, cache);
+  }
+  return cache;
 }
 
 function formatterFor(tz: string): Intl.DateTimeFormat {
@@ -58,20 +59,57 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
-/** The wall clock shown in `tz` at `epochMs`. */
-export function wallClockAt(epochMs: number, tz: string): Readonly<WallClock> {
-  return memo(wallClocks, `${tz}|${Math.floor(epochMs / 1000)}`, () => Object.freeze(readWallClock(epochMs, tz)));
-}
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
 
 function readWallClock(epochMs: number, tz: string): WallClock {
   const parts = formatterFor(tz).formatToParts(new Date(epochMs));
-  const get = (type: Intl.DateTimeFormatPartTypes): number =>
-    Number(parts.find((p) => p.type === type)?.value ?? NaN);
-  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second') };
+  return {
+    year: partOf(parts, 'year'), month: partOf(parts, 'month'), day: partOf(parts, 'day'),
+    hour: partOf(parts, 'hour'), minute: partOf(parts, 'minute'), second: partOf(parts, 'second'),
+  };
+}
+
+function partOf(parts: Intl.DateTimeFormatPart[], type: Intl.DateTimeFormatPartTypes): number {
+  return Number(parts.find((p) => p.type === type)?.value ?? NaN);
 }
 
 function wallAsUtcMs(w: WallClock): number {
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+}
+
+/** Wall clock minus UTC at the whole second `sec`, from Intl. */
+function exactOffset(sec: number, tz: string): number {
+  return wallAsUtcMs(readWallClock(sec, tz)) - sec;
+}
+
+/**
+ * The zone's offset (ms, wall clock minus UTC) at `epochMs`, to the second. Cached per UTC hour
+ * when the offset is the same at the hour's first and last second (no transition in between; tz
+ * data has no zone that changes twice within one hour); an hour with a transition asks Intl for
+ * every second it is asked about.
+ */
+function offsetAt(epochMs: number, tz: string): number {
+  const sec = Math.floor(epochMs / 1000) * 1000;
+  const hour = Math.floor(sec / HOUR);
+  const cache = zoneCache(hourOffsets, tz);
+  let offset = cache.get(hour);
+  if (offset === undefined) {
+    const first = exactOffset(hour * HOUR, tz);
+    offset = first === exactOffset(hour * HOUR + HOUR - 1000, tz) ? first : null;
+    if (cache.size >= MEMO_LIMIT) cache.clear();
+    cache.set(hour, offset);
+  }
+  return offset ?? exactOffset(sec, tz);
+}
+
+/** The wall clock shown in `tz` at `epochMs`. */
+export function wallClockAt(epochMs: number, tz: string): Readonly<WallClock> {
+  const d = new Date(Math.floor(epochMs / 1000) * 1000 + offsetAt(epochMs, tz));
+  return {
+    year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(),
+    hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(),
+  };
 }
 
 /**
@@ -81,37 +119,44 @@ function wallAsUtcMs(w: WallClock): number {
  */
 export function wallClockToEpochMs(w: WallClock, tz: string): number {
   const target = wallAsUtcMs(w);
-  return memo(instants, `${tz}|${target}`, () => findInstant(target, tz));
+  const before = target - offsetAt(target - DAY, tz);
+  const after = target - offsetAt(target + DAY, tz);
+  if (shows(before, target, tz)) return shows(after, target, tz) ? Math.min(before, after) : before;
+  return shows(after, target, tz) ? after : before;
 }
 
-function findInstant(target: number, tz: string): number {
-  const DAY = 86_400_000;
-  const offsetAt = (ms: number): number => wallAsUtcMs(wallClockAt(ms, tz)) - Math.floor(ms / 1000) * 1000;
-  const before = target - offsetAt(target - DAY);
-  const after = target - offsetAt(target + DAY);
-  const shows = (ms: number): boolean => wallAsUtcMs(wallClockAt(ms, tz)) === target;
-  const valid = [before, after].filter(shows);
-  return valid.length > 0 ? Math.min(...valid) : before;
+/** Whether the wall clock in `tz` at `ms` reads `target` (a wall clock as UTC ms). */
+function shows(ms: number, target: number, tz: string): boolean {
+  return Math.floor(ms / 1000) * 1000 + offsetAt(ms, tz) === target;
 }
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 
 function isValidWallClock(w: WallClock): boolean {
   if (w.year < 1900 || w.year > 2999 || w.month < 1 || w.month > 12) return false;
-  const daysInMonth = new Date(Date.UTC(w.year, w.month, 0)).getUTCDate();
+  const daysInMonth = w.month === 2 && isLeapYear(w.year) ? 29 : DAYS_IN_MONTH[w.month - 1]!;
   return w.day >= 1 && w.day <= daysInMonth && w.hour <= 23 && w.minute <= 59 && w.second <= 59;
 }
 
+const COMPACT = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/;
+
 /** `yyyyMMddHHmmss` → wall clock, or null when the text is not exactly that or not a real date. */
 export function parseCompactDateTime(text: string): WallClock | null {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(text);
+  const m = COMPACT.exec(text);
   if (!m) return null;
-  const [, y, mo, d, h, mi, s] = m.map(Number) as [number, number, number, number, number, number, number];
-  const w = { year: y, month: mo, day: d, hour: h, minute: mi, second: s };
+  const w = {
+    year: Number(m[1]), month: Number(m[2]), day: Number(m[3]),
+    hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6]),
+  };
   return isValidWallClock(w) ? w : null;
 }
 
 /** `ddMMMyyHHmm` (e.g. `14MAR250930`, month name case-insensitive, year 20yy) → wall clock, or null. */
+const AODB = /^(\d{2})([A-Za-z]{3})(\d{2})(\d{2})(\d{2})$/;
+
 export function parseAodbDateTime(text: string): WallClock | null {
-  const m = /^(\d{2})([A-Za-z]{3})(\d{2})(\d{2})(\d{2})$/.exec(text);
+  const m = AODB.exec(text);
   if (!m) return null;
   const month = MONTHS.indexOf(m[2]!.toUpperCase()) + 1;
   if (month === 0) return null;
@@ -121,8 +166,14 @@ export function parseAodbDateTime(text: string): WallClock | null {
 
 /** A body time in either accepted format, read as local time in `tz` → UTC instant, or null. */
 export function parseBodyTime(text: string, tz: string): Instant | null {
+  const cache = zoneCache(bodyTimes, tz);
+  const hit = cache.get(text);
+  if (hit !== undefined) return hit;
   const w = parseAodbDateTime(text) ?? parseCompactDateTime(text);
-  return w ? new Date(wallClockToEpochMs(w, tz)).toISOString() : null;
+  const instant = w ? new Date(wallClockToEpochMs(w, tz)).toISOString() : null;
+  if (cache.size >= MEMO_LIMIT) cache.clear();
+  cache.set(text, instant);
+  return instant;
 }
 
 /** META DTTM (`yyyyMMddHHmmss` only), local time in `tz` → UTC instant, or null. */

@@ -193,6 +193,19 @@ export function backoffDelay(cfg: Pick<Config, 'backoffMs' | 'backoffCapMs'>, at
   return Math.min(step, cfg.backoffCapMs);
 }
 
+/**
+ * Longest pause between two tries while a dependency (PostgreSQL, the mailbox, Kafka) cannot be
+ * reached. However long the outage, work resumes at most this long after the dependency is back
+ * (issue 9: within 5 s); the backoff table still spaces the first tries. A try against a server
+ * that is down costs one refused connection, so probing this often is cheap.
+ */
+export const OUTAGE_RETRY_MAX_MS = 2000;
+
+/** `backoffDelay` for retrying an unreachable dependency: capped at OUTAGE_RETRY_MAX_MS. */
+export function outageRetryDelay(cfg: Pick<Config, 'backoffMs' | 'backoffCapMs'>, attempt: number): number {
+  return Math.min(backoffDelay(cfg, attempt), OUTAGE_RETRY_MAX_MS);
+}
+
 /** Hide passwords in URLs (user:password@, ?password=…, ?sslpassword=…) before they reach a log or an error. */
 export function redactUrl(u: string): string {
   try {

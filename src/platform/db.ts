@@ -22,6 +22,11 @@ export function createPool(connectionString: string, opts: PoolOptions = {}): pg
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor a checked-out one (withTransaction, a projector batch, a LISTEN session): pg-pool takes its
+  // own error listener off while a client is lent out, and an 'error' event with no listener kills
+  // the process. The statement in flight still fails with the error, and the pool discards the
+  // broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -10,6 +10,7 @@ import { createMysqlMailbox } from './mailbox/mysqlMailbox.ts';
 import { createPgMailbox } from './mailbox/pgMailbox.ts';
 import type { Mailbox } from './mailbox/port.ts';
 import { migrate } from './migrate.ts';
+import { waitForDatabase } from './waitForDatabase.ts';
 
 /**
  * Everything a role needs, built once by the composition root (`msgx start`, the CLI commands,
@@ -34,6 +35,8 @@ export interface OpenOptions {
   migrate?: boolean;
   /** Pool size of the read-write pool. */
   poolMax?: number;
+  /** Wait for an unreachable PostgreSQL instead of failing (`msgx start`; see waitForDatabase). */
+  waitForDatabase?: boolean;
 }
 
 export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = {}): Promise<Runtime> {
@@ -50,6 +53,7 @@ export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = 
   const readUrl = cfg.readDatabaseUrl ?? databaseUrl;
   const readPool = readUrl === databaseUrl ? pool : createPool(readUrl, { max: 10, applicationName: 'msgx-read' });
   try {
+    if (opts.waitForDatabase) await waitForDatabase(pool, { cfg, clock: opts.clock ?? systemClock, log });
     if (opts.migrate) await migrate(pool, log.child({ scope: 'migrate' }));
   } catch (err) {
     await pool.end().catch(() => undefined);

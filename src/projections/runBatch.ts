@@ -7,6 +7,7 @@
  * position is gap-free and no still-open transaction can later commit a position below one we saw.
  */
 import type { Clock } from '../platform/clock.ts';
+import { crashPoint } from '../platform/crashPoint.ts';
 import type { Pool } from '../platform/db.ts';
 import { advanceCheckpoint, lockCheckpoint } from './checkpoint.ts';
 import { readDecisionsAfter } from './decisionLog.ts';
@@ -55,8 +56,10 @@ export async function runBatch(
       return { kind: 'conflict' };
     }
     await client.query('SELECT pg_notify($1, $2)', [PROJECTION_CHANNEL, `${projector.name}:${last.position}`]);
+    crashPoint(`projector.${projector.name}.uncommitted`);
     await client.query('COMMIT');
     open = false;
+    crashPoint(`projector.${projector.name}.committed`);
     projector.committed?.();
     return { kind: 'applied', from, to: last.position, count: events.length };
   } catch (err) {

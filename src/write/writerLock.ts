@@ -72,6 +72,7 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
 
   async function holder(): Promise<string> {
     const c = new pg.Client({ connectionString: opts.url });
+    c.on('error', () => undefined); // a lost connection fails the query below; never crash on it
     try {
       await c.connect();
       const { rows } = await c.query<{ pid: number; app: string; addr: string | null; since: Date }>(

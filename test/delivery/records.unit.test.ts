@@ -72,8 +72,10 @@ describe('failure outcomes', () => {
     expect(failureOutcome(cfg, 2, false, now)).toEqual({ attempts: 3, state: 'DEAD', nextAttemptAt: null });
   });
 
-  it('transient failures never go DEAD; the backoff stays at its cap', () => {
-    expect(failureOutcome(cfg, 9, true, now)).toEqual({ attempts: 10, state: 'PENDING', nextAttemptAt: new Date(now.getTime() + 3000) });
+  it('transient failures never go DEAD; the backoff stays at its cap, and at most OUTAGE_RETRY_MAX_MS (2 s)', () => {
+    expect(failureOutcome(cfg, 1, true, now)).toEqual({ attempts: 2, state: 'PENDING', nextAttemptAt: new Date(now.getTime() + 2000) });
+    expect(failureOutcome(cfg, 9, true, now)).toEqual({ attempts: 10, state: 'PENDING', nextAttemptAt: new Date(now.getTime() + 2000) });
+    expect(failureOutcome({ ...cfg, backoffCapMs: 500 }, 9, true, now).nextAttemptAt).toEqual(new Date(now.getTime() + 500));
   });
 });
 

@@ -163,6 +163,9 @@ describe('CODEC_ERROR names the element', () => {
     ['a list item without its number', flopXml('PSDT', [['1', '<PSDT><PSST>1</PSST></PSDT>']]), 'FLOP[1]/PSDT[1]/PSDT@PSNO: missing'],
     ['a list number that is not an integer', flopXml('PSDT', [['1', '<PSDT PSNO="x"><PSST>1</PSST></PSDT>']]), "PSDT@PSNO: invalid integer 'x'"],
     ['a duplicate list number', flopXml('GTDT', [['1', '<GTDT GTNO="1"><GATE>A</GATE></GTDT><GTDT GTNO="1"><GATE>B</GATE></GTDT>']]), 'FLOP[1]/GTDT: duplicate item GTNO=1'],
+    ['a repeat in a long list', flopXml('GTDT', [['1', [...Array.from({ length: 30 }, (_, i) => String(30 - i)), '7', '3'].map((n) => `<GTDT GTNO="${n}"><GATE>A</GATE></GTDT>`).join('')]]), 'FLOP[1]/GTDT: duplicate item GTNO=7'],
+    ['the first repeat in message order', flopXml('GTDT', [['1', ['2', '1', '2', '1'].map((n) => `<GTDT GTNO="${n}"><GATE>A</GATE></GTDT>`).join('')]]), 'FLOP[1]/GTDT: duplicate item GTNO=2'],
+    ['a repeated delay with no start', flopXml('DELY', [['1', '<DELY CODE="93"/><DELY CODE="81"/><DELY CODE="93" DURA="0010"/>']]), 'FLOP[1]/DELY: duplicate item CODE=93 STRT='],
     ['a list item without its code', flopXml('CKDT', [['1', '<CKDT CKNO="1"><CCLS>F</CCLS></CKDT>']]), 'FLOP[1]/CKDT[1]/CHKC: missing'],
     ['a bad time inside a list item', flopXml('CLDT', [['1', '<CLDT CLNO="1"><BELT>B1</BELT><FBAG>99MAR250944</FBAG></CLDT>']]), "FLOP[1]/CLDT[1]/FBAG: invalid time '99MAR250944'"],
     ['a delay without CODE', flopXml('DELY', [['1', '<DELY STRT="14MAR251040"/>']]), 'DELY@CODE: missing'],
@@ -185,5 +188,15 @@ describe('CODEC_ERROR names the element', () => {
     expect(r).toMatchObject({ ok: false, errorClass: 'CODEC_ERROR' });
     expect(!r.ok && r.error).toContain(error);
     expect(!r.ok && r.meta?.sndr).toBe('AODB');
+  });
+});
+
+describe('integer range', () => {
+  it('refuses numbering and quantities beyond 32 bits as CODEC_ERROR naming the element', () => {
+    const big = decode(flopXml('PSDT', [['1', '<PSDT PSNO="2147483648"><PSST>1</PSST></PSDT>']]), { tz: 'Asia/Shanghai' });
+    expect(big.ok ? 'ok' : big.errorClass).toBe('CODEC_ERROR');
+    expect(big.ok ? '' : big.error).toMatch(/PSNO.*out of range|out of range.*PSNO|PSDT/);
+    const fits = decode(flopXml('PSDT', [['1', '<PSDT PSNO="2147483647"><PSST>1</PSST></PSDT>']]), { tz: 'Asia/Shanghai' });
+    expect(fits.ok).toBe(true);
   });
 });

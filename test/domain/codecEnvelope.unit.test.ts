@@ -87,6 +87,22 @@ describe('MALFORMED', () => {
     expect(failure(withMeta(META_OK.replace('<SEQN>7</SEQN>', ''))).error).toContain('SEQN');
   });
 
+  it.each([
+    ['<SEQN>7</SEQN><DTTM>x</DTTM>', 'META/SNDR: missing'],
+    [META_OK.replace('AODB', ''), 'META/SNDR: empty'],
+    [META_OK.replace('AODB', 'AODBAODB9'), 'META/SNDR: longer than 8 characters'],
+    [META_OK.replace('<SEQN>7</SEQN>', '<SEQN>-7</SEQN>'), 'META/SEQN: not a non-negative integer'],
+    [META_OK.replace('<SEQN>7</SEQN>', '<SEQN>9223372036854775808</SEQN>'), 'META/SEQN: out of int64 range'],
+    [META_OK.replace('<DTTM>20250314091207</DTTM>', ''), 'META/DTTM: missing'],
+    [META_OK.replace('<TYPE>FLOP</TYPE>', '<TYPE>FLOPS</TYPE>'), 'META/TYPE: not 4 letters'],
+    [META_OK.replace('<STYP>ESTT</STYP>', ''), 'META/STYP: missing'],
+    [META_OK.replace('20250314091207', '20250230091207'), "META/DTTM: invalid time '20250230091207' (expected yyyyMMddHHmmss)"],
+    // The first problem in SNDR, SEQN, DTTM, TYPE, STYP order wins.
+    ['<STYP>1</STYP><TYPE>1</TYPE><SEQN>x</SEQN><SNDR>AODB</SNDR>', 'META/SEQN: not a non-negative integer'],
+  ])('says exactly what is wrong: %s', (meta, error) => {
+    expect(failure(withMeta(meta)).error).toBe(error);
+  });
+
   it('refuses DOCTYPE and ENTITY declarations (no entity expansion at all)', () => {
     const bomb = '<?xml version="1.0"?><!DOCTYPE MSG [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>' +
       `<MSG><META>${META_OK}</META><FLOP><FLID>1</FLID><ESTT>&b;</ESTT></FLOP></MSG>`;

@@ -85,6 +85,16 @@ describe('DNLD / RESP', () => {
     expect(flightChanges(again.changes)).toEqual([]);
   });
 
+  it('emits the deletions in numeric flid order, whatever order the flights were added in', () => {
+    const flights = fold([
+      schdXml('ADFT', [fltr('100', '14MAR250900')], { seqn: '1' }),
+      schdXml('ADFT', [fltr('9', '14MAR250900')], { seqn: '2' }),
+      schdXml('ADFT', [fltr('10', '14MAR250900')], { seqn: '3' }),
+    ]);
+    const d = step(flights, schdXml('DNLD', [A, C], { ...TODAY, seqn: '4' }));
+    expect(flightChanges(d.changes).map((c) => 'flid' in c && c.flid)).toEqual(['11', '13', '9', '10', '100']);
+  });
+
   it('never creates, updates or deletes flights of a day before the message date', () => {
     const flights = fold([schdXml('DNLD', [fltr('10', '13MAR252200', '<ACFT>320</ACFT>')], { dttm: '20250313020000' })]);
     const d = step(flights, schdXml('DNLD', [

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  formatInZone, isValidTimeZone, localDateOf, parseBodyTime, parseMetaTime,
+  formatInZone, isValidTimeZone, localDateOf, parseBodyTime, parseMetaTime, wallClockAt, wallClockToEpochMs, type WallClock,
 } from '../../src/domain/time.ts';
 
 const SH = 'Asia/Shanghai';
@@ -71,5 +72,54 @@ describe('local dates and rendering', () => {
   it('tells valid zones from invalid ones', () => {
     expect(isValidTimeZone(SH)).toBe(true);
     expect(isValidTimeZone('Mars/Olympus')).toBe(false);
+  });
+});
+
+// The conversions cache the zone offset per UTC hour; checked here against Intl asked every time.
+describe('zone conversions agree with Intl at every second', { timeout: 60_000 }, () => {
+  const ZONES = [
+    SH, 'America/New_York', 'Europe/London', 'Europe/Berlin', 'Australia/Lord_Howe', 'Asia/Kathmandu',
+    'America/St_Johns', 'Pacific/Apia', 'Africa/Casablanca', 'Asia/Kolkata', 'America/Sao_Paulo', 'UTC',
+  ];
+  const formatters = new Map(ZONES.map((tz) => [tz, new Intl.DateTimeFormat('en-US', {
+    timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+  })]));
+  const intlWallClock = (ms: number, tz: string): WallClock => {
+    const parts = formatters.get(tz)!.formatToParts(new Date(ms));
+    const get = (t: string): number => Number(parts.find((p) => p.type === t)?.value);
+    return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second') };
+  };
+  const asUtc = (w: WallClock): number => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+  // The first implementation: earlier instant in an overlap, offset from before a gap.
+  const intlInstant = (w: WallClock, tz: string): number => {
+    const target = asUtc(w);
+    const offset = (ms: number): number => asUtc(intlWallClock(ms, tz)) - Math.floor(ms / 1000) * 1000;
+    const before = target - offset(target - 86_400_000);
+    const after = target - offset(target + 86_400_000);
+    const valid = [before, after].filter((ms) => asUtc(intlWallClock(ms, tz)) === target);
+    return valid.length > 0 ? Math.min(...valid) : before;
+  };
+  const zone = fc.constantFrom(...ZONES);
+  // 1900-2100, with half the instants within an hour of a DST change of 2025 or a historic one.
+  const epochMs = fc.oneof(
+    fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2100, 0, 1) }),
+    fc.tuple(fc.constantFrom(Date.UTC(2025, 2, 9, 7), Date.UTC(2025, 10, 2, 6), Date.UTC(2025, 2, 30, 1), Date.UTC(2025, 9, 26, 1),
+      Date.UTC(2025, 3, 5, 15), Date.UTC(2011, 11, 30, 10), Date.UTC(1986, 4, 4, 18), Date.UTC(1927, 10, 1)),
+    fc.integer({ min: -7_200_000, max: 7_200_000 })).map(([t, d]) => t + d),
+  );
+
+  it('wallClockAt', () => {
+    fc.assert(fc.property(epochMs, zone, (ms, tz) => {
+      expect(wallClockAt(ms, tz)).toEqual(intlWallClock(ms, tz));
+    }), { numRuns: 4000 });
+  });
+
+  it('wallClockToEpochMs (gaps and overlaps included)', () => {
+    fc.assert(fc.property(epochMs, zone, fc.integer({ min: 0, max: 3 }), (ms, tz, shift) => {
+      const w = intlWallClock(ms, tz);
+      // Also wall times shifted by up to 3 hours, so some fall into gaps.
+      const shifted = { ...w, hour: (w.hour + shift) % 24 };
+      expect(wallClockToEpochMs(shifted, tz)).toBe(intlInstant(shifted, tz));
+    }), { numRuns: 4000 });
   });
 });

@@ -30,7 +30,21 @@ export interface DecodeOptions {
   tz: string;
 }
 
+/** The largest message accepted: 16 MiB of UTF-8, like POST /cminmsgs/send and CMINMSGS MEDIUMTEXT. */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Error texts go to proc_state, the decision payload, GraphQL and logs: short and printable. */
+export const MAX_ERROR_CHARS = 1000;
+
 export function decode(raw: string, opts: DecodeOptions): DecodeResult {
+  const r = decodeUnbounded(raw, opts);
+  return r.ok ? r : { ...r, error: printable(r.error) };
+}
+
+function decodeUnbounded(raw: string, opts: DecodeOptions): DecodeResult {
+  // UTF-8 takes at most 3 bytes per UTF-16 unit, so only long texts need counting.
+  if (raw.length > MAX_MESSAGE_BYTES || (raw.length > MAX_MESSAGE_BYTES / 3 && Buffer.byteLength(raw) > MAX_MESSAGE_BYTES)) {
+    return { ok: false, errorClass: 'MALFORMED', error: `message is larger than 16 MiB (${Buffer.byteLength(raw)} bytes)` };
+  }
   try {
     if (!isValidTimeZone(opts.tz)) {
       // A configuration fault, not the message's: retryable once the zone is fixed.
@@ -62,4 +76,15 @@ export function decode(raw: string, opts: DecodeOptions): DecodeResult {
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Inputs are echoed into error texts (a bad time, a flight id, a tag name): escape control
+ * characters (PostgreSQL refuses U+0000; ESC sequences reach terminals) and clip the length.
+ */
+function printable(error: string): string {
+  const clipped = error.length > MAX_ERROR_CHARS ? error.slice(0, MAX_ERROR_CHARS) : error;
+  // eslint-disable-next-line no-control-regex
+  const escaped = clipped.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escaped.length > MAX_ERROR_CHARS ? `${escaped.slice(0, MAX_ERROR_CHARS - 1)}…` : escaped;
 }

@@ -9,7 +9,7 @@ import { FLOP_FIELD_SUBTYPES, isFlopFieldStyp, isFlopListStyp, type FlopStyp } f
 import type { FieldPatch, FlopAction, FlopMessage, FlopOp, Meta } from '../message.ts';
 import { readFieldElement } from './fieldElements.ts';
 import { readList } from './listElements.ts';
-import { asCode, at, fail, readChild, toFlid, type ReadContext } from './readers.ts';
+import { asCode, at, fail, readChild, rootContext, toFlid, type ReadContext } from './readers.ts';
 import type { XmlElement } from './xmlTree.ts';
 
 function readAction(block: XmlElement, styp: FlopStyp, ctx: ReadContext): FlopAction {
@@ -37,11 +37,11 @@ function readOp(block: XmlElement, styp: FlopStyp, ctx: ReadContext): FlopOp {
 }
 
 export function decodeFlopBody(msg: XmlElement, styp: FlopStyp, meta: Meta, tz: string): FlopMessage {
-  const ctx: ReadContext = { tz, path: '' };
+  const ctx = rootContext(tz);
   // With TYPE=FDEL the blocks may also be spelled <FDEL><FLID/>…</FDEL>.
   const blockNames = styp === 'FDEL' ? ['FLOP', 'FDEL'] : ['FLOP'];
   const blocks = msg.children.filter((c) => blockNames.includes(c.name));
   if (blocks.length === 0) fail(ctx, 'FLOP', 'missing body');
-  const ops = blocks.map((b, i) => readOp(b, styp, at(ctx, `${b.name}[${i + 1}]`)));
+  const ops = blocks.map((b, i) => readOp(b, styp, at(ctx, b.name, i + 1)));
   return { type: 'FLOP', styp, meta, ops };
 }

@@ -5,12 +5,12 @@
  */
 import { RECORD_LIST_ELEMENTS, type ListElement } from '../catalogue.ts';
 import type { Allocation, BridgeOp, ChockEvent, Delay, GroundService, RoutePoint } from '../flight.ts';
-import { orderList } from '../lists.ts';
+import { sortListInPlace } from '../lists.ts';
 import type { ListPatch, ListReplacement } from '../message.ts';
 import {
   asCode, at, fail, readAttr, readChild, toDurationMinutes, toInt, toTime, type ReadContext,
 } from './readers.ts';
-import { childrenNamed, isEmptyElement, type XmlElement } from './xmlTree.ts';
+import { isEmptyElement, type XmlElement } from './xmlTree.ts';
 
 interface AllocationTags {
   seq: string; code: string; cls?: string; kind?: string;
@@ -96,51 +96,84 @@ const readRoutePoint = (el: XmlElement, ctx: ReadContext): RoutePoint => ({
   scheduledDeparture: time(el, 'SCDT', ctx),
 });
 
-/** Items must be unique by the list's key (seq, or (code, start) for delays) — as the tables are. */
-function checkUnique<T>(items: readonly T[], keyOf: (item: T) => string, ctx: ReadContext, element: string): void {
+/**
+ * Items must be unique by the list's key (seq, or (code, start) for delays) — as the tables are.
+ * The first item (in message order) that repeats an earlier key is the one reported.
+ */
+function checkUnique<T>(
+  items: readonly T[], same: (a: T, b: T) => boolean, keyOf: (item: T, element: ListElement) => string, ctx: ReadContext, element: ListElement,
+): void {
+  if (items.length <= 16) {
+    // Lists are short (a few items): pairwise comparison allocates nothing.
+    for (let i = 1; i < items.length; i++) {
+      for (let j = 0; j < i; j++) {
+        if (same(items[i]!, items[j]!)) fail(ctx, element, `duplicate item ${keyOf(items[i]!, element)}`);
+      }
+    }
+    return;
+  }
   const seen = new Set<string>();
   for (const item of items) {
-    const key = keyOf(item);
+    const key = keyOf(item, element);
     if (seen.has(key)) fail(ctx, element, `duplicate item ${key}`);
     seen.add(key);
   }
 }
 
-function itemsOf(element: ListElement, els: XmlElement[], ctx: ReadContext): ListReplacement {
-  // Empty elements carry no item (`<PSDT/>` alone = the list is cleared).
-  const each = <T>(read: (el: XmlElement, c: ReadContext) => T): T[] =>
-    els.flatMap((el, i) => (isEmptyElement(el) ? [] : [read(el, at(ctx, `${element}[${i + 1}]`))]));
-  switch (element) {
-    case 'PSDT': return { list: 'stands', items: each((el, c) => readAllocation(el, ALLOCATIONS.PSDT, c)) };
-    case 'GTDT': return { list: 'gates', items: each((el, c) => readAllocation(el, ALLOCATIONS.GTDT, c)) };
-    case 'CKDT': return { list: 'counters', items: each((el, c) => readAllocation(el, ALLOCATIONS.CKDT, c)) };
-    case 'CLDT': return { list: 'belts', items: each((el, c) => readAllocation(el, ALLOCATIONS.CLDT, c)) };
-    case 'CHDT': return { list: 'chutes', items: each((el, c) => readAllocation(el, ALLOCATIONS.CHDT, c)) };
-    case 'ABTM': return { list: 'bridges', items: each(readBridge) };
-    case 'CHOT': return { list: 'chocks', items: each(readChock) };
-    case 'DELY': return { list: 'delays', items: each(readDelay) };
-    case 'SRVT': return { list: 'services', items: each(readService) };
-    case 'ERUT': return { list: 'route', items: each(readRoutePoint) };
-    case 'ROUT': return { list: 'adjacent', items: each(readRoutePoint) };
-  }
-}
+const sameDelay = (a: Delay, b: Delay): boolean => a.code === b.code && (a.start ?? '') === (b.start ?? '');
+const delayKey = (d: Delay): string => `CODE=${d.code} STRT=${d.start ?? ''}`;
+const sameSeq = (a: { seq: number }, b: { seq: number }): boolean => a.seq === b.seq;
+const seqKey = (item: { seq: number }, element: ListElement): string =>
+  `${SEQ_ATTRIBUTE[element as Exclude<ListElement, 'DELY' | 'SRVT'>]}=${item.seq}`;
+
+const READERS: { readonly [E in ListElement]: (el: XmlElement, ctx: ReadContext) => object } = {
+  PSDT: (el, c) => readAllocation(el, ALLOCATIONS.PSDT, c),
+  GTDT: (el, c) => readAllocation(el, ALLOCATIONS.GTDT, c),
+  CKDT: (el, c) => readAllocation(el, ALLOCATIONS.CKDT, c),
+  CLDT: (el, c) => readAllocation(el, ALLOCATIONS.CLDT, c),
+  CHDT: (el, c) => readAllocation(el, ALLOCATIONS.CHDT, c),
+  ABTM: readBridge,
+  CHOT: readChock,
+  DELY: readDelay,
+  SRVT: readService,
+  ERUT: readRoutePoint,
+  ROUT: readRoutePoint,
+};
 
 /**
  * The list carried by `parent`'s `element` children, in canonical order; undefined when the
  * element does not occur at all.
  */
 export function readList(parent: XmlElement, element: ListElement, ctx: ReadContext): ListReplacement | undefined {
-  const all = childrenNamed(parent, element);
-  if (all.length === 0) return undefined;
-  const r = itemsOf(element, all, ctx);
-  if (r.list === 'delays') {
-    checkUnique(r.items, (d) => `CODE=${d.code} STRT=${d.start ?? ''}`, ctx, element);
-  } else if (r.list !== 'services' && element !== 'DELY' && element !== 'SRVT') {
-    const attr = SEQ_ATTRIBUTE[element];
-    checkUnique<{ seq: number }>(r.items, (i) => `${attr}=${i.seq}`, ctx, element);
+  // Count first, so the items array is allocated at its size (a plan reads ~20,000 lists).
+  let present = 0;
+  let nonEmpty = 0;
+  for (const el of parent.children) {
+    if (el.name !== element) continue;
+    present++;
+    // Empty elements carry no item (`<PSDT/>` alone = the list is cleared).
+    if (!isEmptyElement(el)) nonEmpty++;
   }
-  // Re-pair list and items after ordering (orderList keeps the element type of its list).
-  return { list: r.list, items: orderList(r.list, r.items) } as ListReplacement;
+  if (present === 0) return undefined;
+  const read = READERS[element];
+  const items = new Array<object>(nonEmpty);
+  let position = 0;
+  let k = 0;
+  for (const el of parent.children) {
+    if (el.name !== element) continue;
+    position++;
+    if (!isEmptyElement(el)) items[k++] = read(el, at(ctx, element, position));
+  }
+  // READERS pairs each element with the reader of its list's item type.
+  const r = { list: RECORD_LIST_ELEMENTS[element], items } as ListReplacement;
+  if (r.list === 'delays') {
+    checkUnique(r.items, sameDelay, delayKey, ctx, element);
+  } else if (r.list !== 'services' && element !== 'DELY' && element !== 'SRVT') {
+    checkUnique<{ seq: number }>(r.items, sameSeq, seqKey, ctx, element);
+  }
+  // The items array is this function's own: ordered in place.
+  sortListInPlace(r.list, r.items);
+  return r;
 }
 
 export const LIST_ELEMENTS = Object.keys(RECORD_LIST_ELEMENTS) as ListElement[];

@@ -1,30 +1,54 @@
 /**
  * `MSG/META` → `Meta`. Any problem here makes the message MALFORMED (it cannot even be identified).
  */
-import { z } from 'zod';
 import type { Meta } from '../message.ts';
 import { localDateOf, parseMetaTime } from '../time.ts';
 import { childrenNamed, type XmlElement } from './xmlTree.ts';
 
 const INT64_MAX = 9223372036854775807n;
+const DIGITS = /^\d{1,19}$/;
+const FOUR_LETTERS = /^[A-Za-z]{4}$/;
 
-const optionalText = z.string().optional().transform((v) => (v === undefined || v === '' ? null : v));
+interface MetaFields {
+  SNDR: string; SEQN: string; DTTM: string; TYPE: string; STYP: string;
+  RCVR: string | null; MGID: string | null; RMID: string | null;
+}
 
-const MetaFields = z.object({
-  SNDR: z.string({ error: 'missing' }).min(1, 'empty').max(8, 'longer than 8 characters'),
-  SEQN: z
-    .string({ error: 'missing' })
-    .regex(/^\d{1,19}$/, 'not a non-negative integer')
-    // zod runs every check even after one failed: guard before BigInt.
-    .refine((s) => !/^\d{1,19}$/.test(s) || BigInt(s) <= INT64_MAX, 'out of int64 range')
-    .transform((s) => BigInt(s).toString()),
-  DTTM: z.string({ error: 'missing' }),
-  TYPE: z.string({ error: 'missing' }).regex(/^[A-Za-z]{4}$/, 'not 4 letters').transform((s) => s.toUpperCase()),
-  STYP: z.string({ error: 'missing' }).regex(/^[A-Za-z]{4}$/, 'not 4 letters').transform((s) => s.toUpperCase()),
-  RCVR: optionalText,
-  MGID: optionalText,
-  RMID: optionalText,
-});
+/**
+ * The META values checked in a fixed order (SNDR, SEQN, DTTM, TYPE, STYP); the first problem is
+ * the message. Hand-written rather than a zod schema: this runs for every message and a schema
+ * parse cost more than reading a small FLOP.
+ */
+function bad(key: string, problem: string): { ok: false; error: string } {
+  return { ok: false, error: `META/${key}: ${problem}` };
+}
+
+function optional(v: string | undefined): string | null {
+  return v === undefined || v === '' ? null : v;
+}
+
+function checkFields(f: Record<string, string>): { ok: true; m: MetaFields } | { ok: false; error: string } {
+  const { SNDR, SEQN, DTTM, TYPE, STYP } = f;
+  if (SNDR === undefined) return bad('SNDR', 'missing');
+  if (SNDR === '') return bad('SNDR', 'empty');
+  if (SNDR.length > 8) return bad('SNDR', 'longer than 8 characters');
+  if (SEQN === undefined) return bad('SEQN', 'missing');
+  if (!DIGITS.test(SEQN)) return bad('SEQN', 'not a non-negative integer');
+  const seqn = BigInt(SEQN);
+  if (seqn > INT64_MAX) return bad('SEQN', 'out of int64 range');
+  if (DTTM === undefined) return bad('DTTM', 'missing');
+  if (TYPE === undefined) return bad('TYPE', 'missing');
+  if (!FOUR_LETTERS.test(TYPE)) return bad('TYPE', 'not 4 letters');
+  if (STYP === undefined) return bad('STYP', 'missing');
+  if (!FOUR_LETTERS.test(STYP)) return bad('STYP', 'not 4 letters');
+  return {
+    ok: true,
+    m: {
+      SNDR, SEQN: seqn.toString(), DTTM, TYPE: TYPE.toUpperCase(), STYP: STYP.toUpperCase(),
+      RCVR: optional(f.RCVR), MGID: optional(f.MGID), RMID: optional(f.RMID),
+    },
+  };
+}
 
 export type MetaResult = { ok: true; meta: Meta } | { ok: false; error: string };
 
@@ -41,12 +65,9 @@ export function decodeMeta(msg: XmlElement, tz: string): MetaResult {
   // DDTM is an accepted spelling of DTTM.
   if (fields.DTTM === undefined && fields.DDTM !== undefined) fields.DTTM = fields.DDTM;
 
-  const parsed = MetaFields.safeParse(fields);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, error: `META/${issue?.path.join('/') ?? ''}: ${issue?.message ?? 'invalid'}` };
-  }
-  const m = parsed.data;
+  const checked = checkFields(fields);
+  if (!checked.ok) return checked;
+  const m = checked.m;
   const sentAt = parseMetaTime(m.DTTM, tz);
   if (sentAt === null) return { ok: false, error: `META/DTTM: invalid time '${m.DTTM}' (expected yyyyMMddHHmmss)` };
 

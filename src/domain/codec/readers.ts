@@ -13,23 +13,47 @@ export class BodyError extends Error {
   override readonly name = 'BodyError';
 }
 
-/** Where we are in the body, for error messages (e.g. `FLTR[2]/PSDT[1]/`), plus the airport zone. */
+/**
+ * Where we are in the body, for error messages (e.g. `FLTR[2]/PSDT[1]/`), plus the airport zone.
+ * The path is kept as a chain and spelled out only when an error is raised: a 3,000-flight plan
+ * has ~20,000 list items, and a path string for each was garbage in all but the failing one.
+ */
 export interface ReadContext {
-  tz: string;
-  path: string;
+  readonly tz: string;
+  readonly parent: ReadContext | null;
+  readonly name: string;
+  /** 1-based position among the siblings of that name; 0 = not numbered. */
+  readonly index: number;
 }
 
-export const at = (ctx: ReadContext, segment: string): ReadContext => ({ ...ctx, path: `${ctx.path}${segment}/` });
+export const rootContext = (tz: string): ReadContext => ({ tz, parent: null, name: '', index: 0 });
+
+/** The context one element deeper: `name` alone, or `name[index]` when `index` is given. */
+export const at = (ctx: ReadContext, name: string, index = 0): ReadContext => ({ tz: ctx.tz, parent: ctx, name, index });
+
+/** The path of `ctx`, e.g. `SCHD/FLTR[2]/PSDT[1]/` ('' at the root). */
+export function pathOf(ctx: ReadContext): string {
+  let path = '';
+  for (let c: ReadContext | null = ctx; c !== null && c.parent !== null; c = c.parent) {
+    path = `${c.index > 0 ? `${c.name}[${c.index}]` : c.name}/${path}`;
+  }
+  return path;
+}
 
 export function fail(ctx: ReadContext, element: string, problem: string): never {
-  throw new BodyError(`${ctx.path}${element}: ${problem}`);
+  throw new BodyError(`${pathOf(ctx)}${element}: ${problem}`);
 }
 
 /** The one child named `name`, undefined when absent; a repeated element is a shape error. */
 export function single(parent: XmlElement, name: string, ctx: ReadContext): XmlElement | undefined {
-  const found = childrenNamed(parent, name);
-  if (found.length > 1) fail(ctx, name, `repeated element (${found.length} times)`);
-  return found[0];
+  // A plain scan, no array: a plan record is asked for ~30 names this way.
+  let found: XmlElement | undefined;
+  for (const child of parent.children) {
+    if (child.name !== name) continue;
+    if (found !== undefined) fail(ctx, name, `repeated element (${childrenNamed(parent, name).length} times)`);
+    found = child;
+  }
+  return found;
 }
 
 /** Text of a value element: null when empty; child elements are a shape error. */
@@ -58,9 +82,12 @@ export function toDirection(text: string, ctx: ReadContext, element: string): Di
   return d;
 }
 
+/** A 32-bit integer (numbering attributes, quantities): what the read models and GraphQL `Int` hold. */
 export function toInt(text: string, ctx: ReadContext, element: string): number {
-  if (!/^[+-]?\d{1,15}$/.test(text)) fail(ctx, element, `invalid integer '${text}'`);
-  return Number(text);
+  if (!/^[+-]?\d{1,10}$/.test(text)) fail(ctx, element, `invalid integer '${text}'`);
+  const n = Number(text);
+  if (n > 2_147_483_647 || n < -2_147_483_648) fail(ctx, element, `integer ${text} is out of range (32-bit)`);
+  return n;
 }
 
 /** `HHMM` → minutes. */

@@ -9,7 +9,7 @@ import type { FieldPatch, FlightRecord, ListPatch, Meta, SchdMessage } from '../
 import { localDateOf } from '../time.ts';
 import { ALL_FIELD_ELEMENTS, readFieldElement } from './fieldElements.ts';
 import { assignList, LIST_ELEMENTS, readList } from './listElements.ts';
-import { at, fail, readChild, single, toFlid, toInt, type ReadContext } from './readers.ts';
+import { at, fail, readChild, rootContext, single, toFlid, toInt, type ReadContext } from './readers.ts';
 import { childrenNamed, type XmlElement } from './xmlTree.ts';
 
 function readRecord(fltr: XmlElement, ctx: ReadContext): FlightRecord {
@@ -28,7 +28,7 @@ function readRecord(fltr: XmlElement, ctx: ReadContext): FlightRecord {
 }
 
 export function decodeSchdBody(msg: XmlElement, styp: SchdStyp, meta: Meta, tz: string): SchdMessage {
-  const ctx: ReadContext = { tz, path: '' };
+  const ctx = rootContext(tz);
   const schd = single(msg, 'SCHD', ctx);
   if (schd === undefined) fail(ctx, 'SCHD', 'missing body');
   const body = at(ctx, 'SCHD');
@@ -37,6 +37,6 @@ export function decodeSchdBody(msg: XmlElement, styp: SchdStyp, meta: Meta, tz: 
   if (declaredRecords !== null && declaredRecords !== fltrs.length) {
     fail(body, 'RECS', `declares ${declaredRecords} records, found ${fltrs.length} FLTR`);
   }
-  const records = fltrs.map((f, i) => readRecord(f, at(body, `FLTR[${i + 1}]`)));
+  const records = fltrs.map((f, i) => readRecord(f, at(body, 'FLTR', i + 1)));
   return { type: 'SCHD', styp, meta, declaredRecords, records };
 }

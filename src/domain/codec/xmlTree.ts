@@ -2,13 +2,24 @@
  * Raw text → a small, ordered element tree. Only well-formed XML with exactly one root element
  * and no DOCTYPE/ENTITY declarations gets through (the rest is the caller's MALFORMED).
  *
- * fast-xml-parser does the parsing; this module pins its options and turns its `preserveOrder`
- * output into `XmlElement`s. Entities are ours to decode, in one pass (so `&amp;lt;` stays `&lt;`):
- * only the five predefined XML entities and character references. There is no DTD (refused), so
- * no user-defined or external entity can exist; an unknown `&name;` stays as written. CDATA text
- * is kept verbatim.
+ * One hand-written pass (`xmlReader.ts`) checks well-formedness and builds the tree; the first
+ * reader (fast-xml-parser's XMLValidator, then its parser) cost ~10× as much on a 3,000-flight
+ * plan. It builds the same tree for every text the first reader accepted, except non-XML that
+ * reader let through and that is now refused: `<!FOO>` or `<![X[` in content, CDATA or text after
+ * the root, `</A/>`, `<?>`, U+FEFF inside a name or end tag. `test/domain/xmlTree.unit.test.ts`
+ * checks this against the first reader, kept as a test oracle.
+ *
+ * What it accepts: an optional `<?xml …?>` declaration at the very start; comments and processing
+ * instructions (ignored); one root element; elements with quoted, unique attributes (values are
+ * taken as written, `<` and a bare `&` included, as the first reader did); text whose `&` starts a
+ * reference (`&name;` with up to 20 word characters, `&#digits;`, `&#xhex;`); CDATA sections.
+ * Nesting deeper than 101 elements is refused. Line ends are normalized to `\n`.
+ *
+ * Text: each run of text between two pieces of markup (comments do not split a run) is trimmed,
+ * then entity-decoded (`xmlEntities.ts`); CDATA is kept verbatim; the element's text is all of it
+ * joined, trimmed. There is no DTD (refused), so no user-defined or external entity can exist.
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { readDocument, XmlSyntaxError } from './xmlReader.ts';
 
 export interface XmlElement {
   name: string;
@@ -20,107 +31,44 @@ export interface XmlElement {
 
 export type XmlParseResult = { ok: true; root: XmlElement } | { ok: false; error: string };
 
-// Names that fast-xml-parser refuses outright (prototype pollution guard). We rename them instead,
-// so an odd extra element in a body stays an ignorable unknown element, not a parse failure.
-const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
-const safeName = (name: string): string => (RESERVED_NAMES.has(name) ? `_reserved_${name}` : name);
+const DOCTYPE = /<!DOCTYPE/i;
+const ENTITY_DECLARATION = /<!ENTITY/i;
+const LINE_END = /\r\n?/g;
 
-const ATTRS_KEY = ':@';
-const TEXT_KEY = '#text';
-const CDATA_KEY = '#cdata';
-
-const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-const ENTITY = /&(?:#x([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(amp|lt|gt|quot|apos));/g;
-
-function isXmlChar(cp: number): boolean {
-  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) ||
-    (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
-}
-
-export function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(ENTITY, (whole, hex: string | undefined, dec: string | undefined, name: string | undefined) => {
-    if (name !== undefined) return PREDEFINED[name] ?? whole;
-    const cp = hex !== undefined ? parseInt(hex, 16) : parseInt(dec ?? '', 10);
-    return isXmlChar(cp) ? String.fromCodePoint(cp) : whole;
-  });
-}
-
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: false, // decoded by decodeEntities (the parser's own HTML table is slow)
-  htmlEntities: false,
-  cdataPropName: CDATA_KEY,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  transformTagName: safeName,
-  transformAttributeName: safeName,
-});
-
-type OrderedNode = Record<string, unknown>;
-
-function isRecord(v: unknown): v is OrderedNode {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function toElements(nodes: unknown): { elements: XmlElement[]; text: string } {
-  const elements: XmlElement[] = [];
-  let text = '';
-  if (!Array.isArray(nodes)) return { elements, text };
-  for (const node of nodes) {
-    if (!isRecord(node)) continue;
-    if (TEXT_KEY in node) {
-      text += decodeEntities(String(node[TEXT_KEY]));
-      continue;
-    }
-    if (CDATA_KEY in node) {
-      const inner = node[CDATA_KEY];
-      if (Array.isArray(inner)) for (const t of inner) if (isRecord(t)) text += String(t[TEXT_KEY] ?? '');
-      continue;
-    }
-    const name = Object.keys(node).find((k) => k !== ATTRS_KEY);
-    if (name === undefined) continue;
-    const attrs = new Map<string, string>();
-    const rawAttrs = node[ATTRS_KEY];
-    if (isRecord(rawAttrs)) {
-      for (const [k, v] of Object.entries(rawAttrs)) attrs.set(k, decodeEntities(String(v)).trim());
-    }
-    const inner = toElements(node[name]);
-    elements.push({ name, attrs, text: inner.text.trim(), children: inner.elements });
-  }
-  return { elements, text };
+function lineCol(text: string, at: number): string {
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  return `line ${line}, col ${at - before.lastIndexOf('\n')}`;
 }
 
 /** Parse `raw`; never throws. */
 export function parseXml(raw: string): XmlParseResult {
+  let text = raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
+  // Anywhere, even in a comment or CDATA section: such a text is refused before it is read.
+  if (text.includes('<!') && (DOCTYPE.test(text) || ENTITY_DECLARATION.test(text))) {
+    return { ok: false, error: 'DOCTYPE/ENTITY declarations are refused' };
+  }
+  if (text.includes('\r')) text = text.replace(LINE_END, '\n');
   try {
-    const text = raw.startsWith('\uFEFF') ? raw.slice(1) : raw;
-    if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
-      return { ok: false, error: 'DOCTYPE/ENTITY declarations are refused' };
-    }
-    const valid = XMLValidator.validate(text);
-    if (valid !== true) {
-      return { ok: false, error: `not well-formed XML: ${valid.err.msg} (line ${valid.err.line}, col ${valid.err.col})` };
-    }
-    const { elements, text: stray } = toElements(parser.parse(text));
-    if (elements.length !== 1 || stray.trim() !== '') {
-      return { ok: false, error: `expected exactly one root element, found ${elements.length}` };
-    }
-    return { ok: true, root: elements[0]! };
+    return { ok: true, root: readDocument(text) };
   } catch (err) {
-    // The parser's own refusals (nesting depth, reserved names we did not foresee, …) are input faults.
+    if (err instanceof XmlSyntaxError) {
+      return { ok: false, error: `not well-formed XML: ${err.problem} (${lineCol(text, err.at)})` };
+    }
+    // Not an input fault we know of (e.g. out of memory on a huge text): still this text's problem.
     return { ok: false, error: `not parseable XML: ${err instanceof Error ? err.message : String(err)}` };
   }
 }
 
+const NO_CHILDREN: readonly XmlElement[] = Object.freeze([]);
+
 /** Direct children named `name`. */
-export function childrenNamed(el: XmlElement, name: string): XmlElement[] {
-  return el.children.filter((c) => c.name === name);
+export function childrenNamed(el: XmlElement, name: string): readonly XmlElement[] {
+  let out: XmlElement[] | undefined;
+  for (const c of el.children) {
+    if (c.name === name) (out ??= []).push(c);
+  }
+  return out ?? NO_CHILDREN;
 }
 
 /** An element with no text, no attributes and no children: the catalogue's "clear" marker. */

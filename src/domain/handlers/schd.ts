@@ -13,9 +13,10 @@
  * of an existing flight is never recomputed.
  */
 import type { Change, PlanSnapshotApplied } from '../changes.ts';
-import { emptyFields } from '../fields.ts';
+import { fieldsOf } from '../fields.ts';
 import type { FlightState } from '../flight.ts';
-import { emptyLists } from '../lists.ts';
+import { compareFlids } from '../flid.ts';
+import { listsOf } from '../lists.ts';
 import type { FlightRecord, SchdMessage } from '../message.ts';
 import { fieldChanges, listChanges } from './diff.ts';
 import { WorkingSet } from './workingSet.ts';
@@ -34,8 +35,8 @@ function upsert(ws: WorkingSet, rec: FlightRecord, pastDay: string | null): Outc
       type: 'FlightCreated',
       flid: rec.flid,
       operationDay: rec.operationDay,
-      fields: { ...emptyFields(), ...rec.fields },
-      lists: { ...emptyLists(), ...rec.lists },
+      fields: fieldsOf(rec.fields),
+      lists: listsOf(rec.lists),
     });
     return 'created';
   }
@@ -46,6 +47,17 @@ function upsert(ws: WorkingSet, rec: FlightRecord, pastDay: string | null): Outc
   ];
   for (const c of changes) ws.emit(c);
   return changes.length > 0 ? 'updated' : 'unchanged';
+}
+
+/** [min SODT, max SODT] of the records (ISO instants compare as strings). */
+function windowOf(records: readonly FlightRecord[]): { start?: string; end?: string } {
+  let start: string | undefined;
+  let end: string | undefined;
+  for (const { scheduledTime: t } of records) {
+    if (start === undefined || t < start) start = t;
+    if (end === undefined || t > end) end = t;
+  }
+  return { start, end };
 }
 
 function inWindow(state: FlightState, start: string, end: string): boolean {
@@ -63,17 +75,21 @@ export function decideSchdSnapshot(flights: ReadonlyMap<string, FlightState>, ms
     const outcome = upsert(ws, rec, today);
     if (outcome !== 'unchanged') summary[outcome] += 1;
   }
-  const times = msg.records.map((r) => r.scheduledTime).sort();
-  const start = times[0];
-  const end = times[times.length - 1];
+  const { start, end } = windowOf(msg.records);
   if (start !== undefined && end !== undefined) {
     summary.windowStart = start;
     summary.windowEnd = end;
     const inMessage = new Set(msg.records.map((r) => r.flid));
+    const doomed: string[] = [];
     for (const flid of ws.flids()) {
+      if (inMessage.has(flid)) continue;
       const state = ws.get(flid);
-      if (state === undefined || state.deleted || inMessage.has(flid)) continue;
+      if (state === undefined || state.deleted) continue;
       if (state.operationDay < today || !inWindow(state, start, end)) continue;
+      doomed.push(flid);
+    }
+    // In numeric flid order, so the same message always yields the same change list.
+    for (const flid of doomed.sort(compareFlids)) {
       ws.emit({ type: 'FlightDeleted', flid, reason: 'plan-snapshot' });
       summary.deleted += 1;
     }

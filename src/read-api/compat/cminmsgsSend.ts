@@ -21,6 +21,8 @@ export interface CminmsgsSendDeps {
 
 export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
   const maxBytes = deps.maxBytes ?? MAX_MESSAGE_BYTES;
+  // Senders retry a 503: an outage is logged when it starts and when it ends, not per request.
+  let failing = false;
   return {
     method: 'POST',
     path: CMINMSGS_SEND_PATH,
@@ -45,10 +47,14 @@ export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
       try {
         id = await deps.mailbox.insertInbound(body.text, deps.clock.now());
       } catch (err) {
-        deps.log.error({ err }, 'cminmsgs/send: insert into CMINMSGS failed');
+        if (failing) deps.log.debug({ err }, 'cminmsgs/send: insert into CMINMSGS failed again');
+        else deps.log.error({ err }, 'cminmsgs/send: insert into CMINMSGS failed; answering 503 until it works again');
+        failing = true;
         json(res, 503, { error: 'the mailbox (CMINMSGS) is not available; try again' });
         return;
       }
+      if (failing) deps.log.info('cminmsgs/send: CMINMSGS writable again');
+      failing = false;
       deps.log.info({ msgId: id, bytes: Buffer.byteLength(body.text) }, 'cminmsgs/send: message written');
       json(res, 200, { id });
     },

@@ -11,8 +11,11 @@ import { pipelineResolvers } from './pipelineResolvers.ts';
 import { createDateTimeScalar, DateScalar } from './scalars.ts';
 import { subscriptionResolvers } from './subscriptionResolvers.ts';
 import type { FlightFeed } from '../live/flightFeed.ts';
+import { isConnectionError } from '../../platform/db.ts';
 
 export const GRAPHQL_PATH = '/graphql';
+/** While the database is unreachable every query fails the same way: say so once per this period. */
+const UNREACHABLE_LOG_EVERY_MS = 60_000;
 
 const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
 
@@ -39,6 +42,21 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     },
   };
   const log = deps.log;
+  let unreachableLoggedAt: number | null = null;
+  const logUnexpected = (error: Error): void => {
+    const cause = (error as { originalError?: unknown }).originalError ?? error;
+    if (!isConnectionError(cause)) {
+      log.error({ err: error }, 'graphql: unexpected error');
+      return;
+    }
+    const now = deps.clock.now().getTime();
+    if (unreachableLoggedAt !== null && now - unreachableLoggedAt < UNREACHABLE_LOG_EVERY_MS) {
+      log.debug({ err: error }, 'graphql: database still unreachable');
+      return;
+    }
+    unreachableLoggedAt = now;
+    log.error({ err: error }, 'graphql: database unreachable; queries fail until it is back');
+  };
   return createYoga<ServerContext, ReadContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -46,11 +64,12 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     landingPage: false,
     plugins: [depthLimit],
     // Unexpected errors read "Unexpected error." with extensions.code INTERNAL_SERVER_ERROR, never
-    // a stack; they are logged here, once. Intentional errors (GraphQLError with a code) pass.
+    // a stack; they are logged here, once (a database outage once a minute, not once per query).
+    // Intentional errors (GraphQLError with a code) pass.
     maskedErrors: {
       maskError(error, message) {
         const masked = maskError(error, message, false);
-        if (masked !== error) log.error({ err: error }, 'graphql: unexpected error');
+        if (masked !== error) logUnexpected(error as Error);
         return masked;
       },
     },
@@ -58,7 +77,8 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
       debug: (...args: unknown[]) => log.debug({ args }, 'yoga'),
       info: (...args: unknown[]) => log.info({ args }, 'yoga'),
       warn: (...args: unknown[]) => log.warn({ args }, 'yoga'),
-      error: (...args: unknown[]) => log.error({ args }, 'yoga'),
+      // yoga logs every error it masks; maskError above already did (with the error serialised).
+      error: (...args: unknown[]) => log.debug({ args }, 'yoga'),
     },
     context: (): ReadContext => ({ deps, loaders: createLoaders(deps.db) }),
   });

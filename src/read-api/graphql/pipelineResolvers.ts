@@ -16,12 +16,20 @@ async function uncopied(ctx: ReadContext, watermark: string | null): Promise<num
   const mailbox = ctx.deps.mailbox;
   if (!mailbox) return 0;
   try {
-    return (await mailbox.readAfter(watermark ?? '0', UNCOPIED_COUNT_LIMIT)).length;
+    const n = (await mailbox.readAfter(watermark ?? '0', UNCOPIED_COUNT_LIMIT)).length;
+    if (unreadable.delete(mailbox)) ctx.deps.log.info('pipeline: mailbox readable again');
+    return n;
   } catch (err) {
-    ctx.deps.log.warn({ err }, 'pipeline: mailbox not readable, backlog counts copied messages only');
+    // A status screen polls this: say it once per outage, not once per query.
+    if (unreadable.has(mailbox)) ctx.deps.log.debug({ err }, 'pipeline: mailbox still not readable');
+    else ctx.deps.log.warn({ err }, 'pipeline: mailbox not readable, backlog counts copied messages only');
+    unreadable.add(mailbox);
     return null;
   }
 }
+
+/** Mailboxes whose last read failed (per mailbox, so that one outage is logged once). */
+const unreadable = new WeakSet<object>();
 
 export const pipelineResolvers = {
   Query: {

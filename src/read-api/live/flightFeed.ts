@@ -134,7 +134,8 @@ export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
         await connect();
         opts.log.info('flight feed: listening again');
       } catch (err) {
-        opts.log.warn({ err }, 'flight feed: reconnect failed');
+        // The loss was logged once; the database stays unreachable for a while: no warning per try.
+        opts.log.debug({ err }, 'flight feed: reconnect failed');
       }
     }
   }

@@ -1,4 +1,5 @@
-import { backoffDelay } from '../../platform/config.ts';
+import { outageRetryDelay } from '../../platform/config.ts';
+import { crashPoint } from '../../platform/crashPoint.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { Latch } from '../pump/wakeup.ts';
@@ -17,8 +18,8 @@ export interface Backfill extends Service {
  * Writes CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS after the decision committed (SYSTEM.md §7).
  * The pending work is `proc_state.backfill_state = 'PENDING'`, so this loop is both the fast path
  * (kicked by the pump) and the compensating scanner (a restart or an outage leaves rows pending).
- * A failed write-back is retried with the backoff table, capped, for as long as it takes: a mailbox
- * outage delays the write-back, never the pump.
+ * A failed write-back is retried with the backoff table, capped at OUTAGE_RETRY_MAX_MS, for as
+ * long as it takes: a mailbox outage delays the write-back, never the pump.
  */
 export function createBackfill(rt: Runtime): Backfill {
   const { pool, mailbox, clock, cfg } = rt;
@@ -40,10 +41,11 @@ export function createBackfill(rt: Runtime): Backfill {
         const error = err instanceof Error ? err.message : String(err);
         if (!failing) log.warn({ err, rows: due.length }, 'CMINMSGS backfill failed; retrying with backoff');
         failing = true;
-        const nextAt = due.map((d) => new Date(now.getTime() + Math.max(1, backoffDelay(cfg, d.attempts + 1))));
+        const nextAt = due.map((d) => new Date(now.getTime() + Math.max(1, outageRetryDelay(cfg, d.attempts + 1))));
         await markBackfillFailed(pool, due, nextAt, error);
         return written;
       }
+      crashPoint('backfill.written');
       await markBackfilled(pool, due);
       if (failing) log.info('CMINMSGS backfill resumed');
       failing = false;
@@ -63,7 +65,7 @@ export function createBackfill(rt: Runtime): Backfill {
         errors++;
         if (errors === 1) log.error({ err }, 'backfill scanner cannot reach its database');
       }
-      await latch.wait(clock, errors > 0 ? backoffDelay(cfg, errors) : cfg.pollIntervalMs, stop.signal);
+      await latch.wait(clock, errors > 0 ? outageRetryDelay(cfg, errors) : cfg.pollIntervalMs, stop.signal);
     }
   }
 

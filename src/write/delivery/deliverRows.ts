@@ -1,5 +1,6 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Config } from '../../platform/config.ts';
+import { crashPoint } from '../../platform/crashPoint.ts';
 import type { Queryable } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { asDeliveryFailure, type DeliveryFailure } from './deliveryFailure.ts';
@@ -57,16 +58,22 @@ export async function deliverRows(
       transient: failure.transient,
       err: failure,
     };
+    // An outage is said once per head (its first failure), not at every retry; a refused record
+    // is said at every attempt (at most MSGX_MAX_ATTEMPTS of them).
     if (outcome.state === 'DEAD') ctx.log.error(fields, 'delivery DEAD: attempts used up, target moves on');
+    else if (failure.transient && outcome.attempts > 1) ctx.log.debug({ ...fields, nextAttemptAt: outcome.nextAttemptAt }, 'delivery failed again');
     else ctx.log.warn({ ...fields, nextAttemptAt: outcome.nextAttemptAt }, 'delivery failed; head waits for its backoff');
     return { ok: false, failure };
   }
+  crashPoint(`delivery.${target}.acked`);
   await markSent(
     ctx.pool,
     rows.map((r, i) => ({ eventId: r.eventId, ref: refs[i] ?? null })),
     ctx.clock.now(),
   );
-  ctx.log.debug({ target, eventIds: rows.map((r) => r.eventId) }, 'delivered');
+  const failedBefore = rows[0]?.attempts ?? 0;
+  if (failedBefore > 0) ctx.log.info({ target, eventIds: rows.map((r) => r.eventId), failedBefore }, 'delivering again: head delivered after failed attempts');
+  else ctx.log.debug({ target, eventIds: rows.map((r) => r.eventId) }, 'delivered');
   return { ok: true };
 }
 

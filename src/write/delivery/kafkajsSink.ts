@@ -145,13 +145,21 @@ function refsFor(
   });
 }
 
+/**
+ * kafkajs's log lines into ours. Its per-try chatter — connection errors and every failed try of
+ * a retried operation (lines with a `retryCount`) — goes to debug: while a broker is down it
+ * repeats many times a second, and the outcome that matters (a failed send, a failed readiness
+ * check) is reported once by the dispatcher and by /readyz.
+ */
 function pinoLogCreator(log: Logger): logCreator {
   const scoped = log.child({ scope: 'kafkajs' });
   return () =>
     ({ namespace, level, log: entry }) => {
       const { message, timestamp: _t, logger: _l, ...extra } = entry as { message: string; timestamp?: string; logger?: string; [k: string]: unknown };
       const fields = { namespace, ...extra };
-      if (level === logLevel.ERROR || level === logLevel.WARN) scoped.warn(fields, message);
+      const perTry = namespace === 'Connection' || 'retryCount' in extra;
+      if (perTry) scoped.debug(fields, message);
+      else if (level === logLevel.ERROR || level === logLevel.WARN) scoped.warn(fields, message);
       else if (level === logLevel.INFO) scoped.info(fields, message);
       else scoped.debug(fields, message);
     };

@@ -1,4 +1,4 @@
-import { backoffDelay } from '../../platform/config.ts';
+import { outageRetryDelay } from '../../platform/config.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { pollOnce, type PollResult } from './pollOnce.ts';
@@ -10,7 +10,8 @@ export interface Ingest extends Service {
 
 /**
  * Polls CMINMSGS every MSGX_POLL_INTERVAL_MS (on the runtime clock), at once again after a full
- * batch. A mailbox or database outage is logged once and retried with backoff.
+ * batch. A mailbox or database outage is logged once and retried with backoff, at most
+ * OUTAGE_RETRY_MAX_MS apart, so ingest resumes within that of the dependency coming back.
  */
 export function createIngest(rt: Runtime): Ingest {
   const log = rt.log.child({ role: 'ingest' });
@@ -37,7 +38,7 @@ export function createIngest(rt: Runtime): Ingest {
       } catch (err) {
         errors++;
         if (errors === 1) log.error({ err }, 'ingest poll failed; retrying with backoff');
-        sleepMs = Math.max(rt.cfg.pollIntervalMs, backoffDelay(rt.cfg, errors));
+        sleepMs = Math.max(rt.cfg.pollIntervalMs, outageRetryDelay(rt.cfg, errors));
       }
       if (sleepMs > 0) await rt.clock.sleep(sleepMs, stop.signal);
     }

@@ -1,3 +1,4 @@
+import { crashPoint } from '../../platform/crashPoint.ts';
 import { withTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { InboxRow } from '../../platform/mailbox/port.ts';
@@ -43,7 +44,7 @@ export async function pollOnce(rt: Runtime, log: Logger): Promise<PollResult> {
   const watched = await expiredUnseenGaps(pool, INBOX_SOURCE, new Date(now.getTime() - LATE_WATCH_MS), GAP_RESCAN_LIMIT);
   const late = watched.length > 0 ? await mailbox.readIds(watched) : [];
 
-  return withTransaction(pool, async (c) => {
+  const result = await withTransaction(pool, async (c) => {
     const locked = await lockWatermark(c, INBOX_SOURCE);
     if (locked !== watermark) {
       log.warn({ read: watermark, now: locked }, 'ingest cursor moved under this poll (a second ingest?); skipping');
@@ -60,8 +61,11 @@ export async function pollOnce(rt: Runtime, log: Logger): Promise<PollResult> {
     if (copied.length > 0 || appeared.length > 0 || expired.length > 0) {
       await c.query("SELECT pg_notify('msgx_inbox', $1)", [top]);
     }
+    if (copied.length > 0) crashPoint('ingest.uncommitted');
     return { read: rows.length, copied: copied.length, gapsOpened, gapsAppeared: appeared.length, gapsExpired: expired.length, watermark: top };
   });
+  if (result.copied > 0) crashPoint('ingest.committed');
+  return result;
 }
 
 /**

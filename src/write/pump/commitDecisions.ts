@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Meta } from '../../domain/message.ts';
+import { crashPoint } from '../../platform/crashPoint.ts';
 import { SqlState, sqlState, withTransaction, type PoolClient } from '../../platform/db.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
 import { appendDecisions, lockPipeline, type NewDecision } from './appendDecision.ts';
@@ -38,6 +39,7 @@ export async function commitDecisions(
       const positions = await appendDecisions(c, last, items.map((i) => decisionOf(i.head.msgId, i.outcome)), now);
       await advanceProcStates(c, items, positions, now);
       await recordMeta(c, items);
+      crashPoint('pump.uncommitted');
       return { ok: true as const, positions, recordedAt: now };
     });
   } catch (err) {

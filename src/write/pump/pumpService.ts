@@ -1,4 +1,5 @@
-import { backoffDelay } from '../../platform/config.ts';
+import { outageRetryDelay } from '../../platform/config.ts';
+import { crashPoint } from '../../platform/crashPoint.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { applyDecision } from '../../domain/evolve.ts';
@@ -102,6 +103,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       await model.catchUp(pool);
       return 'again';
     }
+    crashPoint('pump.committed');
     let inOrder = true;
     group.forEach(({ head, outcome }, k) => {
       inOrder &&= model.apply(res.positions[k]!, head.msgId, res.recordedAt, outcome.kind === 'Applied' ? outcome.changes : []);
@@ -181,7 +183,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       } catch (err) {
         errors++;
         if (errors === 1) log.error({ err }, 'pump cannot reach its database; retrying with backoff');
-        sleepMs = backoffDelay(cfg, errors);
+        sleepMs = outageRetryDelay(cfg, errors);
       }
       if (sleepMs === 0) continue;
       const due = drainWaiters.filter((w) => w.after < gen);
