@@ -1,0 +1,206 @@
+/**
+ * Figure 5 — the GraphQL read API on the week fixture (read model built by the rebuild).
+ *
+ * msgx: `msgx start --role api` (child process, its own pool of 10), POST /graphql.
+ * Baseline: bench/raw/rawServer.ts (child process, pool of 10): the same statements and the same
+ * JSON, without GraphQL. Load comes from this process over keep-alive HTTP.
+ *
+ *   board  — flights(operationDay) of a day of 2,000 flights (less the few an FDEL deleted) with
+ *            every field and all detail lists: the whole board is 4 pages of first: 500 (the API's
+ *            maximum page), fetched one after another; p50/p99 per board and per page, msgx and the
+ *            raw server alternating, one request at a time; 20 boards each, or fewer (at least 8)
+ *            when 75 s are up.
+ *   flight — flight(flid) with every field and all lists, random flids of the week, 32 concurrent
+ *            closed-loop clients for 2 × 4 s each (alternating with the baseline), requests/s.
+ */
+import { createPool } from '../../src/platform/db.ts';
+import { startChild, startMsgx, type Child } from '../harness/child.ts';
+import { dayLog, ensureReadModel } from '../harness/dayLog.ts';
+import { row, type Figure, type FigureResult } from '../harness/figure.ts';
+import { selectionText } from '../harness/flightSelection.ts';
+import { closedLoop, expectOk, request, target, type HttpTarget, type LoadResult } from '../harness/httpLoad.ts';
+import { progress } from '../harness/progress.ts';
+import { rng } from '../generate.ts';
+import { nowMs, percentile, round, summarize } from '../harness/stats.ts';
+
+const PAGE = 500;
+const BOARDS = 20;
+const WARM_BOARDS = 2;
+/** On a loaded machine a board takes seconds: stop after this long (but not before MIN_BOARDS). */
+const BOARD_BUDGET_MS = 75_000;
+const MIN_BOARDS = 8;
+const CONCURRENCY = 32;
+const ROUND_MS = 4000;
+
+const FLIGHT_QUERY = `query Flight($flid: ID!) { flight(flid: $flid) { ${selectionText()} } }`;
+const BOARD_QUERY = `query Board($day: Date!, $first: Int!, $after: String) {
+  flights(operationDay: $day, first: $first, after: $after) { edges { node { ${selectionText()} } } pageInfo { hasNextPage endCursor } } }`;
+
+interface Api {
+  readonly name: 'msgx' | 'raw';
+  readonly t: HttpTarget;
+  flight(flid: string): Promise<string>;
+  page(day: string, after: string | null): Promise<string>;
+}
+
+function graphqlApi(port: number): Api {
+  const t = target(port, CONCURRENCY);
+  const post = async (query: string, variables: Record<string, unknown>) => {
+    const a = await request(t, 'POST', '/graphql', JSON.stringify({ query, variables }));
+    expectOk(a, 'graphql');
+    return a.body;
+  };
+  return {
+    name: 'msgx',
+    t,
+    flight: (flid) => post(FLIGHT_QUERY, { flid }),
+    page: (day, after) => post(BOARD_QUERY, { day, first: PAGE, after }),
+  };
+}
+
+function rawApi(port: number): Api {
+  const t = target(port, CONCURRENCY);
+  const get = async (path: string) => {
+    const a = await request(t, 'GET', path);
+    expectOk(a, 'raw');
+    return a.body;
+  };
+  return {
+    name: 'raw',
+    t,
+    flight: (flid) => get(`/flight?flid=${flid}`),
+    page: (day, after) => get(`/board?day=${day}&first=${PAGE}${after ? `&after=${encodeURIComponent(after)}` : ''}`),
+  };
+}
+
+interface BoardRun {
+  boardMs: number;
+  pageMs: number[];
+  flights: number;
+  bytes: number;
+  pages: string[];
+}
+
+async function fetchBoard(api: Api, day: string): Promise<BoardRun> {
+  const t0 = nowMs();
+  const pageMs: number[] = [];
+  const pages: string[] = [];
+  let after: string | null = null;
+  let flights = 0;
+  let bytes = 0;
+  for (;;) {
+    const p0 = nowMs();
+    const body = await api.page(day, after);
+    pageMs.push(nowMs() - p0);
+    pages.push(body);
+    bytes += body.length;
+    const parsed = JSON.parse(body) as { data: { flights: { edges: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } };
+    flights += parsed.data.flights.edges.length;
+    if (!parsed.data.flights.pageInfo.hasNextPage) break;
+    after = parsed.data.flights.pageInfo.endCursor;
+  }
+  return { boardMs: nowMs() - t0, pageMs, flights, bytes, pages };
+}
+
+async function throughput(api: Api, flids: readonly string[], seed: number): Promise<LoadResult> {
+  const r = rng(seed);
+  return closedLoop({
+    concurrency: CONCURRENCY,
+    durationMs: ROUND_MS,
+    warmupMs: 500,
+    send: async () => void (await api.flight(flids[Math.floor(r() * flids.length)]!)),
+  });
+}
+
+const merge = (a: LoadResult, b: LoadResult) => ({ requests: a.requests + b.requests, rate: (a.requests + b.requests) / (a.seconds + b.seconds), p50: (a.latencyMs.p50 + b.latencyMs.p50) / 2, p99: Math.max(a.latencyMs.p99, b.latencyMs.p99) });
+
+export const graphqlFigure: Figure = {
+  id: 5,
+  name: 'graphql',
+  title: 'GraphQL board and flight(flid)',
+  async run(): Promise<FigureResult> {
+    const log = await dayLog();
+    const pool = createPool(log.db.url, { max: 3, applicationName: 'msgx-bench-rebuild' });
+    try {
+      await ensureReadModel(log, pool);
+    } finally {
+      await pool.end();
+    }
+    let msgx: Child | undefined;
+    let raw: Child | undefined;
+    try {
+      msgx = await startMsgx('api', ['--role', 'api'], { MSGX_DATABASE_URL: log.db.url });
+      raw = await startChild({
+        label: 'raw',
+        argv: ['--import', 'tsx', 'bench/raw/rawServer.ts'],
+        env: { RAW_DATABASE_URL: log.db.url, RAW_POOL_MAX: '10' },
+        ready: (line) => (line.msg === 'raw listening' && typeof line.port === 'number' ? line.port : undefined),
+      });
+      const apis = [graphqlApi(msgx.port), rawApi(raw.port)] as const;
+      const day = log.boardDay;
+
+      // Same JSON? (the whole first page, and one flight)
+      const [g1, r1] = [await fetchBoard(apis[0], day), await fetchBoard(apis[1], day)];
+      const sameBoard = g1.pages.every((p, i) => p === r1.pages[i]);
+      const sameFlight = (await apis[0].flight(log.flids[0]!)) === (await apis[1].flight(log.flids[0]!));
+      if (!sameBoard || !sameFlight) progress('graphql: WARNING the raw baseline does not answer byte-identical JSON');
+
+      progress(`graphql: board of ${g1.flights} flights (${(g1.bytes / 1e6).toFixed(1)} MB), up to ${BOARDS} times each (${BOARD_BUDGET_MS / 1000} s at most), alternating`);
+      const runs: Record<'msgx' | 'raw', BoardRun[]> = { msgx: [], raw: [] };
+      const boardsUntil = nowMs() + BOARD_BUDGET_MS;
+      for (let i = 0; i < WARM_BOARDS + BOARDS; i++) {
+        if (i >= WARM_BOARDS + MIN_BOARDS && nowMs() > boardsUntil) break;
+        for (const api of apis) {
+          const b = await fetchBoard(api, day);
+          if (i >= WARM_BOARDS) runs[api.name].push(b);
+        }
+      }
+      const boardStats = (rs: BoardRun[]) => ({ board: summarize(rs.map((r) => r.boardMs)), page: summarize(rs.flatMap((r) => r.pageMs)) });
+      const gb = boardStats(runs.msgx);
+      const rb = boardStats(runs.raw);
+
+      progress(`graphql: flight(flid) at concurrency ${CONCURRENCY}, 2 × ${ROUND_MS / 1000} s each, alternating`);
+      const g = [] as LoadResult[];
+      const rr = [] as LoadResult[];
+      for (let k = 0; k < 2; k++) {
+        g.push(await throughput(apis[0], log.flids, 50 + k));
+        rr.push(await throughput(apis[1], log.flids, 50 + k));
+      }
+      const gt = merge(g[0]!, g[1]!);
+      const rt = merge(rr[0]!, rr[1]!);
+      const memory = await msgx.memory();
+      return {
+        rows: [
+          row(`board ${g1.flights} flights (4 pages) p99`, { value: gb.board.p99, unit: 'ms' }, { value: rb.board.p99, unit: 'ms', what: 'raw pg + node:http, same JSON' }, 'lower', {
+            text: '≤ 50 ms',
+            met: gb.board.p99 <= 50,
+          }),
+          row(`board ${g1.flights} flights (4 pages) p50`, { value: gb.board.p50, unit: 'ms' }, { value: rb.board.p50, unit: 'ms', what: 'raw pg + node:http, same JSON' }, 'lower'),
+          row(`board page of ${PAGE} p99`, { value: gb.page.p99, unit: 'ms' }, { value: rb.page.p99, unit: 'ms', what: 'raw pg + node:http, same JSON' }, 'lower'),
+          row(`flight(flid) req/s at c=${CONCURRENCY}`, { value: gt.rate, unit: 'req/s' }, { value: rt.rate, unit: 'req/s', what: 'raw pg + node:http, same JSON' }, 'higher', {
+            text: '≥ 0.5×',
+            met: gt.rate / rt.rate >= 0.5,
+          }),
+        ],
+        details: {
+          boardDay: day,
+          boardFlights: g1.flights,
+          boardsMeasured: runs.msgx.length,
+          boardBytes: g1.bytes,
+          sameJson: { board: sameBoard, flight: sameFlight },
+          boardMs: { msgx: gb, raw: rb },
+          boardP99PageMs: { msgx: round(percentile(runs.msgx.flatMap((r) => r.pageMs), 99)), raw: round(percentile(runs.raw.flatMap((r) => r.pageMs), 99)) },
+          flight: {
+            msgx: { ...gt, rounds: g.map((x) => round(x.rate)), latencyMs: g.map((x) => x.latencyMs) },
+            raw: { ...rt, rounds: rr.map((x) => round(x.rate)), latencyMs: rr.map((x) => x.latencyMs) },
+          },
+          apiRssMb: round(memory.rssMb),
+          apiLog: msgx.logFile,
+        },
+      };
+    } finally {
+      await msgx?.stop();
+      await raw?.stop();
+    }
+  },
+};

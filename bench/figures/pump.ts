@@ -1,0 +1,238 @@
+/**
+ * Figure 1 — pump throughput against the single-writer limit.
+ *
+ * msgx: the real pump (createPump, group commit of up to 50 decisions) deciding a generated FLOP mix
+ * (500 flights planned by a DNLD first, then 4,000 FLOPs), fsync on. The FLOPs are enqueued in one
+ * transaction (inbox_message + proc_state PENDING, NOTIFY msgx_inbox) and timed until the pump
+ * reports itself drained with every message terminal.
+ *
+ * Baselines (same database server, one connection, payloads taken from the pump's own decisions):
+ *   single  — one decision per transaction: BEGIN; SELECT … FROM pipeline_lock FOR UPDATE;
+ *             UPDATE pipeline_lock; INSERT decision_event; UPDATE proc_state; COMMIT
+ *   grouped — the same statements for 50 decisions per transaction (INSERT/UPDATE over unnest)
+ * Each baseline runs before and after the pump; the mean of the two is used.
+ */
+import pg from 'pg';
+import { withTransaction, type Pool } from '../../src/platform/db.ts';
+import { copyInbox } from '../../src/write/ingest/copyInbox.ts';
+import { identityOwner, INBOX_SOURCE } from '../../src/write/pump/findHeads.ts';
+import { createPump } from '../../src/write/pump/pumpService.ts';
+import { WriteModel } from '../../src/write/pump/writeModel.ts';
+import { generateDay } from '../generate.ts';
+import { openBenchRuntime } from '../harness/benchRuntime.ts';
+import { createBenchPg } from '../harness/databases.ts';
+import { row, type Figure, type FigureResult } from '../harness/figure.ts';
+import { progress } from '../harness/progress.ts';
+import { timeStatements } from '../harness/statementTimer.ts';
+import { nowMs, round } from '../harness/stats.ts';
+
+const PLAN_FLIGHTS = 500;
+const FLOPS = 4000;
+const GROUP = 50;
+const BASELINE_MS = 2500;
+const BASELINE_ROWS = 60_000;
+
+interface Sample {
+  kind: string;
+  handler: string | null;
+  handlerVersion: number | null;
+  flids: string;
+  payload: string;
+}
+
+async function enqueue(pool: Pool, xmls: readonly string[], firstId: number): Promise<void> {
+  const now = new Date();
+  await withTransaction(pool, async (c) => {
+    await copyInbox(c, INBOX_SOURCE, xmls.map((xml, i) => ({ id: String(firstId + i), xml, receivedAt: now })), now);
+    await c.query("SELECT pg_notify('msgx_inbox', $1)", [String(firstId + xmls.length - 1)]);
+  });
+}
+
+async function unfinished(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM proc_state WHERE state IN ('PENDING', 'FAILED')");
+  return rows[0]!.n;
+}
+
+async function measurePump(): Promise<{ rate: number; seconds: number; samples: Sample[]; details: Record<string, unknown> }> {
+  const day = generateDay({ seed: 11, flights: PLAN_FLIGHTS, flopsPerFlight: FLOPS / PLAN_FLIGHTS, fullLists: true });
+  const [plan, ...flops] = day.messages;
+  const db = await createBenchPg('pump');
+  const rt = await openBenchRuntime(db.url, {}, 4);
+  const pump = createPump(rt, { model: new WriteModel() });
+  try {
+    await pump.start();
+    await enqueue(rt.pool, [plan!], 1);
+    while ((await unfinished(rt.pool)) > 0) await pump.drained();
+    progress(`pump: plan of ${PLAN_FLIGHTS} flights decided; enqueueing ${flops.length} FLOPs`);
+
+    const statements = timeStatements(rt.pool);
+    await enqueue(rt.pool, flops, 2);
+    statements.reset();
+    const t0 = nowMs();
+    while ((await unfinished(rt.pool)) > 0) await pump.drained();
+    const seconds = (nowMs() - t0) / 1000;
+    await pump.stop();
+
+    const { rows: kinds } = await rt.pool.query<{ state: string; n: number }>(
+      'SELECT state, count(*)::int AS n FROM proc_state WHERE msg_id > 1 GROUP BY state ORDER BY state',
+    );
+    const { rows: groups } = await rt.pool.query<{ transactions: number }>(
+      'SELECT count(DISTINCT recorded_at)::int AS transactions FROM decision_event WHERE msg_id > 1',
+    );
+    const { rows: samples } = await rt.pool.query<Sample>(
+      `SELECT kind, handler, handler_version AS "handlerVersion", to_json(flids)::text AS flids, payload::text AS payload
+         FROM decision_event WHERE msg_id > 1 ORDER BY position`,
+    );
+    return {
+      rate: flops.length / seconds,
+      seconds,
+      samples,
+      details: {
+        messages: flops.length,
+        seconds: round(seconds, 2),
+        states: Object.fromEntries(kinds.map((k) => [k.state, k.n])),
+        transactions: groups[0]!.transactions,
+        decisionsPerTransaction: round(flops.length / groups[0]!.transactions, 1),
+        postgresStatementsByTime: statements.top(8),
+      },
+    };
+  } finally {
+    await pump.stop().catch(() => undefined);
+    await rt.close();
+    await db.drop();
+  }
+}
+
+/** The baseline's database: BASELINE_ROWS PENDING messages to decide. */
+async function prepareBaseline(c: pg.Client): Promise<void> {
+  await c.query(
+    `INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml)
+     SELECT g, 'CMINMSGS', now(), now(), repeat('x', 400) FROM generate_series(1, $1::int) g`,
+    [BASELINE_ROWS],
+  );
+  await c.query(`INSERT INTO proc_state (msg_id, state, created_at, updated_at) SELECT g, 'PENDING', now(), now() FROM generate_series(1, $1::int) g`, [BASELINE_ROWS]);
+  await c.query('VACUUM ANALYZE proc_state');
+  await c.query('VACUUM ANALYZE inbox_message');
+}
+
+/** Decide `perTx` messages per transaction with the pump's statements until `ms` passed; decisions/s. */
+async function baselineLoop(c: pg.Client, samples: readonly Sample[], perTx: number, ms: number, next: { msgId: number }): Promise<number> {
+  const t0 = nowMs();
+  let done = 0;
+  while (nowMs() - t0 < ms && next.msgId + perTx <= BASELINE_ROWS) {
+    const now = new Date();
+    await c.query('BEGIN');
+    const { rows } = await c.query<{ last_position: string }>('SELECT last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE');
+    const first = Number(rows[0]!.last_position) + 1;
+    const ids = Array.from({ length: perTx }, (_, i) => next.msgId + i);
+    const positions = ids.map((_, i) => first + i);
+    const picked = ids.map((id) => samples[id % samples.length]!);
+    await c.query('UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2 WHERE id = 1', [positions[positions.length - 1], now]);
+    if (perTx === 1) {
+      const s = picked[0]!;
+      await c.query(
+        `INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
+         VALUES ($1, $2, $3, $4, $5, ARRAY(SELECT json_array_elements_text($6::json)), $7::jsonb, $8)`,
+        [positions[0], ids[0], s.kind, s.handler, s.handlerVersion, s.flids, s.payload, now],
+      );
+      await c.query(
+        `UPDATE proc_state SET state = 'SUCCEEDED', attempts = attempts + 1, decided_position = $2, identity_key = $3,
+                backfill_state = 'PENDING', backfill_status = 'PROCESSED', updated_at = $4
+          WHERE msg_id = $1 AND state = 'PENDING'`,
+        [ids[0], positions[0], `BENCH|FLOP|X|${ids[0]}`, now],
+      );
+    } else {
+      await c.query(
+        `INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
+         SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version, ARRAY(SELECT json_array_elements_text(d.flids)), d.payload, $8
+           FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::int[], $6::json[], $7::jsonb[])
+                AS d(position, msg_id, kind, handler, handler_version, flids, payload)`,
+        [positions, ids, picked.map((s) => s.kind), picked.map((s) => s.handler), picked.map((s) => s.handlerVersion), picked.map((s) => s.flids), picked.map((s) => s.payload), now],
+      );
+      await c.query(
+        `UPDATE proc_state p SET state = 'SUCCEEDED', attempts = p.attempts + 1, decided_position = u.position, identity_key = u.identity,
+                backfill_state = 'PENDING', backfill_status = 'PROCESSED', updated_at = $4
+           FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS u(msg_id, position, identity)
+          WHERE p.msg_id = u.msg_id AND p.state = 'PENDING'`,
+        [ids, positions, ids.map((id) => `BENCH|FLOP|X|${id}`), now],
+      );
+    }
+    await c.query('COMMIT');
+    next.msgId += perTx;
+    done += perTx;
+  }
+  return done / ((nowMs() - t0) / 1000);
+}
+
+/**
+ * Diagnostic: the pump asks PostgreSQL for each head's identity owner (findHeads.identityOwner), one
+ * round trip per message. How many of those fit in a second on their own?
+ */
+async function identityLookupsPerSecond(url: string): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: 1, application_name: 'msgx-bench-diagnostic' });
+  try {
+    const n = 1000;
+    const t0 = nowMs();
+    for (let i = 0; i < n; i++) await identityOwner(pool, `BENCH|FLOP|X|${i + 1}`, String(i + 1));
+    return n / ((nowMs() - t0) / 1000);
+  } finally {
+    await pool.end();
+  }
+}
+
+async function runBaselines(samples: readonly Sample[], c: pg.Client, next: { msgId: number }): Promise<{ single: number; grouped: number }> {
+  const single = await baselineLoop(c, samples, 1, BASELINE_MS, next);
+  const grouped = await baselineLoop(c, samples, GROUP, BASELINE_MS, next);
+  return { single, grouped };
+}
+
+export const pumpFigure: Figure = {
+  id: 1,
+  name: 'pump',
+  title: 'pump throughput (FLOP mix, fsync on)',
+  async run(): Promise<FigureResult> {
+    // Payloads for the baselines: a first, untimed look at what the pump writes for this mix.
+    progress('pump: measuring the pump');
+    const pump = await measurePump();
+    const db = await createBenchPg('pumpbase');
+    const c = new pg.Client({ connectionString: db.url, application_name: 'msgx-bench-baseline' });
+    await c.connect();
+    try {
+      const { rows } = await c.query<{ fsync: string; sc: string }>("SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sc");
+      await prepareBaseline(c);
+      const next = { msgId: 1 };
+      progress('pump: baselines (single-writer loop, grouped loop)');
+      const before = await runBaselines(pump.samples, c, next);
+      progress('pump: measuring the pump again (between the baseline runs)');
+      const again = await measurePump();
+      const after = await runBaselines(pump.samples, c, next);
+      const lookups = await identityLookupsPerSecond(db.url);
+      const single = (before.single + after.single) / 2;
+      const grouped = (before.grouped + after.grouped) / 2;
+      const rate = (pump.rate + again.rate) / 2;
+      const fsyncOn = rows[0]!.fsync === 'on' && rows[0]!.sc === 'on';
+      return {
+        rows: [
+          row('messages/s vs one decision per transaction', { value: rate, unit: 'msg/s' }, { value: single, unit: 'dec/s', what: 'single-writer loop, 1 decision/tx' }, 'higher', {
+            text: '≥ 0.6×',
+            met: rate / single >= 0.6,
+          }),
+          row('messages/s vs 50 decisions per transaction', { value: rate, unit: 'msg/s' }, { value: grouped, unit: 'dec/s', what: 'same statements, 50 decisions/tx' }, 'higher'),
+        ],
+        details: {
+          fsync: rows[0]!.fsync,
+          synchronousCommit: rows[0]!.sc,
+          durable: fsyncOn,
+          runs: [pump.details, again.details],
+          identityLookupsPerSecond: round(lookups),
+          pumpMessagesPerSecond: [round(pump.rate), round(again.rate)],
+          singleDecisionsPerSecond: [round(before.single), round(after.single)],
+          groupedDecisionsPerSecond: [round(before.grouped), round(after.grouped)],
+        },
+      };
+    } finally {
+      await c.end();
+      await db.drop();
+    }
+  },
+};

@@ -1,0 +1,203 @@
+/**
+ * Databases of one bench run on the machine's real PostgreSQL and MariaDB (the same servers and
+ * defaults as the integration tests). Every database is named `msgx_bench_<pid>_<label>`, so a run
+ * that was killed leaves names the test suite's cleanup (and the next bench run) recognizes by
+ * their dead pid and drops.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { createPool } from '../../src/platform/db.ts';
+import { migrate } from '../../src/platform/migrate.ts';
+
+export const PG_ADMIN_URL = process.env.MSGX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const MYSQL_ADMIN_URL = process.env.MSGX_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+const MYSQL_DDL_DIR = fileURLToPath(new URL('../../migrations/mysql/', import.meta.url));
+
+const PREFIX = `msgx_bench_${process.pid}_`;
+/** `msgx_bench_<pid>_<label>` (label: lowercase letters and digits only). */
+const STALE = /^msgx_bench_(\d+)_[a-z0-9]+$/;
+
+export function benchDbName(label: string): string {
+  const clean = label.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (clean === '') throw new Error(`bad database label '${label}'`);
+  return PREFIX + clean;
+}
+
+function urlWithDatabase(base: string, database: string): string {
+  const u = new URL(base);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function withPgAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+async function withMysqlAdmin<T>(fn: (c: mysql.Connection) => Promise<T>): Promise<T> {
+  const c = await mysql.createConnection({ uri: MYSQL_ADMIN_URL, multipleStatements: true });
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const stale = (name: string): boolean => {
+  const pid = Number(STALE.exec(name)?.[1]);
+  return Number.isFinite(pid) && pid !== process.pid && !alive(pid);
+};
+
+/** Drop bench databases (PostgreSQL and MariaDB) left behind by runs whose process is gone. */
+export async function dropStaleBenchDatabases(): Promise<string[]> {
+  const dropped: string[] = [];
+  await withPgAdmin(async (c) => {
+    const { rows } = await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'msgx\\_bench\\_%'");
+    for (const { datname } of rows.filter((r) => stale(r.datname))) {
+      await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+      dropped.push(datname);
+    }
+  });
+  await withMysqlAdmin(async (c) => {
+    const [rows] = await c.query<mysql.RowDataPacket[]>("SHOW DATABASES LIKE 'msgx\\_bench\\_%'");
+    for (const row of rows) {
+      const name = String(Object.values(row)[0]);
+      if (!stale(name)) continue;
+      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      dropped.push(`mysql:${name}`);
+    }
+  });
+  return dropped;
+}
+
+export interface BenchPg {
+  readonly name: string;
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+export interface BenchMysql {
+  readonly name: string;
+  readonly url: string;
+  readonly pool: mysql.Pool;
+  drop(): Promise<void>;
+}
+
+const live = new Set<{ drop(): Promise<void> }>();
+
+/** Drop every database this run still holds (end of run, Ctrl-C). */
+export async function dropAll(): Promise<void> {
+  for (const db of [...live].reverse()) await db.drop().catch(() => undefined);
+}
+
+let template: Promise<string> | undefined;
+
+/** A migrated template database for this run (built once; every bench database clones it). */
+export function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const name = benchDbName('tpl');
+    await withPgAdmin(async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.query(`CREATE DATABASE "${name}"`);
+    });
+    live.add({ drop: () => withPgAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined) });
+    const pool = createPool(urlWithDatabase(PG_ADMIN_URL, name), { max: 1, applicationName: 'msgx-bench' });
+    try {
+      await migrate(pool);
+    } finally {
+      await pool.end();
+    }
+    return name;
+  })();
+  return template;
+}
+
+/** Create `name` (dropping a leftover of that name) by `CREATE DATABASE … TEMPLATE template`. */
+async function createPgFrom(template: string, name: string): Promise<BenchPg> {
+  await withPgAdmin(async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+  });
+  const db: BenchPg = {
+    name,
+    url: urlWithDatabase(PG_ADMIN_URL, name),
+    async drop() {
+      live.delete(db);
+      await withPgAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+  };
+  live.add(db);
+  return db;
+}
+
+/** A fresh migrated PostgreSQL database `msgx_bench_<pid>_<label>`. */
+export async function createBenchPg(label: string): Promise<BenchPg> {
+  return createPgFrom(await migratedTemplate(), benchDbName(label));
+}
+
+/** A copy of `source` (which must have no open connections) as `msgx_bench_<pid>_<label>`. */
+export function cloneBenchPg(source: BenchPg, label: string): Promise<BenchPg> {
+  return createPgFrom(source.name, benchDbName(label));
+}
+
+/** A fresh MariaDB database `msgx_bench_<pid>_<label>` with the shared mailbox DDL (CMINMSGS, COUTMSGS). */
+export async function createBenchMysql(label: string): Promise<BenchMysql> {
+  const name = benchDbName(label);
+  await withMysqlAdmin(async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
+    await c.query(`USE \`${name}\``);
+    for (const f of (await readdir(MYSQL_DDL_DIR)).filter((n) => n.endsWith('.sql')).sort()) {
+      await c.query(await readFile(path.join(MYSQL_DDL_DIR, f), 'utf8'));
+    }
+  });
+  const url = urlWithDatabase(MYSQL_ADMIN_URL, name);
+  const pool = mysql.createPool({ uri: url, connectionLimit: 4, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, charset: 'utf8mb4' });
+  const db: BenchMysql = {
+    name,
+    url,
+    pool,
+    async drop() {
+      live.delete(db);
+      await pool.end().catch(() => undefined);
+      await withMysqlAdmin((c) => c.query(`DROP DATABASE IF EXISTS \`${name}\``));
+    },
+  };
+  live.add(db);
+  return db;
+}
+
+/** Server versions and the durability settings the figures depend on. */
+export async function serverInfo(): Promise<Record<string, string>> {
+  const pgInfo = await withPgAdmin(async (c) => {
+    const q = async (sql: string) => String((await c.query<{ v: string }>(sql)).rows[0]?.v ?? '');
+    return {
+      postgres: await q('SELECT version() AS v'),
+      fsync: await q("SELECT current_setting('fsync') AS v"),
+      synchronousCommit: await q("SELECT current_setting('synchronous_commit') AS v"),
+      sharedBuffers: await q("SELECT current_setting('shared_buffers') AS v"),
+    };
+  });
+  const mariadb = await withMysqlAdmin(async (c) => {
+    const [rows] = await c.query<mysql.RowDataPacket[]>('SELECT VERSION() AS v');
+    return String(rows[0]?.v ?? '');
+  });
+  return { ...pgInfo, mariadb };
+}
