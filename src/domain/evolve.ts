@@ -11,36 +11,37 @@ import { FIELD_NAMES, fieldsOf } from './fields.ts';
 import type { FieldName, FlightState } from './flight.ts';
 import { copyItems, copyLists } from './lists.ts';
 
-// States are built from one literal (fieldsOf) plus named stores, or cloned with one leading
-// spread and then written by key: a second spread into a literal is ~100× slower in V8 (see
-// fields.ts) and a plan snapshot creates thousands of states. A new state shares the unchanged
-// lists with the one before it (they are never edited in place).
+// A new state is one object literal with every key (built key by key or by spreading a second
+// object into a literal, V8 reallocates and re-shapes it many times: ~100× slower, and a plan
+// snapshot creates thousands); a changed state is one leading spread, then written by key. A new
+// state shares the unchanged lists with the one before it (they are never edited in place).
 
 function created(change: Extract<FlightChange, { type: 'FlightCreated' }>, before: FlightState | undefined): FlightState {
-  const lists = copyLists(change.lists);
   // Field keys only (fieldsOf): a stray key in a stored change must not overwrite flid or operationDay.
-  const state = fieldsOf(change.fields) as FlightState;
-  state.stands = lists.stands;
-  state.gates = lists.gates;
-  state.counters = lists.counters;
-  state.belts = lists.belts;
-  state.chutes = lists.chutes;
-  state.bridges = lists.bridges;
-  state.chocks = lists.chocks;
-  state.delays = lists.delays;
-  state.services = lists.services;
-  state.route = lists.route;
-  state.adjacent = lists.adjacent;
-  state.flid = change.flid;
-  // Invariant 9: a flight keeps the operation day it was first created with.
-  state.operationDay = before?.operationDay ?? change.operationDay;
-  state.deleted = false;
-  state.deletedReason = null;
-  state.stateVersion = (before?.stateVersion ?? 0) + 1;
-  state.lastPosition = before?.lastPosition ?? '0';
-  state.lastMsgId = before?.lastMsgId ?? null;
-  state.updatedAt = before?.updatedAt ?? null;
-  return state;
+  const f = fieldsOf(change.fields);
+  const l = copyLists(change.lists);
+  return {
+    ffid: f.ffid, airline: f.airline, flightNo: f.flightNo, direction: f.direction, scheduledTime: f.scheduledTime,
+    estimatedTime: f.estimatedTime, actualTime: f.actualTime, prevActualDeparture: f.prevActualDeparture,
+    serviceType: f.serviceType, flightNature: f.flightNature, aircraftType: f.aircraftType, registration: f.registration,
+    terminal: f.terminal, currentStand: f.currentStand, linkAirline: f.linkAirline, linkFlightNo: f.linkFlightNo,
+    linkFlid: f.linkFlid, masterAirline: f.masterAirline, masterFlightNo: f.masterFlightNo, masterFlid: f.masterFlid,
+    boardingOpen: f.boardingOpen, lastCall: f.lastCall, boardingClosed: f.boardingClosed, cancelTime: f.cancelTime,
+    status: f.status, publicStatus: f.publicStatus, publicRemark: f.publicRemark, diversionAirport: f.diversionAirport,
+    diversionDirection: f.diversionDirection, returnType: f.returnType, agentPassenger: f.agentPassenger,
+    agentField: f.agentField, agentMaintenance: f.agentMaintenance,
+    stands: l.stands, gates: l.gates, counters: l.counters, belts: l.belts, chutes: l.chutes, bridges: l.bridges,
+    chocks: l.chocks, delays: l.delays, services: l.services, route: l.route, adjacent: l.adjacent,
+    flid: change.flid,
+    // Invariant 9: a flight keeps the operation day it was first created with.
+    operationDay: before?.operationDay ?? change.operationDay,
+    deleted: false,
+    deletedReason: null,
+    stateVersion: (before?.stateVersion ?? 0) + 1,
+    lastPosition: before?.lastPosition ?? '0',
+    lastMsgId: before?.lastMsgId ?? null,
+    updatedAt: before?.updatedAt ?? null,
+  };
 }
 
 function applyFlightChange(state: FlightState, change: FlightChange): FlightState {
@@ -103,12 +104,14 @@ export interface AppliedEvent {
 
 /**
  * Fold one decision's changes into `flights` (mutated: entries are replaced, never edited in
- * place, so earlier snapshots stay valid) and stamp lastPosition/lastMsgId/updatedAt on every
- * flight it touched. Returns the touched flids; a returned flid that is no longer in the map was
+ * place, so earlier snapshots stay valid — only states made by this call are written to) and stamp
+ * lastPosition/lastMsgId/updatedAt on every flight it touched. Returns the touched flids; a returned flid that is no longer in the map was
  * archived.
  */
 export function applyDecision(flights: Map<string, FlightState>, event: AppliedEvent): Set<string> {
   const touched = new Set<string>();
+  // States evolve made in this call: no one else holds them yet, so they are stamped in place.
+  const fresh = new Set<FlightState>();
   for (const change of event.changes) {
     if (change.type === 'FlightsArchived') {
       for (const flid of change.flids) {
@@ -117,15 +120,23 @@ export function applyDecision(flights: Map<string, FlightState>, event: AppliedE
       continue;
     }
     if (!isFlightChange(change)) continue;
-    const next = evolve(flights.get(change.flid), change);
+    const before = flights.get(change.flid);
+    const next = evolve(before, change);
     if (next === undefined) continue;
+    if (next !== before) fresh.add(next);
     flights.set(change.flid, next);
     touched.add(change.flid);
   }
   for (const flid of touched) {
     const state = flights.get(flid);
     if (state === undefined) continue;
-    flights.set(flid, { ...state, lastPosition: event.position, lastMsgId: event.msgId, updatedAt: event.recordedAt });
+    if (fresh.has(state)) {
+      state.lastPosition = event.position;
+      state.lastMsgId = event.msgId;
+      state.updatedAt = event.recordedAt;
+    } else {
+      flights.set(flid, { ...state, lastPosition: event.position, lastMsgId: event.msgId, updatedAt: event.recordedAt });
+    }
   }
   return touched;
 }
