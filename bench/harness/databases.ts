@@ -11,6 +11,7 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { createPool } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
+import { isProcessAlive } from '../../src/platform/processAlive.ts';
 
 export const PG_ADMIN_URL = process.env.MSGX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const MYSQL_ADMIN_URL = process.env.MSGX_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
@@ -51,18 +52,10 @@ async function withMysqlAdmin<T>(fn: (c: mysql.Connection) => Promise<T>): Promi
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 const stale = (name: string): boolean => {
   const pid = Number(STALE.exec(name)?.[1]);
-  return Number.isFinite(pid) && pid !== process.pid && !alive(pid);
+  return Number.isFinite(pid) && pid !== process.pid && !isProcessAlive(pid);
 };
 
 /** Drop bench databases (PostgreSQL and MariaDB) left behind by runs whose process is gone. */

@@ -3,6 +3,7 @@ import { chown, mkdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from './logger.ts';
+import { isProcessAlive } from './processAlive.ts';
 
 export interface EmbeddedPg {
   readonly url: string;
@@ -108,17 +109,9 @@ async function stopOrphanedServer(dir: string, log: Logger): Promise<void> {
   } catch {
     return;
   }
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid)) return;
   log.warn({ pid }, 'an earlier embedded PostgreSQL is still running on this data folder; stopping it');
   process.kill(pid, 'SIGINT');
-  for (let i = 0; i < 300 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 300 && isProcessAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { createPool } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
 import { TEST_PG_ADMIN_URL, dbUrl } from './pg.ts';
+import { isProcessAlive } from '../../src/platform/processAlive.ts';
 
 /**
  * Build a migrated template database once per run (named after this process, so parallel runs
@@ -21,7 +22,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     const { rows } = await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'msgx\\_%'");
     for (const { datname } of rows) {
       const pid = Number(/_(\d+)(?:_[a-z0-9]+)?$/.exec(datname)?.[1]);
-      if (Number.isFinite(pid) && !alive(pid)) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+      if (Number.isFinite(pid) && !isProcessAlive(pid)) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     }
     await c.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
     await c.query(`CREATE DATABASE "${template}"`);
@@ -41,11 +42,3 @@ export default async function setup(): Promise<() => Promise<void>> {
   };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
