@@ -35,8 +35,9 @@ export class FakeClock implements Clock {
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      if (signal?.aborted) return resolve();
-      const entry = { until: this.t + Math.max(0, ms), resolve };
+      // Like setTimeout: a sleep that is already due (ms <= 0) ends at once, not on the next advance.
+      if (signal?.aborted || ms <= 0) return resolve();
+      const entry = { until: this.t + ms, resolve };
       this.sleepers.push(entry);
       signal?.addEventListener(
         'abort',
