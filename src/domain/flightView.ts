@@ -4,7 +4,7 @@
  * they are rendered in that zone with its offset (e.g. `2025-03-14T09:30:00+08:00`).
  */
 import type {
-  Allocation, BridgeOp, ChockEvent, Delay, FlightFields, FlightState, GroundService, Instant, RoutePoint,
+  Allocation, BridgeOp, ChockEvent, Delay, FlightFields, FlightLists, FlightState, GroundService, Instant, ListName, RoutePoint,
 } from './flight.ts';
 import { formatInZone } from './time.ts';
 
@@ -48,17 +48,50 @@ export interface FlightViewOptions {
 
 const allNull = (...values: unknown[]): boolean => values.every((v) => v === null);
 
+type Render = (v: Instant | null) => Instant | null;
+const renderer = (tz: string | undefined): Render => (v) => (v === null || tz === undefined ? v : formatInZone(v, tz));
+
+const alloc = (t: Render) => (a: Allocation): Allocation => ({
+  ...a,
+  scheduledStart: t(a.scheduledStart), scheduledEnd: t(a.scheduledEnd),
+  actualStart: t(a.actualStart), actualEnd: t(a.actualEnd),
+});
+const point = (t: Render, kind: 'ERUT' | 'ROUT') => (p: RoutePoint): RoutePointView => ({
+  ...p, scheduledArrival: t(p.scheduledArrival), scheduledDeparture: t(p.scheduledDeparture), kind,
+});
+
+/** Each FlightState list → its `Flight` field name and how one item is shown. */
+const LIST_VIEWS = {
+  stands: { field: 'stands', item: alloc },
+  gates: { field: 'gates', item: alloc },
+  counters: { field: 'checkInCounters', item: alloc },
+  belts: { field: 'baggageBelts', item: alloc },
+  chutes: { field: 'chutes', item: alloc },
+  bridges: { field: 'bridges', item: (t: Render) => (b: BridgeOp): BridgeOp => ({ ...b, time: t(b.time) }) },
+  chocks: { field: 'chocks', item: (t: Render) => (c: ChockEvent): ChockEvent => ({ ...c, time: t(c.time) }) },
+  delays: { field: 'delays', item: (t: Render) => (d: Delay): Delay => ({ ...d, start: t(d.start) }) },
+  services: {
+    field: 'services',
+    item: (t: Render) => (v: GroundService): GroundService => ({ ...v, start: t(v.start), end: t(v.end) }),
+  },
+  route: { field: 'routePoints', item: (t: Render) => point(t, 'ERUT') },
+  adjacent: { field: 'adjacentStations', item: (t: Render) => point(t, 'ROUT') },
+} as const satisfies { [L in ListName]: { field: keyof FlightView; item: (t: Render) => (x: FlightLists[L][number]) => unknown } };
+
+/** The `Flight` field that shows FlightState list `L`. */
+export type ListField<L extends ListName> = (typeof LIST_VIEWS)[L]['field'];
+
+/** The `Flight` field name of a FlightState list (e.g. counters → checkInCounters). */
+export const listField = <L extends ListName>(list: L): ListField<L> => LIST_VIEWS[list].field;
+
+/** One list of a flight as `toFlightView` shows it, without building the rest of the view. */
+export function toListView<L extends ListName>(list: L, items: FlightLists[L], opts: FlightViewOptions = {}): FlightView[ListField<L>] {
+  const item = LIST_VIEWS[list].item(renderer(opts.tz)) as (x: FlightLists[L][number]) => unknown;
+  return (items as FlightLists[L][number][]).map(item) as FlightView[ListField<L>];
+}
+
 export function toFlightView(s: FlightState, opts: FlightViewOptions = {}): FlightView {
-  const { tz } = opts;
-  const t = (v: Instant | null): Instant | null => (v === null || tz === undefined ? v : formatInZone(v, tz));
-  const alloc = (a: Allocation): Allocation => ({
-    ...a,
-    scheduledStart: t(a.scheduledStart), scheduledEnd: t(a.scheduledEnd),
-    actualStart: t(a.actualStart), actualEnd: t(a.actualEnd),
-  });
-  const point = (kind: 'ERUT' | 'ROUT') => (p: RoutePoint): RoutePointView => ({
-    ...p, scheduledArrival: t(p.scheduledArrival), scheduledDeparture: t(p.scheduledDeparture), kind,
-  });
+  const t = renderer(opts.tz);
   return {
     flid: s.flid,
     ffid: s.ffid,
@@ -101,16 +134,16 @@ export function toFlightView(s: FlightState, opts: FlightViewOptions = {}): Flig
     lastPosition: s.lastPosition,
     lastMsgId: s.lastMsgId,
     updatedAt: t(s.updatedAt),
-    stands: s.stands.map(alloc),
-    gates: s.gates.map(alloc),
-    checkInCounters: s.counters.map(alloc),
-    baggageBelts: s.belts.map(alloc),
-    chutes: s.chutes.map(alloc),
-    bridges: s.bridges.map((b) => ({ ...b, time: t(b.time) })),
-    chocks: s.chocks.map((c) => ({ ...c, time: t(c.time) })),
-    delays: s.delays.map((d) => ({ ...d, start: t(d.start) })),
-    services: s.services.map((v) => ({ ...v, start: t(v.start), end: t(v.end) })),
-    routePoints: s.route.map(point('ERUT')),
-    adjacentStations: s.adjacent.map(point('ROUT')),
+    stands: toListView('stands', s.stands, opts),
+    gates: toListView('gates', s.gates, opts),
+    checkInCounters: toListView('counters', s.counters, opts),
+    baggageBelts: toListView('belts', s.belts, opts),
+    chutes: toListView('chutes', s.chutes, opts),
+    bridges: toListView('bridges', s.bridges, opts),
+    chocks: toListView('chocks', s.chocks, opts),
+    delays: toListView('delays', s.delays, opts),
+    services: toListView('services', s.services, opts),
+    routePoints: toListView('route', s.route, opts),
+    adjacentStations: toListView('adjacent', s.adjacent, opts),
   };
 }

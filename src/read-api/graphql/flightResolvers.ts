@@ -4,9 +4,8 @@
  * (one statement per detail table for all flights of a page).
  */
 import type { FlightState, ListName } from '../../domain/flight.ts';
-import { toFlightView, type FlightView } from '../../domain/flightView.ts';
-import { emptyFields } from '../../domain/fields.ts';
-import { emptyLists, LIST_NAMES, orderList } from '../../domain/lists.ts';
+import { listField, toFlightView, toListView, type FlightView, type ListField } from '../../domain/flightView.ts';
+import { LIST_NAMES, orderList } from '../../domain/lists.ts';
 import { LIST_MAPPINGS } from '../../projections/flightRows.ts';
 import type { Loaders, ReadContext } from './context.ts';
 
@@ -26,47 +25,16 @@ export function flightParent(state: FlightState, listsIncluded: boolean): Flight
   return { ...toFlightView(ordered), deletedReason: state.deletedReason, listsIncluded };
 }
 
-/** GraphQL list field → the FlightState list behind it. */
-const LIST_FIELDS = {
-  stands: 'stands',
-  gates: 'gates',
-  checkInCounters: 'counters',
-  baggageBelts: 'belts',
-  chutes: 'chutes',
-  bridges: 'bridges',
-  chocks: 'chocks',
-  delays: 'delays',
-  services: 'services',
-  routePoints: 'route',
-  adjacentStations: 'adjacent',
-} as const satisfies Record<string, ListName>;
-
-type ListField = keyof typeof LIST_FIELDS;
-
-function listResolver<F extends ListField>(field: F) {
-  const list = LIST_FIELDS[field];
+function listResolver<L extends ListName>(list: L) {
+  const field = listField(list);
   const table = LIST_MAPPINGS[list].table;
-  return async (p: FlightParent, _a: unknown, ctx: ReadContext): Promise<FlightView[F]> => {
+  return async (p: FlightParent, _a: unknown, ctx: ReadContext): Promise<FlightView[ListField<L>]> => {
     if (p.listsIncluded) return p[field];
     const lists = await (p.loaders ?? ctx.loaders).details[table].load(p.flid);
-    // The view of a state holding just this list: the same mapping as every other flight.
-    return toFlightView({ ...EMPTY_STATE, [list]: lists[list] })[field];
+    return toListView(list, lists[list]);
   };
 }
 
-const EMPTY_STATE: FlightState = {
-  ...emptyFields(),
-  ...emptyLists(),
-  flid: '0',
-  operationDay: '1970-01-01',
-  deleted: false,
-  deletedReason: null,
-  stateVersion: 0,
-  lastPosition: '0',
-  lastMsgId: null,
-  updatedAt: null,
-};
-
 export const flightResolvers = {
-  Flight: Object.fromEntries((Object.keys(LIST_FIELDS) as ListField[]).map((f) => [f, listResolver(f)])),
+  Flight: Object.fromEntries(LIST_NAMES.map((list) => [listField(list), listResolver(list)])),
 };
