@@ -17,7 +17,8 @@ import type {
 } from '../domain/flight.ts';
 import { LIST_NAMES, emptyLists, orderList } from '../domain/lists.ts';
 
-export type SqlType = 'bigint' | 'integer' | 'text' | 'date' | 'timestamptz' | 'boolean';
+/** Column types of batch statements (unnest.ts); a `jsonb` cell is JSON text. */
+export type SqlType = 'bigint' | 'integer' | 'text' | 'date' | 'timestamptz' | 'boolean' | 'jsonb';
 
 export interface ColumnSpec {
   readonly name: string;

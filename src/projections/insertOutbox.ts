@@ -15,8 +15,8 @@ const COLUMNS: readonly ColumnSpec[] = [
   { name: 'seq', type: 'integer' },
   { name: 'msg_id', type: 'bigint' },
   { name: 'flid', type: 'text' },
-  { name: 'payload', type: 'text' },
-  { name: 'headers', type: 'text' },
+  { name: 'payload', type: 'jsonb' },
+  { name: 'headers', type: 'jsonb' },
 ];
 
 /** Insert rows (in the given order, so event_id follows log order); returns how many were new per target. */
@@ -29,13 +29,13 @@ export async function insertOutboxRows(q: Queryable, rows: readonly OutboxRow[],
   const res = await q.query<{ target: OutboxTarget; n: number }>(
     `WITH ins AS (
        INSERT INTO msg_event (target, source_position, seq, msg_id, flid, payload, headers, created_at)
-       SELECT v.target, v.source_position, v.seq, v.msg_id, v.flid, v.payload::jsonb, v.headers::jsonb, $8
+       SELECT v.target, v.source_position, v.seq, v.msg_id, v.flid, v.payload, v.headers, $8
          FROM ${unnestOf(COLUMNS)} WITH ORDINALITY AS v(target, source_position, seq, msg_id, flid, payload, headers, ord)
         ORDER BY v.ord
        ON CONFLICT (source_position, target, seq) DO NOTHING
        RETURNING target)
      SELECT target, count(*)::int AS n FROM ins GROUP BY target`,
-    [...columnArrays(cells, COLUMNS.length), createdAt],
+    [...columnArrays(cells, COLUMNS), createdAt],
   );
   for (const r of res.rows) added.set(r.target, r.n);
   return added;

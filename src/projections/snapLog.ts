@@ -62,6 +62,6 @@ export async function insertSnapshots(q: Queryable, table: string, rows: readonl
             v.created, v.updated, v.deleted, v.ignored, v.recorded_at
        FROM ${unnestOf(COLUMNS)}
          AS v(position, msg_id, styp, day, window_start, window_end, created, updated, deleted, ignored, recorded_at)`,
-    columnArrays(rows.map(cells), COLUMNS.length),
+    columnArrays(rows.map(cells), COLUMNS),
   );
 }

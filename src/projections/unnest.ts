@@ -1,22 +1,33 @@
 /**
- * Batch statements over `unnest($1::type[], $2::type[], …)`: one statement for any number of rows.
+ * Batch statements over `ROWS FROM (unnest($1::type[]), …)`: one statement for any number of rows.
  * Column names and types come from constant specs (flightRows.ts); values only travel as parameters.
+ *
+ * A `jsonb` column travels as ONE parameter, the JSON array of its cells (`jsonb_array_elements`),
+ * not as `jsonb[]`: node-postgres escapes every array element character by character, which for
+ * the megabytes of JSON a plan snapshot writes cost more CPU than the rest of the insert.
  */
 import type { CellValue, ColumnSpec } from './flightRows.ts';
 
-/** `unnest($1::bigint[], $2::text[], …)` for `columns`, numbering parameters from `first`. */
+/** `ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb), …)` for `columns`, numbering parameters from `first`. */
 export function unnestOf(columns: readonly ColumnSpec[], first = 1): string {
-  return `unnest(${columns.map((c, i) => `$${first + i}::${c.type}[]`).join(', ')})`;
+  const sources = columns.map((c, i) =>
+    c.type === 'jsonb' ? `jsonb_array_elements($${first + i}::jsonb)` : `unnest($${first + i}::${c.type}[])`,
+  );
+  return `ROWS FROM (${sources.join(', ')})`;
 }
 
-/** Row-major cells → one array per column (the parameters of `unnestOf`). */
-export function columnArrays(rows: readonly (readonly CellValue[])[], width: number): CellValue[][] {
+/**
+ * Row-major cells → the parameters of `unnestOf`: one array per column; for a `jsonb` column, whose
+ * cells are JSON texts, the text of one JSON array of them.
+ */
+export function columnArrays(rows: readonly (readonly CellValue[])[], columns: readonly ColumnSpec[]): (CellValue[] | string)[] {
+  const width = columns.length;
   const cols: CellValue[][] = Array.from({ length: width }, () => new Array<CellValue>(rows.length));
   rows.forEach((row, r) => {
     if (row.length !== width) throw new Error(`row ${r} has ${row.length} cells, expected ${width}`);
     for (let c = 0; c < width; c++) cols[c]![r] = row[c]!;
   });
-  return cols;
+  return cols.map((cells, c) => (columns[c]!.type === 'jsonb' ? `[${cells.map((v) => (v === null ? 'null' : String(v))).join(',')}]` : cells));
 }
 
 export function columnNames(columns: readonly ColumnSpec[]): string {

@@ -24,7 +24,7 @@ export async function writeFlights(q: Queryable, tables: FlightTables, flights: 
     `INSERT INTO ${tables.flight} (${columnNames(FLIGHT_COLUMNS)})
      SELECT * FROM ${unnestOf(FLIGHT_COLUMNS)}
      ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`,
-    columnArrays(flights.map(flightRow), FLIGHT_COLUMNS.length),
+    columnArrays(flights.map(flightRow), FLIGHT_COLUMNS),
   );
   const flids = flights.map((f) => f.flid);
   for (const spec of DETAIL_SPECS) {
@@ -34,7 +34,7 @@ export async function writeFlights(q: Queryable, tables: FlightTables, flights: 
     if (rows.length === 0) continue;
     await q.query(
       `INSERT INTO ${table} (${columnNames(spec.columns)}) SELECT * FROM ${unnestOf(spec.columns)}`,
-      columnArrays(rows, spec.columns.length),
+      columnArrays(rows, spec.columns),
     );
   }
 }

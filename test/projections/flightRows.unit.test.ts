@@ -43,10 +43,11 @@ describe('flightRows', () => {
     expect(detailRows(spec, s).map((r) => r[1])).toEqual(s.services.map((_, i) => i + 1));
   });
 
-  it('selects dates as text and builds unnest over typed arrays', () => {
+  it('selects dates as text and builds unnest over typed arrays, a jsonb column as one JSON array', () => {
     expect(selectList(FLIGHT_COLUMNS)).toContain('operation_day::text AS operation_day');
-    expect(unnestOf([{ name: 'a', type: 'bigint' }, { name: 'b', type: 'timestamptz' }], 3)).toBe('unnest($3::bigint[], $4::timestamptz[])');
-    expect(columnArrays([[1, 'x'], [2, null]], 2)).toEqual([[1, 2], ['x', null]]);
-    expect(() => columnArrays([[1]], 2)).toThrow(/expected 2/);
+    const cols = [{ name: 'a', type: 'bigint' }, { name: 'b', type: 'timestamptz' }, { name: 'j', type: 'jsonb' }] as const;
+    expect(unnestOf(cols, 3)).toBe('ROWS FROM (unnest($3::bigint[]), unnest($4::timestamptz[]), jsonb_array_elements($5::jsonb))');
+    expect(columnArrays([[1, 'x', '{"k":"a\\"b"}'], [2, null, null]], cols)).toEqual([[1, 2], ['x', null], '[{"k":"a\\"b"},null]']);
+    expect(() => columnArrays([[1]], cols)).toThrow(/expected 3/);
   });
 });

@@ -52,11 +52,15 @@ export async function appendDecisions(
   const positions = decisions.map((_, i) => String(first + BigInt(i)));
   const last = positions[positions.length - 1]!;
   await c.query('UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2 WHERE id = 1', [last, recordedAt]);
+  // flids and payloads travel as ONE JSON array text each, not as jsonb[]: node-postgres escapes
+  // array elements character by character, and a plan snapshot's payload is megabytes.
+  const jsonArray = (values: readonly unknown[]) => `[${values.map((v) => JSON.stringify(v)).join(',')}]`;
   await c.query(
     `INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
      SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
             ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $8
-       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])
+       FROM ROWS FROM (unnest($1::bigint[]), unnest($2::bigint[]), unnest($3::text[]), unnest($4::text[]), unnest($5::int[]),
+                       jsonb_array_elements($6::jsonb), jsonb_array_elements($7::jsonb))
             AS d(position, msg_id, kind, handler, handler_version, flids, payload)`,
     [
       positions,
@@ -64,8 +68,8 @@ export async function appendDecisions(
       decisions.map((d) => d.kind),
       decisions.map((d) => d.handler ?? null),
       decisions.map((d) => d.handlerVersion ?? null),
-      decisions.map((d) => JSON.stringify(d.flids ?? [])),
-      decisions.map((d) => JSON.stringify(d.payload)),
+      jsonArray(decisions.map((d) => d.flids ?? [])),
+      jsonArray(decisions.map((d) => d.payload)),
       recordedAt,
     ],
   );
