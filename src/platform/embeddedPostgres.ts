@@ -113,7 +113,7 @@ async function createDatabase(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(DATABASE)}`);
+    await client.query('CREATE DATABASE msgx'); // = DATABASE
   } finally {
     await client.end();
   }
