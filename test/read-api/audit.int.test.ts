@@ -23,6 +23,7 @@ beforeAll(async () => {
   await insertMessage(db.pool, { id: '2', xml: ESTT('2', '14MAR250812'), state: 'SUCCEEDED', identityKey: 'AODB|FLOP|ESTT|2', meta: { sndr: 'AODB', type: 'FLOP', styp: 'ESTT', seqn: '2' } });
   await insertMessage(db.pool, { id: '3', xml: '<MSG/>', state: 'SUCCEEDED', attempts: 2, identityKey: 'AODB|FLOP|GTDT|3' });
   await insertMessage(db.pool, { id: '4', xml: ESTT('2', '14MAR250840'), state: 'SKIPPED', lastError: 'duplicate-of:2' });
+  await insertMessage(db.pool, { id: '5', xml: '<MSG/>', state: 'SUCCEEDED' });
   await insertDecisions(db.pool, [
     { position: '1', msgId: '1', handler: 'schd-snapshot', flids: ['700', '701'], recordedAt: '2025-03-14T01:00:00Z',
       payload: { changes: [created('700', '2025-03-14T01:30:00.000Z'), created('701', '2025-03-14T02:30:00.000Z'),
@@ -35,6 +36,11 @@ beforeAll(async () => {
     { position: '5', msgId: '4', kind: 'Skipped', recordedAt: '2025-03-14T02:30:00Z', payload: { reason: 'duplicate-of:2' } },
     { position: '6', msgId: null, kind: 'FlightsArchived', flids: ['701'], recordedAt: '2025-03-14T03:00:00Z',
       payload: { changes: [{ type: 'FlightsArchived', flids: ['701'], beforeDay: '2025-03-15' }] } },
+    // Positions across a digit boundary (9 → 10): log order is numeric, not text order.
+    ...['8', '9', '10', '11'].map((position, i) => ({
+      position, msgId: '5', handler: 'flop-fields', flids: ['702'], recordedAt: `2025-03-14T04:0${i}:00Z`,
+      payload: { changes: [{ type: 'FlightUpdated', flid: '702', fields: { publicRemark: position } }] },
+    })),
   ]);
   await insertFlights(db.pool, [flight('700', { stateVersion: 3, lastPosition: '4', lastMsgId: '3', estimatedTime: '2025-03-14T00:12:00.000Z' })]);
   await db.pool.query(
@@ -99,6 +105,20 @@ describe('flightHistory', () => {
     const p2: any = await h.gql(q, { after: p1.data.flightHistory.pageInfo.endCursor });
     expect(p2.data.flightHistory.edges.map((e: any) => e.node.position)).toEqual(['4']);
     expect(p2.data.flightHistory.pageInfo).toEqual({ hasNextPage: false, endCursor: p2.data.flightHistory.edges[0].cursor });
+  });
+});
+
+describe('log order across a digit boundary of positions', () => {
+  it('lists a message\'s decisions 8, 9, 10, 11 in that order', async () => {
+    const r: any = await h.gql(`{ message(id: "5") { decisions { position } } }`);
+    expect(r.data.message.decisions.map((d: any) => d.position)).toEqual(['8', '9', '10', '11']);
+  });
+
+  it('pages a flight\'s history 8, 9 | 10, 11 without skipping or repeating', async () => {
+    const q = `query($after: String) { flightHistory(flid: "702", first: 2, after: $after) { edges { node { position } } pageInfo { endCursor } } }`;
+    const p1: any = await h.gql(q);
+    const p2: any = await h.gql(q, { after: p1.data.flightHistory.pageInfo.endCursor });
+    expect([p1, p2].map((p) => p.data.flightHistory.edges.map((e: any) => e.node.position))).toEqual([['8', '9'], ['10', '11']]);
   });
 });
 

@@ -11,7 +11,8 @@ import type { PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { DecisionEvent } from '../decisionLog.ts';
 import type { Projector } from '../projector.ts';
-import { isAfter, planAppends, type EventOrigin, type LoggedDecision, type PlannedEvent } from './planAppends.ts';
+import { readDecisionRange } from '../decisionLog.ts';
+import { isAfter, planAppends, type EventOrigin, type PlannedEvent } from './planAppends.ts';
 
 export const ESDB_PROJECTOR = 'esdb';
 const HEAD_SCAN = 100;
@@ -90,7 +91,7 @@ export function createEsdbForwarder(client: EventStoreDBClient, log: Logger, opt
     async apply(pg: PoolClient, events: readonly DecisionEvent[], from: string) {
       const to = events[events.length - 1]?.position;
       if (to === undefined) return;
-      const decisions = await loadDecisions(pg, from, to);
+      const decisions = await readDecisionRange(pg, from, to);
       const plan = [...planAppends(decisions)];
       // Streams are independent: append several at once; each stream's events stay in order.
       let next = 0;
@@ -106,31 +107,4 @@ export function createEsdbForwarder(client: EventStoreDBClient, log: Logger, opt
       heads.clear();
     },
   };
-}
-
-async function loadDecisions(pg: PoolClient, from: string, to: string): Promise<LoggedDecision[]> {
-  const { rows } = await pg.query<{
-    position: string;
-    msg_id: string | null;
-    kind: string;
-    handler: string | null;
-    handler_version: number | null;
-    flids: string[];
-    payload: LoggedDecision['payload'];
-    recorded_at: Date;
-  }>(
-    `SELECT position, msg_id, kind, handler, handler_version, flids, payload, recorded_at
-       FROM decision_event WHERE position > $1::bigint AND position <= $2::bigint ORDER BY position`,
-    [from, to],
-  );
-  return rows.map((r) => ({
-    position: r.position,
-    msgId: r.msg_id,
-    kind: r.kind,
-    handler: r.handler,
-    handlerVersion: r.handler_version,
-    flids: r.flids,
-    payload: r.payload,
-    recordedAt: r.recorded_at.toISOString(),
-  }));
 }

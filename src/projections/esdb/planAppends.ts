@@ -1,17 +1,5 @@
-import type { Change } from '../../domain/changes.ts';
+import type { DecisionRecord } from '../decisionLog.ts';
 import { eventId, flightStream, messageStream } from './streamNames.ts';
-
-/** A decision as stored in decision_event, with its full payload. */
-export interface LoggedDecision {
-  readonly position: string;
-  readonly msgId: string | null;
-  readonly kind: string;
-  readonly handler: string | null;
-  readonly handlerVersion: number | null;
-  readonly flids: readonly string[];
-  readonly payload: { readonly changes?: readonly Change[] } & Record<string, unknown>;
-  readonly recordedAt: string;
-}
 
 /** Where an event came from in our log; `(position, seq)` orders events inside every stream. */
 export interface EventOrigin {
@@ -31,7 +19,7 @@ export interface PlannedEvent extends EventOrigin {
  * Each flight change goes to the stream of every flight it touches; the whole decision goes to the
  * stream of its message (seq -1, so it sorts before the decision's changes).
  */
-export function planAppends(decisions: readonly LoggedDecision[]): Map<string, PlannedEvent[]> {
+export function planAppends(decisions: readonly DecisionRecord[]): Map<string, PlannedEvent[]> {
   const out = new Map<string, PlannedEvent[]>();
   const push = (stream: string, e: Omit<PlannedEvent, 'id'>) => {
     const list = out.get(stream) ?? [];

@@ -1,25 +1,9 @@
 import type { Queryable } from '../../platform/db.ts';
+import {
+  DECISION_RECORD_COLUMNS as COLUMNS, toDecisionRecord as toRecord, type DecisionRecord, type DecisionRecordRow as Row,
+} from '../../projections/decisionLog.ts';
 
-/** One decision_event row as the API shows it (payload parsed, recordedAt as an ISO instant). */
-export interface DecisionRecord {
-  readonly position: string;
-  readonly msgId: string | null;
-  readonly kind: string;
-  readonly handler: string | null;
-  readonly handlerVersion: number | null;
-  readonly flids: readonly string[];
-  readonly payload: Record<string, unknown>;
-  readonly recordedAt: string;
-}
-
-const COLUMNS = `position::text AS position, msg_id::text AS "msgId", kind, handler, handler_version AS "handlerVersion",
-  flids, payload, recorded_at AS "recordedAt"`;
-
-interface Row extends Omit<DecisionRecord, 'recordedAt'> {
-  recordedAt: Date;
-}
-
-const toRecord = (r: Row): DecisionRecord => ({ ...r, recordedAt: r.recordedAt.toISOString() });
+export type { DecisionRecord };
 
 /** Every decision of the given messages, grouped per msg_id, in log order. */
 export async function selectDecisionsByMsgIds(q: Queryable, msgIds: readonly string[]): Promise<Map<string, DecisionRecord[]>> {
