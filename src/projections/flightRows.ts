@@ -28,7 +28,7 @@ export interface ColumnSpec {
 /** A value as handed to node-pg (instants as ISO text, ids as decimal strings). */
 export type CellValue = string | number | boolean | null;
 
-/** A row as node-pg returns it for a SELECT built with `selectList` (timestamps as Date). */
+/** A row as node-pg returns it for a SELECT built with `selectList` (instants as ISO UTC text). */
 export type DbRow = Record<string, unknown>;
 
 const col = (name: string, type: SqlType): ColumnSpec => ({ name, type });
@@ -132,11 +132,13 @@ const ROUTE_COLUMNS = [
   col('scheduled_arrival', 'timestamptz'), col('scheduled_departure', 'timestamptz'),
 ];
 
-/** Instant columns come back as Date (or as text when selected so): both → ISO UTC. */
+/** Instant columns come back as ISO UTC text (`selectList`) or as Date: both → ISO UTC. */
 export function instant(v: unknown): string | null {
   if (v === null || v === undefined) return null;
+  if (typeof v === 'string' && ISO_UTC.test(v)) return v;
   return (v instanceof Date ? v : new Date(String(v))).toISOString();
 }
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const int = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const req = (v: unknown): string => String(v);
@@ -263,9 +265,21 @@ export function detailRows(spec: DetailTableSpec, s: FlightState): CellValue[][]
 
 // ---------------------------------------------------------------- reading back
 
-/** SELECT list for `columns`: dates come back as text (node-pg would turn them into local Dates). */
+/**
+ * SELECT list for `columns`: dates come back as text (node-pg would turn them into local Dates),
+ * instants as ISO UTC text exactly as Date#toISOString prints it — formatted by the server, so a
+ * board of thousands of flights does not parse a Date per instant in node-pg and print it again.
+ */
 export function selectList(columns: readonly ColumnSpec[]): string {
-  return columns.map((c) => (c.type === 'date' ? `${c.name}::text AS ${c.name}` : c.name)).join(', ');
+  return columns
+    .map((c) =>
+      c.type === 'date'
+        ? `${c.name}::text AS ${c.name}`
+        : c.type === 'timestamptz'
+          ? `to_char(${c.name} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${c.name}`
+          : c.name,
+    )
+    .join(', ');
 }
 
 /** Put a detail row (selected with `selectList(spec.columns)`) into the lists of its flight. */
