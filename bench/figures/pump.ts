@@ -15,7 +15,7 @@
 import pg from 'pg';
 import { withTransaction, type Pool } from '../../src/platform/db.ts';
 import { copyInbox } from '../../src/write/ingest/copyInbox.ts';
-import { identityOwner, INBOX_SOURCE } from '../../src/write/pump/findHeads.ts';
+import { INBOX_SOURCE } from '../../src/write/pump/findHeads.ts';
 import { createPump } from '../../src/write/pump/pumpService.ts';
 import { WriteModel } from '../../src/write/pump/writeModel.ts';
 import { generateDay } from '../generate.ts';
@@ -164,22 +164,6 @@ async function baselineLoop(c: pg.Client, samples: readonly Sample[], perTx: num
   return done / ((nowMs() - t0) / 1000);
 }
 
-/**
- * Diagnostic: the pump asks PostgreSQL for each head's identity owner (findHeads.identityOwner), one
- * round trip per message. How many of those fit in a second on their own?
- */
-async function identityLookupsPerSecond(url: string): Promise<number> {
-  const pool = new pg.Pool({ connectionString: url, max: 1, application_name: 'msgx-bench-diagnostic' });
-  try {
-    const n = 1000;
-    const t0 = nowMs();
-    for (let i = 0; i < n; i++) await identityOwner(pool, `BENCH|FLOP|X|${i + 1}`, String(i + 1));
-    return n / ((nowMs() - t0) / 1000);
-  } finally {
-    await pool.end();
-  }
-}
-
 async function runBaselines(samples: readonly Sample[], c: pg.Client, next: { msgId: number }): Promise<{ single: number; grouped: number }> {
   const single = await baselineLoop(c, samples, 1, BASELINE_MS, next);
   const grouped = await baselineLoop(c, samples, GROUP, BASELINE_MS, next);
@@ -206,7 +190,6 @@ export const pumpFigure: Figure = {
       progress('pump: measuring the pump again (between the baseline runs)');
       const again = await measurePump();
       const after = await runBaselines(pump.samples, c, next);
-      const lookups = await identityLookupsPerSecond(db.url);
       const single = (before.single + after.single) / 2;
       const grouped = (before.grouped + after.grouped) / 2;
       const rate = (pump.rate + again.rate) / 2;
@@ -224,7 +207,6 @@ export const pumpFigure: Figure = {
           synchronousCommit: rows[0]!.sc,
           durable: fsyncOn,
           runs: [pump.details, again.details],
-          identityLookupsPerSecond: round(lookups),
           pumpMessagesPerSecond: [round(pump.rate), round(again.rate)],
           singleDecisionsPerSecond: [round(before.single), round(after.single)],
           groupedDecisionsPerSecond: [round(before.grouped), round(after.grouped)],

@@ -124,6 +124,35 @@ describe('pump', () => {
     await expect(db.pool.query("UPDATE proc_state SET identity_key = 'AODB|FLOP|ESTT|21' WHERE msg_id = $1", [dup])).rejects.toMatchObject({ code: '23505' });
   });
 
+  it('finds the owner of an identity bound in an earlier scan (one lookup per group)', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    const [, first] = await run(clock, {}, [adft(30, '881002'), estt(31, '881002', '14MAR250812')]);
+    const dup = await insertCminmsgs(my, estt(31, '881002', '14MAR250840'));
+    const fresh = await insertCminmsgs(my, estt(32, '881002', '14MAR250845'));
+    await w!.ingest.pollOnce();
+    await w!.pump.drained();
+    expect(await state(dup)).toMatchObject({ state: 'SKIPPED', last_error: `duplicate-of:${first}` });
+    expect(await state(fresh)).toMatchObject({ state: 'SUCCEEDED', identity_key: 'AODB|FLOP|ESTT|32' });
+  });
+
+  it('ends a group at about 4 MiB of XML, so a backlog of big messages is not one giant transaction', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    const padded = (xml: string) => xml.replace('<MSG>', `<MSG><!--${'x'.repeat(2.5 * 1024 * 1024)}-->`);
+    const ids = await run(clock, {}, [
+      adft(40, '881003'),
+      padded(estt(41, '881003', '14MAR250812')),
+      padded(estt(42, '881003', '14MAR250813')),
+      padded(estt(43, '881003', '14MAR250814')),
+    ]);
+    const { rows } = await db.pool.query<{ msg_id: string; tx: string }>('SELECT msg_id::text, xmin::text AS tx FROM decision_event ORDER BY position');
+    const tx = new Map(rows.map((r) => [r.msg_id, r.tx]));
+    expect(rows.map((r) => r.msg_id)).toEqual(ids);
+    // adft + the first big one fill a group (2.5 MiB < 4 MiB, so one more joins); the next ones start new groups.
+    expect(tx.get(ids[0]!)).toBe(tx.get(ids[1]!));
+    expect(tx.get(ids[1]!)).toBe(tx.get(ids[2]!));
+    expect(tx.get(ids[3]!)).not.toBe(tx.get(ids[2]!));
+  });
+
   it('one transaction per decision: a refused proc_state update appends nothing; INFRA is recorded and retried', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     // Refuse any success of the second message, inside the decision transaction.

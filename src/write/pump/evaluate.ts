@@ -2,6 +2,7 @@ import { decode } from '../../domain/codec/decode.ts';
 import { decide } from '../../domain/decide.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { identityKey } from '../../domain/identity.ts';
+import type { Message } from '../../domain/message.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Head } from './findHeads.ts';
 import { failureVerdict, type Outcome } from './outcome.ts';
@@ -14,36 +15,48 @@ export interface EvaluateContext {
   identityOwner(identity: string, msgId: string): Promise<string | null>;
 }
 
-/**
- * decode → identity → decide for one head message; no writes. The identity is bound at the first
- * successful decode; a later message with the same identity ends SKIPPED `duplicate-of:<id>` and
- * never reaches `decide`. A throwing handler is a bug, retryable after a fix: CODEC_ERROR.
- */
-export async function evaluate(head: Head, ctx: EvaluateContext): Promise<Outcome> {
+/** A head decoded and identified (or its verdict, when it cannot be decoded). Pure. */
+export type ReadHead =
+  | { readonly ok: false; readonly outcome: Outcome }
+  | { readonly ok: true; readonly message: Message; readonly identity: string };
+
+export function readHead(head: Head, cfg: EvaluateContext['cfg'], now: Date): ReadHead {
   if (head.nulReplaced) {
     const error = 'message contains U+0000, which XML does not allow (kept with U+FFFD in its place)';
-    return { ...failureVerdict(ctx.cfg, ctx.now, head, 'MALFORMED', error), identity: null, meta: null };
+    return { ok: false, outcome: { ...failureVerdict(cfg, now, head, 'MALFORMED', error), identity: null, meta: null } };
   }
-  const decoded = decode(head.rawXml, { tz: ctx.cfg.airportTz });
+  const decoded = decode(head.rawXml, { tz: cfg.airportTz });
   if (!decoded.ok) {
-    const verdict = failureVerdict(ctx.cfg, ctx.now, head, decoded.errorClass, decoded.error);
-    return { ...verdict, identity: null, meta: decoded.meta ?? null };
+    const verdict = failureVerdict(cfg, now, head, decoded.errorClass, decoded.error);
+    return { ok: false, outcome: { ...verdict, identity: null, meta: decoded.meta ?? null } };
   }
-  const message = decoded.message;
-  const identity = identityKey(message.meta, { includeDay: ctx.cfg.identityIncludeDay });
-  if (head.identityKey !== identity) {
-    const owner = await ctx.identityOwner(identity, head.msgId);
-    if (owner !== null) {
-      return {
-        kind: 'Skipped',
-        reason: `duplicate-of:${owner}`,
-        handler: null,
-        handlerVersion: null,
-        flids: [],
-        identity: null,
-        meta: message.meta,
-      };
-    }
+  return { ok: true, message: decoded.message, identity: identityKey(decoded.message.meta, { includeDay: cfg.identityIncludeDay }) };
+}
+
+/** The identity whose owner must be looked up before judging (null: none, it is this head's already). */
+export function identityToCheck(head: Head, read: ReadHead): string | null {
+  return read.ok && head.identityKey !== read.identity ? read.identity : null;
+}
+
+/**
+ * identity → decide for a read head; no I/O. `owner` is the message that already holds the
+ * head's identity (see identityToCheck): the identity is bound at the first successful decode, and
+ * a later message with the same identity ends SKIPPED `duplicate-of:<id>` and never reaches
+ * `decide`. A throwing handler is a bug, retryable after a fix: CODEC_ERROR.
+ */
+export function judge(head: Head, read: ReadHead, ctx: Omit<EvaluateContext, 'identityOwner'> & { readonly owner: string | null }): Outcome {
+  if (!read.ok) return read.outcome;
+  const { message, identity } = read;
+  if (ctx.owner !== null) {
+    return {
+      kind: 'Skipped',
+      reason: `duplicate-of:${ctx.owner}`,
+      handler: null,
+      handlerVersion: null,
+      flids: [],
+      identity: null,
+      meta: message.meta,
+    };
   }
   let decision;
   try {
@@ -63,4 +76,12 @@ export async function evaluate(head: Head, ctx: EvaluateContext): Promise<Outcom
     ...(decision.unknownFlids ? { unknownFlids: decision.unknownFlids } : {}),
     ...(decision.deletedFlids ? { deletedFlids: decision.deletedFlids } : {}),
   };
+}
+
+/** decode → identity → decide for one head message, looking its identity's owner up on its own. */
+export async function evaluate(head: Head, ctx: EvaluateContext): Promise<Outcome> {
+  const read = readHead(head, ctx.cfg, ctx.now);
+  const identity = identityToCheck(head, read);
+  const owner = identity === null ? null : await ctx.identityOwner(identity, head.msgId);
+  return judge(head, read, { ...ctx, owner });
 }

@@ -52,14 +52,19 @@ export async function findHeads(q: Queryable, limit: number): Promise<Head[]> {
   }));
 }
 
-/** Which message (live or archived) holds `identity`, other than `msgId`. */
-export async function identityOwner(q: Queryable, identity: string, msgId: string): Promise<string | null> {
-  const { rows } = await q.query<{ msg_id: string }>(
-    `SELECT msg_id FROM proc_state WHERE identity_key = $1 AND msg_id <> $2::bigint
+/**
+ * The messages (live or archived) holding any of `identities`: identity → msg ids. One statement
+ * for a whole group of heads (it was one round trip per message, the pump's largest cost).
+ */
+export async function identityOwners(q: Queryable, identities: readonly string[]): Promise<Map<string, string[]>> {
+  const owners = new Map<string, string[]>();
+  if (identities.length === 0) return owners;
+  const { rows } = await q.query<{ identity_key: string; msg_id: string }>(
+    `SELECT identity_key, msg_id FROM proc_state WHERE identity_key = ANY($1::text[])
      UNION ALL
-     SELECT msg_id FROM proc_state_hst WHERE identity_key = $1 AND msg_id <> $2::bigint
-     LIMIT 1`,
-    [identity, msgId],
+     SELECT identity_key, msg_id FROM proc_state_hst WHERE identity_key = ANY($1::text[])`,
+    [identities],
   );
-  return rows[0]?.msg_id ?? null;
+  for (const r of rows) owners.set(r.identity_key, [...(owners.get(r.identity_key) ?? []), r.msg_id]);
+  return owners;
 }

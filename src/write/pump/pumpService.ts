@@ -4,8 +4,8 @@ import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import { commitDecisions, type CommitResult, type Prepared } from './commitDecisions.ts';
-import { evaluate } from './evaluate.ts';
-import { findHeads, identityOwner, type Head } from './findHeads.ts';
+import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
+import { findHeads, identityOwners, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
 import { failureVerdict, type Outcome } from './outcome.ts';
 import { createListener, Latch } from './wakeup.ts';
@@ -19,6 +19,12 @@ const PREFETCH = 500;
  * proc_state advance; grouping only saves round trips and fsyncs (see docs/operations.md).
  */
 const GROUP = 50;
+/**
+ * A group also ends once its messages hold this much XML (a group holds at least one message):
+ * the heads of a group are decoded before they are decided, and a backlog of plan snapshots must
+ * not become one giant transaction.
+ */
+const GROUP_CHARS = 4 * 1024 * 1024;
 
 export interface Pump extends Service {
   readonly model: WriteModel;
@@ -117,28 +123,38 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   }
 
   /**
-   * Decide up to GROUP consecutive ready heads against an overlay of the write model (each one
-   * sees the changes of those before it), stopping after a failure, and commit them together.
+   * Decide up to GROUP consecutive ready heads (and about GROUP_CHARS of XML) against an overlay of
+   * the write model (each one sees the changes of those before it), stopping after a failure, and
+   * commit them together. The heads are decoded first, so the owners of all their identities come
+   * in one statement.
    */
   async function prepareGroup(heads: readonly Head[], from: number): Promise<{ group: Prepared[]; basis: string; now: Date; waitMs: number }> {
     const basis = model.position;
     const now = clock.now();
-    const overlay = new FlightOverlay(model.flights);
-    const bound = new Map<string, string>();
-    const group: Prepared[] = [];
     const limit = singles > 0 ? 1 : GROUP;
-    for (let i = from; i < heads.length && group.length < limit; i++) {
+    const batch: { head: Head; read: ReadHead }[] = [];
+    let waitMs = 0;
+    let chars = 0;
+    for (let i = from; i < heads.length && batch.length < limit && chars < GROUP_CHARS; i++) {
       const head = heads[i]!;
       if (head.state === 'FAILED' && head.nextAttemptAt && head.nextAttemptAt > now) {
         // Head-of-line blocking: nothing behind a waiting head moves.
-        return { group, basis, now, waitMs: Math.max(1, head.nextAttemptAt.getTime() - now.getTime()) };
+        waitMs = Math.max(1, head.nextAttemptAt.getTime() - now.getTime());
+        break;
       }
-      const outcome = await evaluate(head, {
-        cfg,
-        now,
-        flights: overlay,
-        identityOwner: async (identity, msgId) => bound.get(identity) ?? identityOwner(pool, identity, msgId),
-      });
+      batch.push({ head, read: readHead(head, cfg, now) });
+      chars += head.rawXml.length;
+    }
+    const lookups = batch.map(({ head, read }) => identityToCheck(head, read));
+    const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
+
+    const overlay = new FlightOverlay(model.flights);
+    const bound = new Map<string, string>();
+    const group: Prepared[] = [];
+    for (const [k, { head, read }] of batch.entries()) {
+      const identity = lookups[k]!;
+      const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
+      const outcome = judge(head, read, { cfg, now, flights: overlay, owner });
       group.push({ head, outcome });
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       if (outcome.kind === 'Applied') {
@@ -147,7 +163,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       }
       if (outcome.kind === 'Failed') break;
     }
-    return { group, basis, now, waitMs: 0 };
+    return { group, basis, now, waitMs };
   }
 
   /** One scan: decide ready heads in order. Returns how long to sleep, or 0 to scan again at once. */
