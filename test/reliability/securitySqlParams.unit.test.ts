@@ -17,6 +17,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // Column lists and WHERE text: module constants built from the constant column specs of flightRows.ts.
   'src/read-api/sql/selectBoard.ts': ['COLUMNS', 'WHERE'],
   'src/read-api/sql/selectDecisions.ts': ['COLUMNS'],
+  'src/projections/decisionLog.ts': ['DECISION_RECORD_COLUMNS'],
   'src/write/jobs/archiveProcState.ts': ['COLUMNS'],
   'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS'],
   'src/write/delivery/schdBatch.ts': ['OUTBOX_COLUMNS'],

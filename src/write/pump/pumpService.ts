@@ -1,5 +1,6 @@
 import { outageRetryDelay } from '../../platform/config.ts';
 import { crashPoint } from '../../platform/crashPoint.ts';
+import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { applyDecision } from '../../domain/evolve.ts';
@@ -86,6 +87,8 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         lastErr = err;
       }
     }
+    // The database is unreachable: nothing about these messages; the run loop says so once and backs off.
+    if (isConnectionError(lastErr)) throw lastErr;
     if (group.length > 1) {
       // One bad message must not hold the others back: isolate it.
       log.warn({ err: lastErr, heads: group.length }, 'group commit failed; deciding these heads one at a time');
