@@ -17,13 +17,18 @@ export interface TargetLoopOptions {
  * poll comes round, or the latch fires (LISTEN msgx_outbox). Returns once `stop` is aborted.
  */
 export async function runTargetLoop(worker: TargetWorker, latch: Latch, stop: AbortSignal, opts: TargetLoopOptions): Promise<void> {
+  let errors = 0;
   while (!stop.aborted) {
     latch.arm();
     let result: StepResult;
     try {
       result = await worker.step();
+      if (errors > 0) opts.log.info({ target: worker.target, failedSteps: errors }, 'dispatcher resumed');
+      errors = 0;
     } catch (err) {
-      opts.log.error({ err, target: worker.target }, 'dispatcher step failed; will retry');
+      // Once per outage, not once per step.
+      if (errors++ === 0) opts.log.error({ err, target: worker.target }, 'dispatcher step failed; will retry');
+      else opts.log.debug({ err, target: worker.target }, 'dispatcher step failed again');
       result = { kind: 'wait', until: new Date(opts.clock.now().getTime() + opts.errorPauseMs) };
     }
     if (result.kind === 'worked') continue;

@@ -60,13 +60,18 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
   };
 
   const run = async (): Promise<void> => {
+    let errors = 0;
     while (!stop.signal.aborted) {
       latch.arm();
       let next: Date;
       try {
         next = await round();
+        if (errors > 0) log.info({ failedRounds: errors }, 'request tracker resumed');
+        errors = 0;
       } catch (err) {
-        log.error({ err }, 'request tracker round failed; will retry');
+        // Once per outage, not once per round.
+        if (errors++ === 0) log.error({ err }, 'request tracker round failed; will retry every second');
+        else log.debug({ err }, 'request tracker round failed again');
         next = new Date(deps.clock.now().getTime() + 1000);
       }
       await latch.wait(deps.clock, next.getTime() - deps.clock.now().getTime(), stop.signal);
