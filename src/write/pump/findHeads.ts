@@ -2,6 +2,9 @@ import type { Queryable } from '../../platform/db.ts';
 
 export const INBOX_SOURCE = 'CMINMSGS';
 
+/** How much XML one scan of the pump loads at most (see findHeads). */
+export const HEAD_BYTES = 64 * 1024 * 1024;
+
 /** An unfinished message at the front of the FIFO, with what the pump needs to decide it. */
 export interface Head {
   readonly msgId: string;
@@ -18,9 +21,11 @@ export interface Head {
 /**
  * The smallest unfinished ids (PENDING or FAILED), ascending, that lie below the safe horizon:
  * the lowest open ingest gap. Nothing at or above an open gap may be decided (a smaller id may
- * still commit there).
+ * still commit there). At most `limit` heads, and only as many as fit in `maxBytes` of XML (always
+ * at least one): a backlog of big plan snapshots must not be loaded into memory all at once.
+ * (`octet_length` of a stored text reads its TOAST header; nothing is decompressed to count it.)
  */
-export async function findHeads(q: Queryable, limit: number): Promise<Head[]> {
+export async function findHeads(q: Queryable, limit: number, maxBytes: number = HEAD_BYTES): Promise<Head[]> {
   const { rows } = await q.query<{
     msg_id: string;
     state: 'PENDING' | 'FAILED';
@@ -31,14 +36,18 @@ export async function findHeads(q: Queryable, limit: number): Promise<Head[]> {
     raw_xml: string;
     nul_replaced: boolean;
   }>(
-    `SELECT p.msg_id, p.state, p.attempts, p.next_attempt_at, p.first_failure_at, p.identity_key, m.raw_xml, m.nul_replaced
-       FROM proc_state p JOIN inbox_message m USING (msg_id)
-      WHERE p.state IN ('PENDING', 'FAILED')
-        AND p.msg_id < COALESCE((SELECT min(gap_id) FROM inbox_gap WHERE source = $1 AND closed_at IS NULL),
-                                9223372036854775807)
-      ORDER BY p.msg_id
-      LIMIT $2`,
-    [INBOX_SOURCE, limit],
+    `SELECT h.msg_id, h.state, h.attempts, h.next_attempt_at, h.first_failure_at, h.identity_key, h.raw_xml, h.nul_replaced
+       FROM (SELECT p.msg_id, p.state, p.attempts, p.next_attempt_at, p.first_failure_at, p.identity_key, m.raw_xml, m.nul_replaced,
+                    sum(octet_length(m.raw_xml)) OVER (ORDER BY p.msg_id) - octet_length(m.raw_xml) AS bytes_before
+               FROM proc_state p JOIN inbox_message m USING (msg_id)
+              WHERE p.state IN ('PENDING', 'FAILED')
+                AND p.msg_id < COALESCE((SELECT min(gap_id) FROM inbox_gap WHERE source = $1 AND closed_at IS NULL),
+                                        9223372036854775807)
+              ORDER BY p.msg_id
+              LIMIT $2) h
+      WHERE h.bytes_before < $3
+      ORDER BY h.msg_id`,
+    [INBOX_SOURCE, limit, maxBytes],
   );
   return rows.map((r) => ({
     msgId: r.msg_id,
