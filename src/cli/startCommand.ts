@@ -15,33 +15,59 @@ export const startCommand: Command = {
     const role = values.role as Role;
     if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got '${values.role}')`);
 
-    // Started by a supervisor while PostgreSQL is down (restarting): wait for it rather than crash-loop.
-    const rt = await openRuntime(cfg, log, { migrate: role !== 'api', waitForDatabase: true });
+    // Signals are handled from the first moment: a stop during start-up (waiting for PostgreSQL,
+    // migrating, folding the log) ends start-up and exits 0 like any other requested stop.
+    const abort = new AbortController();
+    let signalled = false;
+    let stopNow: (() => void) | undefined; // set once the services are assembled
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (signalled) return;
+      signalled = true;
+      log.info({ signal: sig }, 'stopping');
+      abort.abort();
+      stopNow?.();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+
+    let rt;
+    try {
+      // Started by a supervisor while PostgreSQL is down (restarting): wait for it rather than crash-loop.
+      rt = await openRuntime(cfg, log, { migrate: role !== 'api', waitForDatabase: true, signal: abort.signal });
+    } catch (err) {
+      if (!signalled) throw err;
+      log.info('msgx stopped during start-up');
+      return 0;
+    }
     const app = await assemble(rt, { role, standby: values.standby ?? false });
+    const runtime = rt;
     const stopped = new Promise<void>((resolve) => {
-      let stopping = false;
-      const onSignal = (sig: NodeJS.Signals) => {
-        if (stopping) return;
-        stopping = true;
-        log.info({ signal: sig }, 'stopping');
+      // Also while app.start() runs (a standby waits there for the writer lock).
+      stopNow = () =>
         void app
           .stop()
           .catch((err: unknown) => log.error({ err }, 'error while stopping'))
-          .then(() => rt.close())
+          .then(() => runtime.close())
           .catch((err: unknown) => log.error({ err }, 'error while closing'))
           .then(resolve);
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
     });
-    try {
-      await app.start();
-    } catch (err) {
-      await app.stop().catch(() => undefined);
-      await rt.close().catch(() => undefined);
-      throw err;
+    if (signalled) {
+      stopNow!(); // the signal came between start-up steps: do not start the services at all
+    } else {
+      try {
+        await app.start();
+      } catch (err) {
+        if (signalled) {
+          await stopped; // a stop cut the start short (e.g. a standby waiting for the lock)
+          log.info('msgx stopped during start-up');
+          return 0;
+        }
+        await app.stop().catch(() => undefined);
+        await rt.close().catch(() => undefined);
+        throw err;
+      }
+      if (!signalled) log.info({ role, http: `http://localhost:${app.httpPort()}/graphql` }, 'msgx started');
     }
-    log.info({ role, http: `http://localhost:${app.httpPort()}/graphql` }, 'msgx started');
     await stopped;
     const failure = app.failure();
     if (failure) {

@@ -37,6 +37,8 @@ export interface OpenOptions {
   poolMax?: number;
   /** Wait for an unreachable PostgreSQL instead of failing (`msgx start`; see waitForDatabase). */
   waitForDatabase?: boolean;
+  /** A stop requested during start-up: stop waiting, clean up, and throw (the signal's reason). */
+  signal?: AbortSignal;
 }
 
 export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = {}): Promise<Runtime> {
@@ -53,8 +55,9 @@ export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = 
   const readUrl = cfg.readDatabaseUrl ?? databaseUrl;
   const readPool = readUrl === databaseUrl ? pool : createPool(readUrl, { max: 10, applicationName: 'msgx-read' });
   try {
-    if (opts.waitForDatabase) await waitForDatabase(pool, { cfg, clock: opts.clock ?? systemClock, log });
+    if (opts.waitForDatabase) await waitForDatabase(pool, { cfg, clock: opts.clock ?? systemClock, log, signal: opts.signal });
     if (opts.migrate) await migrate(pool, log.child({ scope: 'migrate' }));
+    opts.signal?.throwIfAborted();
   } catch (err) {
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
