@@ -1,7 +1,7 @@
 /**
  * Throwaway PostgreSQL roles for the privilege tests. Roles are cluster-global, so each name
- * carries the test process id (`msgx_t_<label>_<pid>_<random>`), like the test databases. A role
- * left behind by a killed run keeps nothing but its name: its grants went with its test databases.
+ * carries the test process id (`msgx_t_<label>_<pid>_<random>`), like the test databases; the next
+ * run's global setup drops those whose process is gone (test/support/globalSetup.ts).
  */
 import { withAdminClient, type TestDatabase } from '../../support/pg.ts';
 
