@@ -96,10 +96,15 @@ async function spawnPostmaster(dir: string, port: number, owner: { uid: number; 
     child.once('error', reject);
     void exited.then(() => reject(new Error(`embedded PostgreSQL exited during start-up:\n${lastLines.join('\n')}`)));
   });
+  let stopping = false;
+  void exited.then(() => {
+    if (!stopping) log.error({ lastLines }, 'embedded PostgreSQL exited on its own; msgx cannot work without it');
+  });
   const lastResort = () => child.kill('SIGINT');
   process.once('exit', lastResort);
   return {
     async stop(): Promise<void> {
+      stopping = true;
       process.off('exit', lastResort);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
       await exited;

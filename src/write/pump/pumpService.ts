@@ -155,7 +155,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const bound = new Map<string, string>();
     const group: Prepared[] = [];
     for (const [k, { head, read }] of batch.entries()) {
-      const identity = lookups[k]!;
+      const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
       const outcome = judge(head, read, { cfg, now, flights: overlay, owner });
       group.push({ head, outcome });
