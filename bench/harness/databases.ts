@@ -4,18 +4,12 @@
  * that was killed leaves names the test suite's cleanup (and the next bench run) recognizes by
  * their dead pid and drops.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { createPool } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
 import { isProcessAlive } from '../../src/platform/processAlive.ts';
-
-export const PG_ADMIN_URL = process.env.MSGX_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const MYSQL_ADMIN_URL = process.env.MSGX_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
-const MYSQL_DDL_DIR = fileURLToPath(new URL('../../migrations/mysql/', import.meta.url));
+import { dbUrl, withAdminClient } from '../../test/support/pg.ts';
+import { createMailboxDatabase, withMysqlAdmin } from '../../test/support/mysql.ts';
 
 const PREFIX = `msgx_bench_${process.pid}_`;
 /** `msgx_bench_<pid>_<label>` (label: lowercase letters and digits only). */
@@ -27,32 +21,6 @@ export function benchDbName(label: string): string {
   return PREFIX + clean;
 }
 
-function urlWithDatabase(base: string, database: string): string {
-  const u = new URL(base);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function withPgAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
-async function withMysqlAdmin<T>(fn: (c: mysql.Connection) => Promise<T>): Promise<T> {
-  const c = await mysql.createConnection({ uri: MYSQL_ADMIN_URL, multipleStatements: true });
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
-
 const stale = (name: string): boolean => {
   const pid = Number(STALE.exec(name)?.[1]);
   return Number.isFinite(pid) && pid !== process.pid && !isProcessAlive(pid);
@@ -61,7 +29,7 @@ const stale = (name: string): boolean => {
 /** Drop bench databases (PostgreSQL and MariaDB) left behind by runs whose process is gone. */
 export async function dropStaleBenchDatabases(): Promise<string[]> {
   const dropped: string[] = [];
-  await withPgAdmin(async (c) => {
+  await withAdminClient(async (c) => {
     const { rows } = await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'msgx\\_bench\\_%'");
     for (const { datname } of rows.filter((r) => stale(r.datname))) {
       await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
@@ -106,12 +74,12 @@ let template: Promise<string> | undefined;
 export function migratedTemplate(): Promise<string> {
   template ??= (async () => {
     const name = benchDbName('tpl');
-    await withPgAdmin(async (c) => {
+    await withAdminClient(async (c) => {
       await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await c.query(`CREATE DATABASE "${name}"`);
     });
-    live.add({ drop: () => withPgAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined) });
-    const pool = createPool(urlWithDatabase(PG_ADMIN_URL, name), { max: 1, applicationName: 'msgx-bench' });
+    live.add({ drop: () => withAdminClient((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined) });
+    const pool = createPool(dbUrl(name), { max: 1, applicationName: 'msgx-bench' });
     try {
       await migrate(pool);
     } finally {
@@ -124,16 +92,16 @@ export function migratedTemplate(): Promise<string> {
 
 /** Create `name` (dropping a leftover of that name) by `CREATE DATABASE … TEMPLATE template`. */
 async function createPgFrom(template: string, name: string): Promise<BenchPg> {
-  await withPgAdmin(async (c) => {
+  await withAdminClient(async (c) => {
     await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   });
   const db: BenchPg = {
     name,
-    url: urlWithDatabase(PG_ADMIN_URL, name),
+    url: dbUrl(name),
     async drop() {
       live.delete(db);
-      await withPgAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await withAdminClient((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };
   live.add(db);
@@ -153,15 +121,7 @@ export function cloneBenchPg(source: BenchPg, label: string): Promise<BenchPg> {
 /** A fresh MariaDB database `msgx_bench_<pid>_<label>` with the shared mailbox DDL (CMINMSGS, COUTMSGS). */
 export async function createBenchMysql(label: string): Promise<BenchMysql> {
   const name = benchDbName(label);
-  await withMysqlAdmin(async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-    await c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
-    await c.query(`USE \`${name}\``);
-    for (const f of (await readdir(MYSQL_DDL_DIR)).filter((n) => n.endsWith('.sql')).sort()) {
-      await c.query(await readFile(path.join(MYSQL_DDL_DIR, f), 'utf8'));
-    }
-  });
-  const url = urlWithDatabase(MYSQL_ADMIN_URL, name);
+  const url = await createMailboxDatabase(name);
   const pool = mysql.createPool({ uri: url, connectionLimit: 4, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, charset: 'utf8mb4' });
   const db: BenchMysql = {
     name,
@@ -179,7 +139,7 @@ export async function createBenchMysql(label: string): Promise<BenchMysql> {
 
 /** Server versions and the durability settings the figures depend on. */
 export async function serverInfo(): Promise<Record<string, string>> {
-  const pgInfo = await withPgAdmin(async (c) => {
+  const pgInfo = await withAdminClient(async (c) => {
     const q = async (sql: string) => String((await c.query<{ v: string }>(sql)).rows[0]?.v ?? '');
     return {
       postgres: await q('SELECT version() AS v'),

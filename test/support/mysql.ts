@@ -15,22 +15,38 @@ export interface TestMysql {
   drop(): Promise<void>;
 }
 
+/** Run `fn` on one admin connection to the test MariaDB (multiple statements allowed: the DDL files). */
+export async function withMysqlAdmin<T>(fn: (c: mysql.Connection) => Promise<T>): Promise<T> {
+  const c = await mysql.createConnection({ uri: TEST_MYSQL_ADMIN_URL, multipleStatements: true });
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Database `name` on the test MariaDB, afresh (a leftover of that name is dropped), with the shared
+ * mailbox DDL applied (test/dev only); returns its URL. The bench makes its databases with it too.
+ */
+export async function createMailboxDatabase(name: string): Promise<string> {
+  await withMysqlAdmin(async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    await c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
+    await c.query(`USE \`${name}\``);
+    for (const f of (await readdir(MYSQL_DDL_DIR)).filter((n) => n.endsWith('.sql')).sort()) {
+      await c.query(await readFile(path.join(MYSQL_DDL_DIR, f), 'utf8'));
+    }
+  });
+  const u = new URL(TEST_MYSQL_ADMIN_URL);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
 /** A fresh MariaDB database with the shared mailbox DDL applied (test/dev only). */
 export async function createTestMysql(label = 't'): Promise<TestMysql> {
   const name = `msgx_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const adminConn = await mysql.createConnection({ uri: TEST_MYSQL_ADMIN_URL, multipleStatements: true });
-  try {
-    await adminConn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
-    await adminConn.query(`USE \`${name}\``);
-    for (const f of (await readdir(MYSQL_DDL_DIR)).filter((n) => n.endsWith('.sql')).sort()) {
-      await adminConn.query(await readFile(path.join(MYSQL_DDL_DIR, f), 'utf8'));
-    }
-  } finally {
-    await adminConn.end();
-  }
-  const u = new URL(TEST_MYSQL_ADMIN_URL);
-  u.pathname = `/${name}`;
-  const url = u.toString();
+  const url = await createMailboxDatabase(name);
   const pool = mysql.createPool({ uri: url, connectionLimit: 4, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true });
   return {
     name,
@@ -38,12 +54,7 @@ export async function createTestMysql(label = 't'): Promise<TestMysql> {
     pool,
     async drop() {
       await pool.end().catch(() => undefined);
-      const c = await mysql.createConnection({ uri: TEST_MYSQL_ADMIN_URL });
-      try {
-        await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      } finally {
-        await c.end();
-      }
+      await withMysqlAdmin((c) => c.query(`DROP DATABASE IF EXISTS \`${name}\``));
     },
   };
 }
