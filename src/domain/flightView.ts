@@ -84,10 +84,14 @@ export type ListField<L extends ListName> = (typeof LIST_VIEWS)[L]['field'];
 /** The `Flight` field name of a FlightState list (e.g. counters → checkInCounters). */
 export const listField = <L extends ListName>(list: L): ListField<L> => LIST_VIEWS[list].field;
 
+function listView<L extends ListName>(list: L, items: FlightLists[L], t: Render): FlightView[ListField<L>] {
+  const item = LIST_VIEWS[list].item(t) as (x: FlightLists[L][number]) => unknown;
+  return (items as FlightLists[L][number][]).map(item) as FlightView[ListField<L>];
+}
+
 /** One list of a flight as `toFlightView` shows it, without building the rest of the view. */
 export function toListView<L extends ListName>(list: L, items: FlightLists[L], opts: FlightViewOptions = {}): FlightView[ListField<L>] {
-  const item = LIST_VIEWS[list].item(renderer(opts.tz)) as (x: FlightLists[L][number]) => unknown;
-  return (items as FlightLists[L][number][]).map(item) as FlightView[ListField<L>];
+  return listView(list, items, renderer(opts.tz));
 }
 
 export function toFlightView(s: FlightState, opts: FlightViewOptions = {}): FlightView {
@@ -134,16 +138,16 @@ export function toFlightView(s: FlightState, opts: FlightViewOptions = {}): Flig
     lastPosition: s.lastPosition,
     lastMsgId: s.lastMsgId,
     updatedAt: t(s.updatedAt),
-    stands: toListView('stands', s.stands, opts),
-    gates: toListView('gates', s.gates, opts),
-    checkInCounters: toListView('counters', s.counters, opts),
-    baggageBelts: toListView('belts', s.belts, opts),
-    chutes: toListView('chutes', s.chutes, opts),
-    bridges: toListView('bridges', s.bridges, opts),
-    chocks: toListView('chocks', s.chocks, opts),
-    delays: toListView('delays', s.delays, opts),
-    services: toListView('services', s.services, opts),
-    routePoints: toListView('route', s.route, opts),
-    adjacentStations: toListView('adjacent', s.adjacent, opts),
+    stands: listView('stands', s.stands, t),
+    gates: listView('gates', s.gates, t),
+    checkInCounters: listView('counters', s.counters, t),
+    baggageBelts: listView('belts', s.belts, t),
+    chutes: listView('chutes', s.chutes, t),
+    bridges: listView('bridges', s.bridges, t),
+    chocks: listView('chocks', s.chocks, t),
+    delays: listView('delays', s.delays, t),
+    services: listView('services', s.services, t),
+    routePoints: listView('route', s.route, t),
+    adjacentStations: listView('adjacent', s.adjacent, t),
   };
 }
