@@ -1,12 +1,22 @@
 /**
- * Batch statements over `ROWS FROM (unnest($1::type[]), …)`: one statement for any number of rows.
- * Column names and types come from constant specs (flightRows.ts); values only travel as parameters.
+ * Batch statements over `ROWS FROM (unnest($1::type[]), …)`: one statement for any number of rows
+ * (the decision append, the read-model and outbox writers). Column names and types come from
+ * constant specs; values only travel as parameters.
  *
  * A `jsonb` column travels as ONE parameter, the JSON array of its cells (`jsonb_array_elements`),
  * not as `jsonb[]`: node-postgres escapes every array element character by character, which for
  * the megabytes of JSON a plan snapshot writes cost more CPU than the rest of the insert.
  */
-import type { CellValue, ColumnSpec } from './flightRows.ts';
+/** Column types of batch statements; a `jsonb` cell is JSON text. */
+export type SqlType = 'bigint' | 'integer' | 'text' | 'date' | 'timestamptz' | 'boolean' | 'jsonb';
+
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: SqlType;
+}
+
+/** A value as handed to node-pg (instants as ISO text, ids as decimal strings, JSON as text). */
+export type CellValue = string | number | boolean | null;
 
 /** `ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb), …)` for `columns`, numbering parameters from `first`. */
 export function unnestOf(columns: readonly ColumnSpec[], first = 1): string {

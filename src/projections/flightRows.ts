@@ -16,17 +16,7 @@ import type {
   Allocation, BridgeOp, ChockEvent, Delay, Direction, FlightLists, FlightState, GroundService, ListName, RoutePoint,
 } from '../domain/flight.ts';
 import { LIST_NAMES, emptyLists, orderList } from '../domain/lists.ts';
-
-/** Column types of batch statements (unnest.ts); a `jsonb` cell is JSON text. */
-export type SqlType = 'bigint' | 'integer' | 'text' | 'date' | 'timestamptz' | 'boolean' | 'jsonb';
-
-export interface ColumnSpec {
-  readonly name: string;
-  readonly type: SqlType;
-}
-
-/** A value as handed to node-pg (instants as ISO text, ids as decimal strings). */
-export type CellValue = string | number | boolean | null;
+import type { CellValue, ColumnSpec, SqlType } from '../platform/sqlBatch.ts';
 
 /** A row as node-pg returns it for a SELECT built with `selectList` (instants as ISO UTC text). */
 export type DbRow = Record<string, unknown>;

@@ -5,9 +5,8 @@
  */
 import type { PlanSnapshotApplied } from '../domain/changes.ts';
 import type { Queryable } from '../platform/db.ts';
-import type { CellValue, ColumnSpec } from './flightRows.ts';
 import type { DecisionEvent } from './decisionLog.ts';
-import { columnArrays, unnestOf } from './unnest.ts';
+import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 
 export interface SnapshotRow {
   position: string;

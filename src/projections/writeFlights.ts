@@ -7,7 +7,7 @@ import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import { DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow } from './flightRows.ts';
 import type { FlightTables } from './flightTables.ts';
-import { columnArrays, columnNames, unnestOf } from './unnest.ts';
+import { columnArrays, columnNames, unnestOf } from '../platform/sqlBatch.ts';
 
 const FLIGHT_UPDATE_SET = FLIGHT_COLUMNS.filter((c) => c.name !== 'flid')
   .map((c) => `${c.name} = EXCLUDED.${c.name}`)

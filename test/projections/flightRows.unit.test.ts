@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow, flightsFromRows, selectList, type DbRow, type DetailTable,
 } from '../../src/projections/flightRows.ts';
-import { columnArrays, unnestOf } from '../../src/projections/unnest.ts';
+import { columnArrays, unnestOf } from '../../src/platform/sqlBatch.ts';
 import { decideMessages, readScenario, scenarioNames } from './support/corpus.ts';
 import { syntheticMessages } from './support/synthetic.ts';
 

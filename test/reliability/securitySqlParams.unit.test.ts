@@ -22,6 +22,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS'],
   'src/write/delivery/schdBatch.ts': ['OUTBOX_COLUMNS'],
   'src/projections/insertOutbox.ts': ['unnestOf(COLUMNS)'],
+  'src/write/pump/appendDecision.ts': ['unnestOf(COLUMNS)'],
   // Table names from FlightTables (flightTables.ts: schema public or msgx_rebuild + a constant table name).
   'src/read-api/sql/selectFlightLists.ts': ['selectList(spec.columns)', 'LIVE_TABLES.detail[table]'],
   'src/projections/loadFlights.ts': ['selectList(FLIGHT_COLUMNS)', 'tables.flight', 'selectList(spec.columns)', 'tables.detail[spec.table]'],

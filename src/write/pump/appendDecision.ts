@@ -1,4 +1,5 @@
 import type { PoolClient } from '../../platform/db.ts';
+import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../../platform/sqlBatch.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after
@@ -28,6 +29,17 @@ export interface NewDecision {
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
+// flids and payload are jsonb columns: one JSON-array parameter each, never jsonb[] (sqlBatch.ts).
+const COLUMNS: readonly ColumnSpec[] = [
+  { name: 'position', type: 'bigint' },
+  { name: 'msg_id', type: 'bigint' },
+  { name: 'kind', type: 'text' },
+  { name: 'handler', type: 'text' },
+  { name: 'handler_version', type: 'integer' },
+  { name: 'flids', type: 'jsonb' },
+  { name: 'payload', type: 'jsonb' },
+];
+
 /** Take the pipeline lock (row lock until COMMIT/ROLLBACK); returns the last position handed out. */
 export async function lockPipeline(c: PoolClient): Promise<string> {
   const { rows } = await c.query<{ last_position: string }>('SELECT last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE');
@@ -52,26 +64,15 @@ export async function appendDecisions(
   const positions = decisions.map((_, i) => String(first + BigInt(i)));
   const last = positions[positions.length - 1]!;
   await c.query('UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2 WHERE id = 1', [last, recordedAt]);
-  // flids and payloads travel as ONE JSON array text each, not as jsonb[]: node-postgres escapes
-  // array elements character by character, and a plan snapshot's payload is megabytes.
-  const jsonArray = (values: readonly unknown[]) => `[${values.map((v) => JSON.stringify(v)).join(',')}]`;
+  const rows = decisions.map((d, i): CellValue[] => [
+    positions[i]!, d.msgId, d.kind, d.handler ?? null, d.handlerVersion ?? null, JSON.stringify(d.flids ?? []), JSON.stringify(d.payload),
+  ]);
   await c.query(
     `INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
      SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
             ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $8
-       FROM ROWS FROM (unnest($1::bigint[]), unnest($2::bigint[]), unnest($3::text[]), unnest($4::text[]), unnest($5::int[]),
-                       jsonb_array_elements($6::jsonb), jsonb_array_elements($7::jsonb))
-            AS d(position, msg_id, kind, handler, handler_version, flids, payload)`,
-    [
-      positions,
-      decisions.map((d) => d.msgId),
-      decisions.map((d) => d.kind),
-      decisions.map((d) => d.handler ?? null),
-      decisions.map((d) => d.handlerVersion ?? null),
-      jsonArray(decisions.map((d) => d.flids ?? [])),
-      jsonArray(decisions.map((d) => d.payload)),
-      recordedAt,
-    ],
+       FROM ${unnestOf(COLUMNS)} AS d(position, msg_id, kind, handler, handler_version, flids, payload)`,
+    [...columnArrays(rows, COLUMNS), recordedAt],
   );
   await c.query("SELECT pg_notify('msgx_decision', $1)", [last]);
   return positions;
