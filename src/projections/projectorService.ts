@@ -3,6 +3,7 @@
  * (msgx_decision via the shared listener) or the polling interval of the injected clock. Errors are
  * logged once per outage and retried after the polling interval; a batch never half-applies.
  */
+import { FailureStreak } from '../platform/failureStreak.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Pool } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -36,21 +37,19 @@ export function createProjectorService(opts: ProjectorServiceOptions): Projector
   const stop = new AbortController();
   let loop: Promise<void> | undefined;
   let last: BatchOutcome | undefined;
-  let failing = false;
+  const failures = new FailureStreak(log, 'projector batch failed; retrying', 'projector recovered');
 
   async function step(): Promise<'more' | 'wait'> {
     try {
       last = await runBatch(pool, projector, { batchSize, clock });
-      if (failing) log.info('projector recovered');
-      failing = false;
+      failures.succeeded();
       if (last.kind === 'conflict') {
         log.info('checkpoint moved by another instance; re-reading');
         return 'more';
       }
       return last.kind === 'applied' ? 'more' : 'wait';
     } catch (err) {
-      if (!failing) log.error({ err }, 'projector batch failed; retrying');
-      failing = true;
+      failures.failed(err);
       return 'wait';
     }
   }

@@ -1,3 +1,4 @@
+import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
 import { crashPoint } from '../../platform/crashPoint.ts';
 import type { Runtime } from '../../platform/runtime.ts';
@@ -55,17 +56,16 @@ export function createBackfill(rt: Runtime): Backfill {
   }
 
   async function run(): Promise<void> {
-    let errors = 0;
+    const failures = new FailureStreak(log, 'backfill scanner cannot reach its database');
     while (!stop.signal.aborted) {
       latch.arm();
       try {
         await runOnce();
-        errors = 0;
+        failures.succeeded();
       } catch (err) {
-        errors++;
-        if (errors === 1) log.error({ err }, 'backfill scanner cannot reach its database');
+        failures.failed(err);
       }
-      await latch.wait(clock, errors > 0 ? outageRetryDelay(cfg, errors) : cfg.pollIntervalMs, stop.signal);
+      await latch.wait(clock, failures.count > 0 ? outageRetryDelay(cfg, failures.count) : cfg.pollIntervalMs, stop.signal);
     }
   }
 

@@ -1,3 +1,4 @@
+import { FailureStreak } from '../../platform/failureStreak.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Latch } from '../pump/wakeup.ts';
@@ -17,18 +18,15 @@ export interface TargetLoopOptions {
  * poll comes round, or the latch fires (LISTEN msgx_outbox). Returns once `stop` is aborted.
  */
 export async function runTargetLoop(worker: TargetWorker, latch: Latch, stop: AbortSignal, opts: TargetLoopOptions): Promise<void> {
-  let errors = 0;
+  const failures = new FailureStreak(opts.log.child({ target: worker.target }), 'dispatcher step failed; will retry', 'dispatcher resumed');
   while (!stop.aborted) {
     latch.arm();
     let result: StepResult;
     try {
       result = await worker.step();
-      if (errors > 0) opts.log.info({ target: worker.target, failedSteps: errors }, 'dispatcher resumed');
-      errors = 0;
+      failures.succeeded();
     } catch (err) {
-      // Once per outage, not once per step.
-      if (errors++ === 0) opts.log.error({ err, target: worker.target }, 'dispatcher step failed; will retry');
-      else opts.log.debug({ err, target: worker.target }, 'dispatcher step failed again');
+      failures.failed(err);
       result = { kind: 'wait', until: new Date(opts.clock.now().getTime() + opts.errorPauseMs) };
     }
     if (result.kind === 'worked') continue;

@@ -1,3 +1,4 @@
+import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
@@ -26,19 +27,17 @@ export function createIngest(rt: Runtime): Ingest {
   };
 
   async function run(): Promise<void> {
-    let errors = 0;
+    const failures = new FailureStreak(log, 'ingest poll failed; retrying with backoff', 'ingest resumed');
     while (!stop.signal.aborted) {
       let sleepMs = rt.cfg.pollIntervalMs;
       try {
         const r = await poll();
-        if (errors > 0) log.info('ingest resumed');
-        errors = 0;
+        failures.succeeded();
         if (r.copied > 0 || r.gapsExpired > 0) log.debug({ ...r }, 'ingested');
         if (r.read >= rt.cfg.ingestBatch) sleepMs = 0;
       } catch (err) {
-        errors++;
-        if (errors === 1) log.error({ err }, 'ingest poll failed; retrying with backoff');
-        sleepMs = Math.max(rt.cfg.pollIntervalMs, outageRetryDelay(rt.cfg, errors));
+        failures.failed(err);
+        sleepMs = Math.max(rt.cfg.pollIntervalMs, outageRetryDelay(rt.cfg, failures.count));
       }
       if (sleepMs > 0) await rt.clock.sleep(sleepMs, stop.signal);
     }

@@ -1,3 +1,4 @@
+import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
 import { crashPoint } from '../../platform/crashPoint.ts';
 import { isConnectionError } from '../../platform/db.ts';
@@ -184,7 +185,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   }
 
   async function run(): Promise<void> {
-    let errors = 0;
+    const failures = new FailureStreak(log, 'pump cannot reach its database; retrying with backoff', 'pump resumed');
     while (!stop.signal.aborted) {
       latch.arm();
       const gen = ++scans;
@@ -197,12 +198,10 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
           log.info({ events, position: model.position }, 'write model reloaded after a projection rebuild');
         }
         sleepMs = await scan();
-        if (errors > 0) log.info('pump resumed');
-        errors = 0;
+        failures.succeeded();
       } catch (err) {
-        errors++;
-        if (errors === 1) log.error({ err }, 'pump cannot reach its database; retrying with backoff');
-        sleepMs = outageRetryDelay(cfg, errors);
+        failures.failed(err);
+        sleepMs = outageRetryDelay(cfg, failures.count);
       }
       if (sleepMs === 0) continue;
       const due = drainWaiters.filter((w) => w.after < gen);

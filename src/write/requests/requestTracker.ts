@@ -1,3 +1,4 @@
+import { FailureStreak } from '../../platform/failureStreak.ts';
 import type { Service } from '../../platform/service.ts';
 import { createListener, Latch } from '../pump/wakeup.ts';
 import { answerRequests } from './answerRequests.ts';
@@ -60,18 +61,15 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
   };
 
   const run = async (): Promise<void> => {
-    let errors = 0;
+    const failures = new FailureStreak(log, 'request tracker round failed; will retry every second', 'request tracker resumed');
     while (!stop.signal.aborted) {
       latch.arm();
       let next: Date;
       try {
         next = await round();
-        if (errors > 0) log.info({ failedRounds: errors }, 'request tracker resumed');
-        errors = 0;
+        failures.succeeded();
       } catch (err) {
-        // Once per outage, not once per round.
-        if (errors++ === 0) log.error({ err }, 'request tracker round failed; will retry every second');
-        else log.debug({ err }, 'request tracker round failed again');
+        failures.failed(err);
         next = new Date(deps.clock.now().getTime() + 1000);
       }
       await latch.wait(deps.clock, next.getTime() - deps.clock.now().getTime(), stop.signal);
