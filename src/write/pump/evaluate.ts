@@ -7,10 +7,15 @@ import type { Config } from '../../platform/config.ts';
 import type { Head } from './findHeads.ts';
 import { failureVerdict, type Outcome } from './outcome.ts';
 
-export interface EvaluateContext {
+export interface JudgeContext {
   readonly cfg: Pick<Config, 'airportTz' | 'identityIncludeDay' | 'maxAttempts' | 'headDeadlineMs' | 'backoffMs' | 'backoffCapMs'>;
   readonly now: Date;
   readonly flights: ReadonlyMap<string, FlightState>;
+  /** The message that already holds the head's identity (see identityToCheck), if any. */
+  readonly owner: string | null;
+}
+
+export interface EvaluateContext extends Omit<JudgeContext, 'owner'> {
   /** The message that already holds `identity` (other than `msgId`), if any. */
   identityOwner(identity: string, msgId: string): Promise<string | null>;
 }
@@ -20,7 +25,7 @@ export type ReadHead =
   | { readonly ok: false; readonly outcome: Outcome }
   | { readonly ok: true; readonly message: Message; readonly identity: string };
 
-export function readHead(head: Head, cfg: EvaluateContext['cfg'], now: Date): ReadHead {
+export function readHead(head: Head, cfg: JudgeContext['cfg'], now: Date): ReadHead {
   if (head.nulReplaced) {
     const error = 'message contains U+0000, which XML does not allow (kept with U+FFFD in its place)';
     return { ok: false, outcome: { ...failureVerdict(cfg, now, head, 'MALFORMED', error), identity: null, meta: null } };
@@ -39,12 +44,11 @@ export function identityToCheck(head: Head, read: ReadHead): string | null {
 }
 
 /**
- * identity → decide for a read head; no I/O. `owner` is the message that already holds the
- * head's identity (see identityToCheck): the identity is bound at the first successful decode, and
+ * identity → decide for a read head; no I/O. The identity is bound at the first successful decode, and
  * a later message with the same identity ends SKIPPED `duplicate-of:<id>` and never reaches
  * `decide`. A throwing handler is a bug, retryable after a fix: CODEC_ERROR.
  */
-export function judge(head: Head, read: ReadHead, ctx: Omit<EvaluateContext, 'identityOwner'> & { readonly owner: string | null }): Outcome {
+export function judge(head: Head, read: ReadHead, ctx: JudgeContext): Outcome {
   if (!read.ok) return read.outcome;
   const { message, identity } = read;
   if (ctx.owner !== null) {
@@ -78,7 +82,11 @@ export function judge(head: Head, read: ReadHead, ctx: Omit<EvaluateContext, 'id
   };
 }
 
-/** decode → identity → decide for one head message, looking its identity's owner up on its own. */
+/**
+ * decode → identity → decide for one head message, looking its identity's owner up on its own.
+ * The pump batches that lookup per group (prepareGroup); this one-message form is the bench's
+ * in-process baseline of the pump's decision path (bench/harness/domainMirror.ts).
+ */
 export async function evaluate(head: Head, ctx: EvaluateContext): Promise<Outcome> {
   const read = readHead(head, ctx.cfg, ctx.now);
   const identity = identityToCheck(head, read);
