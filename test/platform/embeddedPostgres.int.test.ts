@@ -3,16 +3,14 @@
  * SIGINT to the whole process group. The embedded server must not take that signal itself (it
  * runs in its own group): msgx stops its services, then the server, and exits 0.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { isProcessAlive } from '../../src/platform/processAlive.ts';
+import { spawnMsgx } from '../support/msgxProcess.ts';
 import { waitFor } from '../support/waitFor.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let dataDir: string | undefined;
 
 afterAll(async () => {
@@ -21,30 +19,23 @@ afterAll(async () => {
 
 it('a SIGINT to the whole process group stops the services first, the embedded server last, and exits 0', async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-embedded-'));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MSGX_')));
-  const child = spawn(process.execPath, ['bin/msgx.js', 'start'], {
-    cwd: ROOT,
-    env: { ...env, MSGX_DATA_DIR: dataDir, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // its own process group, as a shell gives a foreground job
-  });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // detached: its own process group, as a shell gives a foreground job
+  const msgx = spawnMsgx(['start'], { MSGX_DATA_DIR: dataDir, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info' }, { detached: true });
+  const { child } = msgx;
   let postmaster = 0;
   try {
-    await waitFor(() => out.includes('"msgx started"') || child.exitCode !== null, { timeoutMs: 60_000, what: 'msgx started' }).catch(
+    await waitFor(() => msgx.output().includes('"msgx started"') || child.exitCode !== null, { timeoutMs: 60_000, what: 'msgx started' }).catch(
       (err: Error) => {
-        throw new Error(`${err.message}; output:\n${out.slice(-3000)}`);
+        throw new Error(`${err.message}; output:\n${msgx.output().slice(-3000)}`);
       },
     );
-    expect(child.exitCode, out.slice(-3000)).toBeNull();
+    expect(child.exitCode, msgx.output().slice(-3000)).toBeNull();
     postmaster = Number((await readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
     expect(isProcessAlive(postmaster)).toBe(true);
 
     process.kill(-child.pid!, 'SIGINT'); // the whole group, like Ctrl-C in a terminal
-    expect(await exit).toBe(0);
+    expect((await msgx.exit).code).toBe(0);
+    const out = msgx.output();
 
     const messages = out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(messages).not.toContain('msgx stopped itself: writer lock lost; exiting with code 1');

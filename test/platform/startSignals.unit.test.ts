@@ -2,13 +2,10 @@
  * `msgx start` stopped before it finished starting (a supervisor's SIGTERM while it waits for
  * PostgreSQL): it must stop waiting and exit 0 like any other requested stop, not die of the signal.
  */
-import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { spawnMsgx } from '../support/msgxProcess.ts';
 import { waitFor } from '../support/waitFor.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 async function closedPort(): Promise<number> {
   const srv = net.createServer();
@@ -19,23 +16,15 @@ async function closedPort(): Promise<number> {
 }
 
 it('a SIGTERM while msgx waits for PostgreSQL ends the wait and exits 0', async () => {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MSGX_')));
-  const child = spawn(process.execPath, ['bin/msgx.js', 'start'], {
-    cwd: ROOT,
-    env: { ...env, MSGX_DATABASE_URL: `postgres://msgx@127.0.0.1:${await closedPort()}/msgx`, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const msgx = spawnMsgx(['start'], {
+    MSGX_DATABASE_URL: `postgres://msgx@127.0.0.1:${await closedPort()}/msgx`, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info',
   });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const { child } = msgx;
   try {
-    await waitFor(() => out.includes('PostgreSQL not reachable; waiting for it'), { timeoutMs: 30_000, what: 'the wait for PostgreSQL' });
+    await waitFor(() => msgx.output().includes('PostgreSQL not reachable; waiting for it'), { timeoutMs: 30_000, what: 'the wait for PostgreSQL' });
     child.kill('SIGTERM');
-    expect(await exit).toEqual({ code: 0, signal: null });
-    expect(out).toContain('msgx stopped during start-up');
+    expect(await msgx.exit).toEqual({ code: 0, signal: null });
+    expect(msgx.output()).toContain('msgx stopped during start-up');
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
