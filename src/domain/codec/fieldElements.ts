@@ -60,6 +60,22 @@ function isValueElement(name: string): name is keyof typeof VALUE_ELEMENTS {
   return Object.hasOwn(VALUE_ELEMENTS, name);
 }
 
+/**
+ * Attribute elements carry their value in attributes: an element with no text and no attributes
+ * clears it; otherwise each attribute of the unit is its part, and a part that is absent or `""`
+ * is cleared (`<FDIV DDES="" DDIR=""/>` undoes a diversion). Text or children without any of the
+ * unit's attributes is a shape the codec cannot read.
+ */
+function hasAnyAttr(el: XmlElement, names: readonly string[]): boolean {
+  return names.some((n) => el.attrs.has(n));
+}
+
+function checkAttributeShape(el: XmlElement, names: readonly string[], ctx: ReadContext): void {
+  if (!hasAnyAttr(el, names) && (el.text !== '' || el.children.length > 0)) {
+    fail(ctx, el.name, `expected ${names.join('/')} attributes or an empty element`);
+  }
+}
+
 /** FDIV: diversion airport and direction, set together; empty element = diversion undone. */
 function readDiversion(el: XmlElement, ctx: ReadContext, patch: FieldPatch): void {
   if (isEmptyElement(el)) {
@@ -67,22 +83,19 @@ function readDiversion(el: XmlElement, ctx: ReadContext, patch: FieldPatch): voi
     patch.diversionDirection = null;
     return;
   }
-  const airport = readAttr(el, 'DDES', ctx, asCode);
-  const direction = readAttr(el, 'DDIR', ctx, (t) => t.toUpperCase());
-  if (airport === null && direction === null) fail(ctx, 'FDIV', 'expected DDES/DDIR attributes or an empty element');
-  patch.diversionAirport = airport;
-  patch.diversionDirection = direction;
+  checkAttributeShape(el, ['DDES', 'DDIR'], ctx);
+  patch.diversionAirport = readAttr(el, 'DDES', ctx, asCode);
+  patch.diversionDirection = readAttr(el, 'DDIR', ctx, (t) => t.toUpperCase());
 }
 
-/** FRET: return type (G ground / A air) in REID; empty element = return undone. */
+/** FRET: return type (G ground / A air) in REID; empty element (or REID="") = return undone. */
 function readReturn(el: XmlElement, ctx: ReadContext, patch: FieldPatch): void {
   if (isEmptyElement(el)) {
     patch.returnType = null;
     return;
   }
-  const reid = readAttr(el, 'REID', ctx, (t) => t.toUpperCase());
-  if (reid === null) fail(ctx, 'FRET', 'expected a REID attribute or an empty element');
-  patch.returnType = reid;
+  checkAttributeShape(el, ['REID'], ctx);
+  patch.returnType = readAttr(el, 'REID', ctx, (t) => t.toUpperCase());
 }
 
 /**
