@@ -6,7 +6,7 @@ import type { Command } from './commands.ts';
 import { UsageError } from './main.ts';
 
 export const replayCommand: Command = {
-  summary: 'move FAILED/DEAD messages back to PENDING: --class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO]',
+  summary: 'move PARKED/FAILED/DEAD messages back to PENDING: --class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO]',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({
       args: [...args],

@@ -8,12 +8,21 @@
  */
 import type { Change } from './changes.ts';
 import type { FlightState } from './flight.ts';
-import { decideFlop } from './handlers/flop.ts';
+import { decideFlop, type BlockOutcome } from './handlers/flop.ts';
 import { handlerFor, type HandlerInfo } from './handlers/registry.ts';
 import { decideSchdSnapshot, decideSchdUpsert } from './handlers/schd.ts';
 import type { Message } from './message.ts';
+import { dropStale } from './stale.ts';
 
-export type SkipReason = 'unknown-flight' | 'flight-deleted';
+export type SkipReason = 'unknown-flight' | 'flight-deleted' | 'stale';
+
+export interface DecideOptions {
+  /**
+   * The message's id (FIFO order). When given, what a later message already set is not
+   * overwritten (the stale rule of a replayed message, stale.ts).
+   */
+  msgId?: string;
+}
 
 export interface Decision {
   ok: true;
@@ -26,6 +35,10 @@ export interface Decision {
   unknownFlids?: string[];
   /** FLOP blocks skipped because their flight is deleted. */
   deletedFlids?: string[];
+  /** Flights for which something was not applied because a later message already set it. */
+  staleFlids?: string[];
+  /** FLOP: every block's outcome, in message order. */
+  blocks?: BlockOutcome[];
 }
 
 function handlerOf(message: Message): HandlerInfo {
@@ -35,7 +48,23 @@ function handlerOf(message: Message): HandlerInfo {
   return h;
 }
 
-export function decide(flights: ReadonlyMap<string, FlightState>, message: Message): Decision {
+export function decide(flights: ReadonlyMap<string, FlightState>, message: Message, opts: DecideOptions = {}): Decision {
+  const decision = decideFresh(flights, message);
+  if (opts.msgId === undefined) return decision;
+  const { changes, staleFlids, allStaleFlids } = dropStale(flights, decision.changes, opts.msgId);
+  if (staleFlids.length === 0) return decision;
+  const out: Decision = { ...decision, changes, staleFlids };
+  if (out.blocks) {
+    const allStale = new Set(allStaleFlids);
+    out.blocks = out.blocks.map((b) => (b.outcome === 'applied' && allStale.has(b.flid) ? { ...b, outcome: 'stale' } : b));
+    if (message.type === 'FLOP' && !out.blocks.some((b) => b.outcome === 'applied')) out.skipped = 'stale';
+  } else if (!changes.some((c) => c.type !== 'PlanSnapshotApplied')) {
+    out.skipped = 'stale';
+  }
+  return out;
+}
+
+function decideFresh(flights: ReadonlyMap<string, FlightState>, message: Message): Decision {
   const h = handlerOf(message);
   const base = { ok: true, handler: h.name, handlerVersion: h.version } as const;
   switch (message.type) {
@@ -48,7 +77,7 @@ export function decide(flights: ReadonlyMap<string, FlightState>, message: Messa
     }
     case 'FLOP': {
       const out = decideFlop(flights, message);
-      const decision: Decision = { ...base, changes: out.changes };
+      const decision: Decision = { ...base, changes: out.changes, blocks: out.blocks };
       if (out.unknownFlids.length > 0) decision.unknownFlids = out.unknownFlids;
       if (out.deletedFlids.length > 0) decision.deletedFlids = out.deletedFlids;
       if (out.applied === 0 && message.ops.length > 0) {

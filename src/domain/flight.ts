@@ -102,10 +102,16 @@ export interface FlightState extends FlightFields, FlightLists {
   operationDay: string;
   deleted: boolean;
   deletedReason: string | null;
-  /** +1 per change applied to this flight. */
+  /** +1 per decision that changed this flight (one write = one version). */
   stateVersion: number;
   /** Envelope stamps, set by applyDecision (not by evolve): position as decimal string. */
   lastPosition: string;
   lastMsgId: string | null;
   updatedAt: Instant | null;
+  /**
+   * Which message (msg id) last set each field and list, by key (`estimatedTime`, `gates`, …): kept
+   * by applyDecision in the folded state (write model, flight(asOf)), not in the read model. A
+   * replayed message never overwrites what a later message set (domain/stale.ts).
+   */
+  sources?: Readonly<Record<string, string>>;
 }

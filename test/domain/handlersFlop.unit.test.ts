@@ -149,7 +149,7 @@ describe('FLOP semantics', () => {
   it('a block applied without any change is not a skip', () => {
     const flights = fold([SEED]);
     const d = decide(flights, decodeOk(flopXml('ESTT', [['1', '<ESTT>14MAR251040</ESTT>']])));
-    expect(d).toEqual({ ok: true, handler: 'flopFields.ESTT', handlerVersion: 1, changes: [] });
+    expect(d).toEqual({ ok: true, handler: 'flopFields.ESTT', handlerVersion: 1, changes: [], blocks: [{ flid: '1', outcome: 'applied' }] });
   });
 
   it('FLOP on a deleted flight is skipped flight-deleted; FDEL on it again is a no-op', () => {
@@ -158,7 +158,7 @@ describe('FLOP semantics', () => {
     const d = decide(flights, decodeOk(flopXml('ESTT', [['1', '<ESTT>14MAR251100</ESTT>']])));
     expect(d).toMatchObject({ skipped: 'flight-deleted', changes: [], deletedFlids: ['1'] });
     const again = decide(flights, decodeOk(flopXml('FDEL', [['1', '<FDEL/>']])));
-    expect(again).toEqual({ ok: true, handler: 'fdel.FDEL', handlerVersion: 1, changes: [] });
+    expect(again).toEqual({ ok: true, handler: 'fdel.FDEL', handlerVersion: 1, changes: [], blocks: [{ flid: '1', outcome: 'applied' }] });
   });
 
   it('FDEL for an unknown FLID is skipped unknown-flight', () => {

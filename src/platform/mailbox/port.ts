@@ -9,7 +9,7 @@ export interface InboxRow {
   readonly receivedAt: Date | null;
 }
 
-export type BackfillStatus = 'PROCESSED' | 'SKIPPED' | 'DEAD';
+export type BackfillStatus = 'PROCESSED' | 'SKIPPED' | 'DEAD' | 'PARKED';
 
 export interface BackfillItem {
   readonly id: string;
@@ -31,7 +31,11 @@ export interface Mailbox {
   readIds(ids: readonly string[]): Promise<InboxRow[]>;
   /** Compatibility entry and tests: append one inbound message; returns its CMINMSGS_ID. */
   insertInbound(xml: string, receivedAt: Date): Promise<string>;
-  /** Write CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS back. Idempotent. */
+  /**
+   * Write CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS back. Idempotent. The processed time is the
+   * mailbox server's own clock (`NOW()`), so it compares with CMINMSGS_DATE_RECEIVED; `processedAt`
+   * (when the decision was recorded) is kept for logs.
+   */
   backfill(items: readonly BackfillItem[]): Promise<void>;
   /** Insert one COUTMSGS row; returns its COUTMSGS_ID. */
   insertOutbound(row: OutboundRow): Promise<string>;

@@ -28,6 +28,7 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetric
   const headAge = g('msgx_head_age_seconds', 'Age of the FIFO head (smallest unfinished message) since it was copied; 0 when there is none');
   const failed = g('msgx_failed_messages', 'Messages FAILED and waiting for a retry');
   const dead = g('msgx_dead_messages', 'Messages DEAD');
+  const parked = g('msgx_parked_messages', 'Messages PARKED (CODEC_ERROR / UNSUPPORTED, replayable)');
   const logPosition = g('msgx_log_position', 'Last position of the decision log');
   const projPosition = g('msgx_projection_position', 'Checkpoint of each projector', ['projection']);
   const projLag = g('msgx_projection_lag', 'Decisions not yet applied by each projector', ['projection']);
@@ -58,6 +59,7 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetric
     backlog.set(p.backlog);
     failed.set(p.failed);
     dead.set(p.dead);
+    parked.set(p.parked);
     headAge.set(p.headIngestedAt ? Math.max(0, (now - p.headIngestedAt.getTime()) / 1000) : 0);
     logPosition.set(Number(p.logPosition));
     projPosition.reset();

@@ -12,13 +12,14 @@ export type DecisionKind =
   | 'Skipped'
   | 'Failed'
   | 'Dead'
+  | 'Parked'
   | 'ReplayRequested'
   | 'FlightsArchived'
   | 'GapExpired'
   | 'DeliveryReplayRequested';
 
 /** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
-export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead'];
+export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead', 'Parked'];
 
 export interface NewDecision {
   readonly msgId: string | null;

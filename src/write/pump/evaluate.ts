@@ -64,14 +64,17 @@ export function judge(head: Head, read: ReadHead, ctx: JudgeContext): Outcome {
   }
   let decision;
   try {
-    decision = decide(ctx.flights, message);
+    // With its msg id: a replayed message does not overwrite what a later one set (stale).
+    decision = decide(ctx.flights, message, { msgId: head.msgId });
   } catch (err) {
     const error = `decide failed: ${err instanceof Error ? err.message : String(err)}`;
     return { ...failureVerdict(ctx.cfg, ctx.now, head, 'CODEC_ERROR', error), identity, meta: message.meta };
   }
   const common = { identity, meta: message.meta, handler: decision.handler, handlerVersion: decision.handlerVersion };
+  const blocks = decision.blocks && decision.blocks.length > 1 ? { blocks: decision.blocks } : {};
   if (decision.skipped !== undefined) {
-    return { ...common, kind: 'Skipped', reason: decision.skipped, flids: [...(decision.unknownFlids ?? []), ...(decision.deletedFlids ?? [])] };
+    const flids = [...new Set([...(decision.unknownFlids ?? []), ...(decision.deletedFlids ?? []), ...(decision.staleFlids ?? [])])];
+    return { ...common, kind: 'Skipped', reason: decision.skipped, flids, ...blocks };
   }
   return {
     ...common,
@@ -79,6 +82,8 @@ export function judge(head: Head, read: ReadHead, ctx: JudgeContext): Outcome {
     changes: decision.changes,
     ...(decision.unknownFlids ? { unknownFlids: decision.unknownFlids } : {}),
     ...(decision.deletedFlids ? { deletedFlids: decision.deletedFlids } : {}),
+    ...(decision.staleFlids ? { staleFlids: decision.staleFlids } : {}),
+    ...blocks,
   };
 }
 

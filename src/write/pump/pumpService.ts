@@ -118,6 +118,10 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     group.forEach(({ head, outcome }, k) => {
       inOrder &&= model.apply(res.positions[k]!, head.msgId, res.recordedAt, outcome.kind === 'Applied' ? outcome.changes : []);
       if (outcome.kind !== 'Failed') opts.onTerminal?.(head.msgId);
+      if (outcome.kind === 'Parked') {
+        // Once per message: it holds nothing back, and replay --class brings it back after a fix.
+        log.warn({ msgId: head.msgId, errorClass: outcome.errorClass, error: outcome.error, position: res.positions[k] }, 'message parked');
+      }
     });
     if (!inOrder) await model.catchUp(pool);
     singles = Math.max(0, singles - group.length);
