@@ -69,6 +69,7 @@ const FLIGHT_MAP: readonly (readonly [ScalarKey, string, SqlType])[] = [
   ['lastPosition', 'last_position', 'bigint'],
   ['lastMsgId', 'last_msg_id', 'bigint'],
   ['updatedAt', 'updated_at', 'timestamptz'],
+  ['sources', 'field_sources', 'jsonb'],
 ];
 
 export const FLIGHT_TABLE = 'flight_schd';
@@ -76,7 +77,7 @@ export const FLIGHT_COLUMNS: readonly ColumnSpec[] = FLIGHT_MAP.map(([, name, ty
 
 /** The flight_schd row of a state, in FLIGHT_COLUMNS order. */
 export function flightRow(s: FlightState): CellValue[] {
-  return FLIGHT_MAP.map(([key]) => s[key] as CellValue);
+  return FLIGHT_MAP.map(([key, , type]) => (type === 'jsonb' ? jsonCell(s[key]) : (s[key] as CellValue)));
 }
 
 // ---------------------------------------------------------------- detail tables
@@ -129,6 +130,12 @@ export function instant(v: unknown): string | null {
   return (v instanceof Date ? v : new Date(String(v))).toISOString();
 }
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const jsonCell = (v: unknown): CellValue => (v === undefined || v === null ? null : JSON.stringify(v));
+/** `sources` from its jsonb column (parsed by node-pg, or JSON text): absent when null. */
+function sourcesOf(v: unknown): { sources?: Record<string, string> } {
+  if (v === null || v === undefined) return {};
+  return { sources: (typeof v === 'string' ? JSON.parse(v) : v) as Record<string, string> };
+}
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const int = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const req = (v: unknown): string => String(v);
@@ -326,6 +333,7 @@ export function flightFromRows(row: DbRow, lists: FlightLists = emptyLists()): F
     lastPosition: req(row.last_position),
     lastMsgId: text(row.last_msg_id),
     updatedAt: instant(row.updated_at),
+    ...sourcesOf(row.field_sources),
     ...(ordered as FlightLists),
   };
 }
