@@ -10,25 +10,26 @@ import type { FlightState } from '../domain/flight.ts';
 import { compareFlids } from '../domain/flid.ts';
 import { sameValue } from '../domain/lists.ts';
 import type { Queryable } from '../platform/db.ts';
-import { DETAIL_SPECS, FLIGHT_COLUMNS, flightsFromRows, selectList, type DbRow, type DetailTable } from '../projections/flightRows.ts';
-import { LIVE_TABLES } from '../projections/flightTables.ts';
-import { loadFlights } from '../projections/loadFlights.ts';
+import { DETAIL_SPECS, FLIGHT_COLUMNS, flightsFromRows, selectList, type DbRow, type DetailTable } from '../readModel/flightRows.ts';
+import { LIVE_TABLES } from '../readModel/flightTables.ts';
 import type { Mismatch } from './report.ts';
 
-/** Every flight of the read model (one statement per table). */
-export async function loadAllFlights(q: Queryable): Promise<Map<string, FlightState>> {
-  const { rows } = await q.query<DbRow>(`SELECT ${selectList(FLIGHT_COLUMNS)} FROM ${LIVE_TABLES.flight}`);
+/**
+ * The read-model rows of some flights (undefined: all of them), one statement per table, read
+ * back into flight states by the one row mapping (flightsFromRows). Every column and detail table
+ * of the mapping is read, so what the mapping gains is checked too.
+ */
+export async function loadRows(q: Queryable, flids: readonly string[] | undefined): Promise<Map<string, FlightState>> {
+  if (flids !== undefined && flids.length === 0) return new Map();
+  const where = flids === undefined ? '' : ' WHERE flid = ANY($1::bigint[])';
+  const params = flids === undefined ? [] : [flids];
+  const { rows } = await q.query<DbRow>(`SELECT ${selectList(FLIGHT_COLUMNS)} FROM ${LIVE_TABLES.flight}${where}`, params);
   const details = new Map<DetailTable, DbRow[]>();
   for (const spec of DETAIL_SPECS) {
-    const res = await q.query<DbRow>(`SELECT ${selectList(spec.columns)} FROM ${LIVE_TABLES.detail[spec.table]}`);
+    const res = await q.query<DbRow>(`SELECT ${selectList(spec.columns)} FROM ${LIVE_TABLES.detail[spec.table]}${where}`, params);
     details.set(spec.table, res.rows);
   }
   return flightsFromRows(rows, details);
-}
-
-/** The rows of some flights (or all of them). */
-export function loadRows(q: Queryable, flids: readonly string[] | undefined): Promise<Map<string, FlightState>> {
-  return flids === undefined ? loadAllFlights(q) : loadFlights(q, flids);
 }
 
 /** Items of `a` that `b` lacks, counting repeats. */

@@ -7,7 +7,7 @@
  */
 import type { Change } from '../domain/changes.ts';
 import type { Queryable } from '../platform/db.ts';
-import { readDecisionsAfter } from '../projections/decisionLog.ts';
+import { readDecisionsAfter } from '../log/readDecisions.ts';
 
 export interface LogEvent {
   readonly position: string;
