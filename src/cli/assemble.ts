@@ -58,7 +58,7 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
     services.push(createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost }));
     const model = new WriteModel();
     const backfill = createBackfill(rt);
-    services.push(createIngest(rt), createPump(rt, { model, onTerminal: () => backfill.kick() }), backfill, createJobs(rt, { model }));
+    services.push(createIngest(rt), createPump(rt, { model, onTerminal: () => backfill.kick() }), backfill, createJobs(rt));
     // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
     services.push(...createProjectionServices(rt).services);
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
