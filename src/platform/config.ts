@@ -90,6 +90,8 @@ const schema = z.object({
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
+  MSGX_SHADOW: bool.default(false),
+  MSGX_SHADOW_TOPIC_PREFIX: z.string().trim().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be a non-empty Kafka topic prefix such as shadow.').default('shadow.'),
   MSGX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -125,6 +127,8 @@ export interface Config {
   readonly archiveAfterDays: number;
   readonly historyKeepDays: number;
   readonly logLevel: Parsed['MSGX_LOG_LEVEL'];
+  /** Shadow run beside the legacy system (SYSTEM.md §11; also `msgx start --shadow`). */
+  readonly shadow: { readonly enabled: boolean; readonly topicPrefix: string };
 }
 
 export class ConfigError extends Error {
@@ -183,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     archiveAfterDays: p.MSGX_ARCHIVE_AFTER_DAYS,
     historyKeepDays: p.MSGX_HISTORY_KEEP_DAYS,
     logLevel: p.MSGX_LOG_LEVEL,
+    shadow: Object.freeze({ enabled: p.MSGX_SHADOW, topicPrefix: p.MSGX_SHADOW_TOPIC_PREFIX }),
   });
 }
 

@@ -20,6 +20,8 @@ export interface HttpServerOptions {
   readonly readiness?: readonly ReadinessCheck[];
   /** per-check timeout for /readyz */
   readonly checkTimeoutMs?: number;
+  /** The run mode shown by /readyz ('shadow' | 'production'); omitted when not given. */
+  readonly mode?: () => Promise<string>;
 }
 
 export interface HttpServer extends Service {
@@ -31,7 +33,7 @@ export interface HttpServer extends Service {
 export function createHttpServer(opts: HttpServerOptions): HttpServer {
   const builtIn: Route[] = [
     { method: 'GET', path: '/healthz', handler: (_q, res) => json(res, 200, { status: 'ok' }) },
-    { method: 'GET', path: '/readyz', handler: (_q, res) => readyz(res, opts.readiness ?? [], opts.checkTimeoutMs ?? 2000) },
+    { method: 'GET', path: '/readyz', handler: (_q, res) => readyz(res, opts.readiness ?? [], opts.checkTimeoutMs ?? 2000, opts.mode) },
   ];
   const server = http.createServer((req, res) => {
     // Read at request time, so routes pushed after construction (assemble.ts) are served too.
@@ -81,7 +83,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   };
 }
 
-async function readyz(res: http.ServerResponse, checks: readonly ReadinessCheck[], timeoutMs: number): Promise<void> {
+async function readyz(res: http.ServerResponse, checks: readonly ReadinessCheck[], timeoutMs: number, mode?: () => Promise<string>): Promise<void> {
   const results = await Promise.all(
     checks.map(async (c) => {
       try {
@@ -93,7 +95,9 @@ async function readyz(res: http.ServerResponse, checks: readonly ReadinessCheck[
     }),
   );
   const ok = results.every((r) => r.ok);
-  json(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', checks: results });
+  // The mode comes from the database: unknown (null) while it cannot be read; the postgres check says why.
+  const shown = mode ? { mode: await withTimeout(mode(), timeoutMs).catch(() => null) } : {};
+  json(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', ...shown, checks: results });
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

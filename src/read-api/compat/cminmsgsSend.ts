@@ -6,6 +6,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
+import type { ModeProbe } from '../../platform/runMode.ts';
 import { json, type Route } from '../httpServer.ts';
 import { checkContentType, readTextBody } from './readTextBody.ts';
 
@@ -17,7 +18,13 @@ export interface CminmsgsSendDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly maxBytes?: number;
+  /** The run mode: in shadow mode the entry is refused (it would write the legacy system's inbox). */
+  readonly mode?: ModeProbe;
 }
+
+/** Why the entry answers 403 in shadow mode. */
+export const SHADOW_REFUSAL =
+  'msgx runs in shadow mode: POST /cminmsgs/send would write the shared inbox CMINMSGS of the legacy system, so it is refused until cut-over';
 
 export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
   const maxBytes = deps.maxBytes ?? MAX_MESSAGE_BYTES;
@@ -27,6 +34,11 @@ export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
     method: 'POST',
     path: CMINMSGS_SEND_PATH,
     async handler(req, res) {
+      if (deps.mode && (await deps.mode()).shadow) {
+        req.resume();
+        json(res, 403, { error: SHADOW_REFUSAL });
+        return;
+      }
       const badType = checkContentType(req.headers['content-type']);
       if (badType) {
         req.resume(); // drain, keep the connection usable
