@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { commands } from './commands.ts';
+import { installFatalHandler } from './fatalHandler.ts';
 
 const USAGE = `usage: msgx <command> [options]
 
@@ -35,6 +36,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw err;
   }
   const log: Logger = createLogger(cfg.logLevel);
+  const removeFatalHandler = installFatalHandler(process, log, (code) => process.exit(code));
   try {
     return await cmd.run(rest, { cfg, log });
   } catch (err) {
@@ -46,6 +48,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`msgx ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
+    removeFatalHandler();
     log.flush();
   }
 }
