@@ -117,6 +117,18 @@ const schema = z.object({
   MSGX_READ_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(10_000),
   MSGX_INGEST_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   MSGX_INGEST_STALL_MS: int(1000).default(120_000),
+  MSGX_CONSISTENCY_CHECK_ON_START: bool.default(true),
+  MSGX_CONSISTENCY_CHECK_AT: z
+    .string()
+    .trim()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
+    .default('03:40'),
+  MSGX_CONSISTENCY_SAMPLE_RATIO: z
+    .string()
+    .trim()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio between 0 and 1, e.g. 0.01')
+    .transform(Number)
+    .default(0.01),
   MSGX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -162,6 +174,13 @@ export interface Config {
   readonly ingestMaxBytes: number;
   /** Ingest that has not completed a poll for this long makes /readyz not ready. */
   readonly ingestStallMs: number;
+  /** The consistency sentinel of the writer (issue 21). */
+  readonly consistency: {
+    readonly checkOnStart: boolean;
+    /** HH:MM airport time of the daily sample check. */
+    readonly checkAt: string;
+    readonly sampleRatio: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -226,6 +245,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readStatementTimeoutMs: p.MSGX_READ_STATEMENT_TIMEOUT_MS,
     ingestMaxBytes: p.MSGX_INGEST_MAX_BYTES,
     ingestStallMs: p.MSGX_INGEST_STALL_MS,
+    consistency: Object.freeze({
+      checkOnStart: p.MSGX_CONSISTENCY_CHECK_ON_START,
+      checkAt: p.MSGX_CONSISTENCY_CHECK_AT,
+      sampleRatio: p.MSGX_CONSISTENCY_SAMPLE_RATIO,
+    }),
   });
 }
 
