@@ -5,6 +5,7 @@ import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, 
 import type { Runtime } from '../platform/runtime.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
+import { createSentinel } from '../consistency/sentinel.ts';
 import { createBackfill } from '../write/backfill/backfillService.ts';
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
 import { createIngest } from '../write/ingest/ingestService.ts';
@@ -68,7 +69,12 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   }
 
   const http = createHttpServer({
-    host: rt.cfg.http.host, port: rt.cfg.http.port, log: rt.log.child({ role: 'http' }), routes, readiness,
+    host: rt.cfg.http.host,
+    port: rt.cfg.http.port,
+    log: rt.log.child({ role: 'http' }),
+    routes,
+    readiness,
+    maxConnections: rt.cfg.httpMaxConnections,
     mode: async () => modeName(await mode()),
   });
   services.push(http);
@@ -157,9 +163,10 @@ function writerServices(rt: Runtime, opts: { shadow: boolean; operator: string; 
     const backfill = createBackfill(wrt);
     const pump = createPump(wrt, { model, onTerminal: mode.shadow ? undefined : () => backfill.kick(), writeBack: !mode.shadow });
     const delivery = createDeliveryServices(wrt, { mode });
-    opts.readiness.push(...delivery.readiness);
+    const ingest = createIngest(wrt);
+    opts.readiness.push(ingest.readiness, ...delivery.readiness);
     return [
-      createIngest(wrt),
+      ingest,
       pump,
       // No write-back in shadow mode: nothing is registered for it, and the scanner does not run.
       ...(mode.shadow ? [] : [backfill]),
@@ -168,6 +175,8 @@ function writerServices(rt: Runtime, opts: { shadow: boolean; operator: string; 
       ...createProjectionServices(wrt).services,
       // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
       ...delivery.services,
+      // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
+      createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg }),
     ];
   }
 

@@ -38,6 +38,7 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
       identityIncludeDay: rt.cfg.identityIncludeDay,
       mailbox: rt.mailbox,
       mode,
+      allowedOrigins: rt.cfg.allowedOrigins,
     },
     feed,
   );
@@ -52,7 +53,15 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
     readiness,
     routes: [
       { method: '*', path: GRAPHQL_PATH, handler: graphqlHandler(yoga) },
-      cminmsgsSendRoute({ mailbox: rt.mailbox, clock: rt.clock, log: log.child({ scope: 'compat' }), mode }),
+      cminmsgsSendRoute({
+        mailbox: rt.mailbox,
+        clock: rt.clock,
+        log: log.child({ scope: 'compat' }),
+        allowedOrigins: rt.cfg.allowedOrigins,
+        senders: rt.cfg.compatSenders,
+        tz: rt.cfg.airportTz,
+        mode,
+      }),
     ],
   };
 }

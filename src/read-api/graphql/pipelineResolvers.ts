@@ -1,6 +1,7 @@
 import type { ReadContext } from './context.ts';
 import { modeName, readRunMode } from '../../platform/runMode.ts';
 import { selectPipeline } from '../sql/selectPipeline.ts';
+import { selectConsistency } from '../sql/selectConsistency.ts';
 
 /** At most this many not-yet-copied CMINMSGS rows are counted into the backlog per query. */
 export const UNCOPIED_COUNT_LIMIT = 1000;
@@ -17,7 +18,8 @@ async function uncopied(ctx: ReadContext, watermark: string | null): Promise<num
   const mailbox = ctx.deps.mailbox;
   if (!mailbox) return 0;
   try {
-    const n = (await mailbox.readAfter(watermark ?? '0', UNCOPIED_COUNT_LIMIT)).length;
+    // counted by id, never reading the XML: a backlog of large messages costs nothing here
+    const n = await mailbox.countAfter(watermark ?? '0', UNCOPIED_COUNT_LIMIT);
     if (unreadable.delete(mailbox)) ctx.deps.log.info('pipeline: mailbox readable again');
     return n;
   } catch (err) {
@@ -63,6 +65,7 @@ export const pipelineResolvers = {
           dead: o.dead,
           oldestPendingAgeSeconds: ageSeconds(now, o.oldestPendingAt),
         })),
+        consistency: async () => (await selectConsistency(ctx.deps.db)).latest,
       };
     },
   },
