@@ -7,7 +7,7 @@ import { assemble, ROLES, type Role } from './assemble.ts';
 
 export const startCommand: Command = {
   summary: 'run the service (roles: all | writer | api), --standby to wait for the writer lock',
-  usage: '[--role all|writer|api] [--standby] [--shadow] [--force]',
+  usage: '[--role all|writer|api] [--standby] [--force] [--shadow]',
   help:
     'Runs msgx until SIGINT/SIGTERM (Ctrl-C), then stops its services in order and exits 0.\n' +
     '  --role all      everything (default); writer: ingest, pump, projectors, delivery; api: the read API only\n' +

@@ -38,7 +38,7 @@ export function modeName(mode: Pick<RunMode, 'shadow'>): ModeName {
   return mode.shadow ? 'shadow' : 'production';
 }
 
-interface Row {
+export interface RunModeRow {
   shadow: boolean;
   topic_prefix: string | null;
   shadow_since: Date | null;
@@ -47,7 +47,7 @@ interface Row {
   cutover_watermark: string | null;
 }
 
-export function runModeOf(r: Row | undefined): RunMode {
+export function runModeOf(r: RunModeRow | undefined): RunMode {
   if (!r) return PRODUCTION_MODE;
   return {
     shadow: r.shadow,
@@ -59,12 +59,12 @@ export function runModeOf(r: Row | undefined): RunMode {
   };
 }
 
-export const RUN_MODE_COLUMNS = 'shadow, topic_prefix, shadow_since, cutover_at, cutover_position::text, cutover_watermark::text';
-
 /** The recorded mode (production when the row or the table is missing: a database before migration 110). */
 export async function readRunMode(q: Queryable): Promise<RunMode> {
   try {
-    const { rows } = await q.query<Row>(`SELECT ${RUN_MODE_COLUMNS} FROM run_mode WHERE id = 1`);
+    const { rows } = await q.query<RunModeRow>(
+      'SELECT shadow, topic_prefix, shadow_since, cutover_at, cutover_position::text, cutover_watermark::text FROM run_mode WHERE id = 1',
+    );
     return runModeOf(rows[0]);
   } catch (err) {
     if (sqlState(err) === SqlState.undefinedTable) return PRODUCTION_MODE; // not migrated yet

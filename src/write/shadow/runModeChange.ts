@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { withTransaction, type PoolClient } from '../../platform/db.ts';
-import { RUN_MODE_COLUMNS, runModeOf, type RunMode } from '../../platform/runMode.ts';
+import { runModeOf, type RunMode, type RunModeRow } from '../../platform/runMode.ts';
 import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
 
@@ -16,7 +16,9 @@ export interface CutOver {
 }
 
 async function lockMode(c: PoolClient): Promise<RunMode> {
-  const { rows } = await c.query<Parameters<typeof runModeOf>[0] & object>(`SELECT ${RUN_MODE_COLUMNS} FROM run_mode WHERE id = 1 FOR UPDATE`);
+  const { rows } = await c.query<RunModeRow>(
+    'SELECT shadow, topic_prefix, shadow_since, cutover_at, cutover_position::text, cutover_watermark::text FROM run_mode WHERE id = 1 FOR UPDATE',
+  );
   if (!rows[0]) throw new Error('run_mode row 1 is missing: the schema is not migrated');
   return runModeOf(rows[0]);
 }
