@@ -59,7 +59,8 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
       for (const e of events) {
         if (!hasChanges(e)) continue;
         const touched = applyDecision(flights, appliedEvent(e));
-        if (e.kind === 'Applied') rows.push(...outboxRowsFor(e, touched, flights, routes));
+        // A Correction (msgx redecide --apply) changes flights like an Applied decision, and is delivered alike.
+        if (e.kind === 'Applied' || e.kind === 'Correction') rows.push(...outboxRowsFor(e, touched, flights, routes));
       }
       const added = await insertOutboxRows(client, rows, opts.clock.now());
       await notifyOutbox(client, added.keys());
