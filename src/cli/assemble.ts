@@ -75,16 +75,29 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   }
 
   const started: Service[] = [];
+  let starting: Service | undefined;
+  let stopped = false;
   return {
     httpPort: () => http.port(),
     failure: () => failure,
     async start() {
       for (const s of services) {
-        await s.start();
+        if (stopped) throw new Error('stopped during start-up');
+        starting = s;
+        try {
+          await s.start();
+        } finally {
+          starting = undefined;
+        }
         started.push(s);
       }
     },
     async stop() {
+      stopped = true;
+      // A service still starting (a standby waiting for the writer lock, a projector folding the
+      // log) is told to stop too, so that its start() ends now rather than when it is done.
+      const pending = starting;
+      if (pending) await pending.stop().catch((err: unknown) => rt.log.error({ err, service: pending.name }, 'stop failed'));
       for (const s of started.reverse()) await s.stop().catch((err: unknown) => rt.log.error({ err, service: s.name }, 'stop failed'));
       started.length = 0;
     },

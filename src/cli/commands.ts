@@ -16,6 +16,10 @@ export interface CommandContext {
 
 export interface Command {
   readonly summary: string;
+  /** Its arguments for `msgx help <command>`, e.g. `--class C [--ids 1,2]` (default `[options]`). */
+  readonly usage?: string;
+  /** Longer help for `msgx help <command>` (default: the summary). */
+  readonly help?: string;
   run(args: readonly string[], ctx: CommandContext): Promise<number>;
 }
 

@@ -3,6 +3,7 @@ import { openRuntime } from '../platform/runtime.ts';
 import { formatProgress } from '../projections/rebuild/progress.ts';
 import { rebuildFlights } from '../projections/rebuild/rebuildFlights.ts';
 import type { Command } from './commands.ts';
+import { createProgressLine } from './progressLine.ts';
 import { UsageError } from './main.ts';
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
@@ -10,6 +11,11 @@ const CANCELLED = 130;
 
 export const rebuildCommand: Command = {
   summary: 'rebuild the flight read models from the log beside the live ones, then swap: flights [--page-size N]',
+  usage: 'flights [--page-size N]',
+  help:
+    'Folds the whole decision log into scratch tables beside the live ones while msgx keeps running, then\n' +
+    'swaps them in. Progress goes to stderr (one line in place on a terminal, plain lines otherwise).\n' +
+    'Ctrl-C cancels cleanly (exit 130): the live tables stay as they are.',
   async run(args, { cfg, log }) {
     const { values, positionals } = parseArgs({
       args: [...args],
@@ -27,7 +33,8 @@ export const rebuildCommand: Command = {
       throw new UsageError(`--page-size must be a whole number 1-100000 (got '${values['page-size']}')`);
     }
 
-    const rt = await openRuntime(cfg, log, { poolMax: 3 });
+    const rt = await openRuntime(cfg, log, { poolMax: 3, command: 'rebuild' });
+    const progress = createProgressLine();
     const abort = new AbortController();
     const onSignal = () => {
       process.stderr.write('rebuild: cancelling — the live tables stay as they are\n');
@@ -47,7 +54,7 @@ export const rebuildCommand: Command = {
         log: rt.log.child({ role: 'rebuild' }),
         signal: abort.signal,
         ...(pageSize ? { pageSize } : {}),
-        onProgress: (p) => process.stderr.write(`${formatProgress('flights', p)}\n`),
+        onProgress: (p) => progress.update(formatProgress('flights', p)),
       });
       if (result.ok) {
         const rate = result.seconds > 0 ? Math.round(result.events / result.seconds) : result.events;
@@ -69,6 +76,7 @@ export const rebuildCommand: Command = {
           return 1;
       }
     } finally {
+      progress.done();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await rt.close();

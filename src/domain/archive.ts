@@ -1,5 +1,5 @@
 /**
- * History sweep (an operator decision, SYSTEM.md §5.8): which flights leave the state. The change
+ * History sweep (an operator decision, docs/contract/system.md §5.8): which flights leave the state. The change
  * is appended like any decision and applied by `applyDecision`, which removes the flights.
  */
 import type { FlightsArchived } from './changes.ts';

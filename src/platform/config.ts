@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
- * The one place that reads `process.env`. Every MSGX_* variable of SYSTEM.md §6 is parsed here,
+ * The one place that reads `process.env`. Every MSGX_* variable of docs/contract/system.md §6 is parsed here,
  * validated with zod, and frozen. A bad value fails fast with a message naming the variable.
  */
 

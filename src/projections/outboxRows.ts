@@ -9,7 +9,7 @@
 import type { Change } from '../domain/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { toFlightView } from '../domain/flightView.ts';
-import type { DecisionEvent } from './decisionLog.ts';
+import type { DecisionEvent } from '../log/readDecisions.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 
 export type OutboxTarget = 'KAFKA_MSG' | 'KAFKA_SCHD' | 'COUTMSGS';

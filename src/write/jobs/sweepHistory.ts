@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { FlightsArchived } from '../../domain/changes.ts';
 import { localDateOf } from '../../domain/time.ts';
 import { withTransaction } from '../../platform/db.ts';
-import { appendDecisions, lockPipeline, type NewDecision } from '../pump/appendDecision.ts';
+import { appendDecisions, lockPipeline, type NewDecision } from '../../log/appendDecisions.ts';
 import type { WriteModel } from '../pump/writeModel.ts';
 
 /** Flids per FlightsArchived decision. */

@@ -3,7 +3,7 @@ import type { Meta } from '../../domain/message.ts';
 import { crashPoint } from '../../platform/crashPoint.ts';
 import { SqlState, sqlState, withTransaction, type PoolClient } from '../../platform/db.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
-import { appendDecisions, lockPipeline, type NewDecision } from './appendDecision.ts';
+import { appendDecisions, lockPipeline, type NewDecision } from '../../log/appendDecisions.ts';
 import type { Head } from './findHeads.ts';
 import { flidsOf, type Outcome } from './outcome.ts';
 

@@ -9,7 +9,7 @@ import type { Change } from '../../../src/domain/changes.ts';
 import type { FlightState } from '../../../src/domain/flight.ts';
 import { toFlightView } from '../../../src/domain/flightView.ts';
 import type { Queryable } from '../../../src/platform/db.ts';
-import { FLIGHT_PROJECTION_TABLES } from '../../../src/projections/flightTables.ts';
+import { FLIGHT_PROJECTION_TABLES } from '../../../src/readModel/flightTables.ts';
 import type { StoredRecord } from '../../support/kafka/broker.ts';
 import type { TestMysql } from '../../support/mysql.ts';
 import { terminalCounts, type DecisionRow, type ProcRow } from '../../write/support/writeHarness.ts';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { FlightState } from '../../../src/domain/flight.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { silentLogger } from '../../../src/platform/logger.ts';
-import { foldLog } from '../../../src/projections/foldLog.ts';
+import { foldLog } from '../../../src/log/foldLog.ts';
 import { rebuildFlights } from '../../../src/projections/rebuild/rebuildFlights.ts';
 import { startKafkaBroker } from '../../support/kafka/broker.ts';
 import { createTestMysql, type TestMysql } from '../../support/mysql.ts';
