@@ -1,4 +1,4 @@
--- msgx redecide --apply (SYSTEM.md §10): which messages' outcomes each Correction decision
+-- msgx redecide --apply (docs/contract/system.md §10): which messages' outcomes each Correction decision
 -- superseded, so message(id) can show the correction beside the message's own decisions. Written
 -- in the transaction that appends the Correction; append-only like the log itself.
 CREATE TABLE correction_supersedes (

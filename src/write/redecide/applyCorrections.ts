@@ -10,7 +10,7 @@
  */
 import type pg from 'pg';
 import { withTransaction } from '../../platform/db.ts';
-import { appendDecisions, lockPipeline, type NewDecision } from '../pump/appendDecision.ts';
+import { appendDecisions, lockPipeline, type NewDecision } from '../../log/appendDecisions.ts';
 import type { Redecision, RedecideReport } from './redecision.ts';
 
 export interface CorrectionContext {
