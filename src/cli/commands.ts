@@ -8,6 +8,7 @@ import { replayDeliveriesCommand } from './replayDeliveriesCommand.ts';
 import { requestPlanCommand } from './requestPlanCommand.ts';
 import { startCommand } from './startCommand.ts';
 import { statusCommand } from './statusCommand.ts';
+import { verifyCommand } from './verifyCommand.ts';
 
 export interface CommandContext {
   readonly cfg: Config;
@@ -33,4 +34,5 @@ export const commands: Record<string, Command> = {
   'request-plan': requestPlanCommand,
   rebuild: rebuildCommand,
   redecide: redecideCommand,
+  verify: verifyCommand,
 };

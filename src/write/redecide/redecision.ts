@@ -10,14 +10,16 @@
  *   - a decision that ended a message (Applied, Skipped, Dead, Parked): decode → identity → decide
  *     with today's code against the re-decided flights; retries (Failed) are bookkeeping, not
  *     outcomes, and are passed over;
- *   - a history sweep (FlightsArchived): the same sweep (same day) over the re-decided flights;
+ *   - the history sweep: decided again as the pump does, right behind each re-decided outcome that
+ *     moves the latest operation day (sweepOnAdvance); the log's own sweeps (FlightsArchived)
+ *     count on the log's side only;
  *   - a Correction: only on the log's side (the re-decision reaches its state by itself);
  *   - any other decision with changes (operator actions): applied as it is, on both sides.
  * A message whose logged outcome is a failure that replay can retry (not MALFORMED) and that now
  * decides is not folded in: it is listed apart (`replayableMessages`), for `msgx replay`, not for a
  * correction — unless a later decision of the range already ended it.
  */
-import { archiveBefore } from '../../domain/archive.ts';
+import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import type { Change } from '../../domain/changes.ts';
 import { correctionChanges } from '../../domain/correction.ts';
 import type { Decider } from '../../domain/decide.ts';
@@ -25,6 +27,7 @@ import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { ENVELOPE_FIELDS, flightDiff, isEmptyDiff, type FlightDiff } from '../../domain/flightDiff.ts';
 import { compareFlids } from '../../domain/flid.ts';
+import type { Config } from '../../platform/config.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { judge, readHead, type JudgeContext } from '../pump/evaluate.ts';
 import type { Head } from '../pump/findHeads.ts';
@@ -68,7 +71,7 @@ export interface RedecideProgress {
 }
 
 export interface RedecisionOptions {
-  readonly cfg: JudgeContext['cfg'];
+  readonly cfg: JudgeContext['cfg'] & Pick<Config, 'historyKeepDays'>;
   /** The handlers (default: the registry's). */
   readonly decide?: Decider;
   /** Report (and correct) only these flights; every message is still decided again. */
@@ -110,6 +113,8 @@ export class Redecision {
   private readonly superseded = new Map<string, { digest: string; position: string }[]>();
   /** flid → handler name → version, of the re-decided outcomes that touched it. */
   private readonly handlers = new Map<string, Map<string, number>>();
+  /** The latest operation day of the re-decided traffic (the sweep's "today"). */
+  private latestNew: string | null = null;
   private pos: string;
   private events = 0;
   private decidedCount = 0;
@@ -130,6 +135,7 @@ export class Redecision {
         const changes = d.payload.changes;
         if (Array.isArray(changes) && changes.length > 0) {
           applyDecision(r.logFlights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
+          r.latestNew = latestDayAfter(r.latestNew, changes);
         }
         after = d.position;
       }
@@ -186,15 +192,11 @@ export class Redecision {
       this.redecide(d, d.msgId, d.rawXml);
       return;
     }
-    if (d.kind === 'FlightsArchived') {
-      for (const c of changes) {
-        if (c.type !== 'FlightsArchived') continue;
-        const sweep = archiveBefore(this.newFlights, c.beforeDay);
-        if (sweep) this.fold(this.newFlights, d, [sweep]);
-      }
-      return;
+    if (d.kind === 'FlightsArchived') return; // the re-decided traffic sweeps by itself (redecide)
+    if (changes.length > 0) {
+      this.fold(this.newFlights, d, changes);
+      this.latestNew = latestDayAfter(this.latestNew, changes);
     }
-    if (changes.length > 0) this.fold(this.newFlights, d, changes);
   }
 
   private fold(flights: Map<string, FlightState>, d: LoggedDecision, changes: readonly Change[]): Set<string> {
@@ -231,13 +233,17 @@ export class Redecision {
     }
     if (outcome.identity !== null && identity !== null && !this.bound.has(identity)) this.bound.set(identity, msgId);
     if (!sameOutcome(before, after)) this.differing.push(entry());
-    if (outcome.kind === 'Applied' && outcome.changes.length > 0) {
+    if (outcome.kind === 'Applied') {
       const touched = this.fold(this.newFlights, d, outcome.changes);
       for (const flid of touched) {
         const hs = this.handlers.get(flid) ?? new Map<string, number>();
         hs.set(outcome.handler, outcome.handlerVersion);
         this.handlers.set(flid, hs);
       }
+      // The history sweep in FIFO order, as the pump decides it (traffic time, never the clock).
+      const next = latestDayAfter(this.latestNew, outcome.changes);
+      for (const sweep of sweepOnAdvance(this.newFlights, this.latestNew, next, cfg.historyKeepDays)) this.fold(this.newFlights, d, [sweep]);
+      this.latestNew = next;
     }
   }
 
