@@ -22,6 +22,8 @@ const READABLE = [
   'inbox_cursor', 'inbox_gap', 'msg_event', 'projection_checkpoint', 'req_track', 'pipeline_lock',
   // 100: the Corrections that superseded a message's outcome (message(id) shows them).
   'correction_supersedes',
+  // 120 (verify, issue 21): consistency check results.
+  'consistency_check',
 ].sort();
 
 async function refusal(run: () => Promise<unknown>): Promise<string | undefined> {
