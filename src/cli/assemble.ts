@@ -2,6 +2,7 @@ import { createHttpServer, type Route } from '../read-api/httpServer.ts';
 import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
 import { shadowMailbox } from '../platform/mailbox/shadowMailbox.ts';
 import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, type RunMode } from '../platform/runMode.ts';
+import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
@@ -36,6 +37,8 @@ export interface AssembleOptions {
   readonly shadow?: boolean;
   /** Who starts it, for the ShadowStarted / CutOver decisions (user@host). */
   readonly operator?: string;
+  /** The pump's handlers (default: the registry's); tests inject another set here. */
+  readonly decide?: Decider;
 }
 
 /**
@@ -89,7 +92,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
     services.push(createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost }));
     // Everything else of the writer is built once the lock is held: its mode (shadow, cut-over) is
     // decided then, by the one writer, and every service is built for that mode.
-    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness }));
+    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide }));
   }
 
   const started: Service[] = [];
@@ -130,7 +133,10 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
  * records no write-back, the backfill does not run, COUTMSGS is not delivered and Kafka topics are
  * prefixed.
  */
-function writerServices(rt: Runtime, opts: { shadow: boolean; operator: string; readiness: ReadinessCheck[] }): Service {
+function writerServices(
+  rt: Runtime,
+  opts: { shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined },
+): Service {
   const log = rt.log.child({ role: 'writer' });
   const started: Service[] = [];
   let starting: Service | undefined;
@@ -161,7 +167,12 @@ function writerServices(rt: Runtime, opts: { shadow: boolean; operator: string; 
     const wrt: Runtime = mode.shadow ? { ...rt, mailbox: shadowMailbox(rt.mailbox) } : rt;
     const model = new WriteModel();
     const backfill = createBackfill(wrt);
-    const pump = createPump(wrt, { model, onTerminal: mode.shadow ? undefined : () => backfill.kick(), writeBack: !mode.shadow });
+    const pump = createPump(wrt, {
+      model,
+      onTerminal: mode.shadow ? undefined : () => backfill.kick(),
+      writeBack: !mode.shadow,
+      ...(opts.decide ? { decide: opts.decide } : {}),
+    });
     const delivery = createDeliveryServices(wrt, { mode });
     const ingest = createIngest(wrt);
     opts.readiness.push(ingest.readiness, ...delivery.readiness);

@@ -16,6 +16,8 @@ export type DecisionKind =
   | 'FlightsArchived'
   | 'GapExpired'
   | 'DeliveryReplayRequested'
+  /** msgx redecide --apply: brings one flight to its re-decided state (src/write/redecide). */
+  | 'Correction'
   /** Shadow run and cut-over (src/write/shadow): the mode changes, audited. */
   | 'ShadowStarted'
   | 'CutOver'
