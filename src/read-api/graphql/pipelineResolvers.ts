@@ -1,4 +1,5 @@
 import type { ReadContext } from './context.ts';
+import { modeName, readRunMode } from '../../platform/runMode.ts';
 import { selectPipeline } from '../sql/selectPipeline.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
 
@@ -17,7 +18,8 @@ async function uncopied(ctx: ReadContext, watermark: string | null): Promise<num
   const mailbox = ctx.deps.mailbox;
   if (!mailbox) return 0;
   try {
-    const n = (await mailbox.readAfter(watermark ?? '0', UNCOPIED_COUNT_LIMIT)).length;
+    // counted by id, never reading the XML: a backlog of large messages costs nothing here
+    const n = await mailbox.countAfter(watermark ?? '0', UNCOPIED_COUNT_LIMIT);
     if (unreadable.delete(mailbox)) ctx.deps.log.info('pipeline: mailbox readable again');
     return n;
   } catch (err) {
@@ -38,7 +40,16 @@ export const pipelineResolvers = {
       const p = await selectPipeline(ctx.deps.db);
       const notCopied = await uncopied(ctx, p.watermark);
       const now = ctx.deps.clock.now();
+      const mode = await (ctx.deps.mode ?? (() => readRunMode(ctx.deps.db)))();
       return {
+        mode: modeName(mode),
+        shadow: mode.topicPrefix === null ? null : {
+          active: mode.shadow,
+          topicPrefix: mode.topicPrefix,
+          since: mode.shadowSince,
+          cutoverAt: mode.cutoverAt,
+          cutoverPosition: mode.cutoverPosition,
+        },
         inboxWatermark: p.watermark,
         backlog: p.backlog + (notCopied ?? 0),
         uncopied: notCopied,
