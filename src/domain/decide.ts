@@ -10,7 +10,7 @@ import type { Change } from './changes.ts';
 import type { FlightState } from './flight.ts';
 import { decideFlop, type BlockOutcome } from './handlers/flop.ts';
 import { handlerFor, type HandlerInfo } from './handlers/registry.ts';
-import { decideSchdSnapshot, decideSchdUpsert } from './handlers/schd.ts';
+import { decideSchdDelete, decideSchdSnapshot, decideSchdUpsert } from './handlers/schd.ts';
 import type { Message } from './message.ts';
 import { dropStale } from './stale.ts';
 
@@ -76,6 +76,13 @@ function decideFresh(flights: ReadonlyMap<string, FlightState>, message: Message
   switch (message.type) {
     case 'SCHD': {
       const { styp } = message;
+      if (styp === 'DEL') {
+        const out = decideSchdDelete(flights, message);
+        const decision: Decision = { ...base, changes: out.changes };
+        if (out.unknownFlids.length > 0) decision.unknownFlids = out.unknownFlids;
+        if (out.unknownFlids.length === message.records.length && message.records.length > 0) decision.skipped = 'unknown-flight';
+        return decision;
+      }
       const changes = styp === 'ADFT'
         ? decideSchdUpsert(flights, message)
         : decideSchdSnapshot(flights, { ...message, styp });

@@ -31,8 +31,14 @@ function created(change: Extract<FlightChange, { type: 'FlightCreated' }>, befor
     status: f.status, publicStatus: f.publicStatus, publicRemark: f.publicRemark, diversionAirport: f.diversionAirport,
     diversionDirection: f.diversionDirection, returnType: f.returnType, agentPassenger: f.agentPassenger,
     agentField: f.agentField, agentMaintenance: f.agentMaintenance,
+    eobt: f.eobt, tobt: f.tobt, cobt: f.cobt, ctot: f.ctot, iest: f.iest, appt: f.appt, egsr: f.egsr, egst: f.egst,
+    prevEstimatedDeparture: f.prevEstimatedDeparture, nextEstimatedArrival: f.nextEstimatedArrival,
+    nextActualArrival: f.nextActualArrival, abnormalReason: f.abnormalReason, abnormalRemark: f.abnormalRemark,
+    maxPassengers: f.maxPassengers, remark: f.remark, runway: f.runway, vipPassengers: f.vipPassengers,
+    vipReserved: f.vipReserved, portTime: f.portTime, portCode: f.portCode,
     stands: l.stands, gates: l.gates, counters: l.counters, belts: l.belts, chutes: l.chutes, bridges: l.bridges,
     chocks: l.chocks, delays: l.delays, services: l.services, route: l.route, adjacent: l.adjacent,
+    vipGuests: l.vipGuests, pushbacks: l.pushbacks, tows: l.tows,
     flid: change.flid,
     // Invariant 9: a flight keeps the operation day it was first created with.
     operationDay: before?.operationDay ?? change.operationDay,
@@ -77,6 +83,9 @@ function applyFlightChange(state: FlightState, change: FlightChange): FlightStat
     case 'ServicesReplaced':
     case 'RouteReplaced':
     case 'AdjacentStationsReplaced':
+    case 'VipGuestsReplaced':
+    case 'PushbacksReplaced':
+    case 'TowsReplaced':
       (next as Record<string, unknown>)[listOf(change)] = copyItems<object>(change.items);
       return next;
   }

@@ -13,7 +13,8 @@
  * class); reading back leaves them null.
  */
 import type {
-  Allocation, BridgeOp, ChockEvent, Delay, Direction, FlightLists, FlightState, GroundService, ListName, RoutePoint,
+  Allocation, BridgeOp, ChockEvent, Delay, Direction, FlightLists, FlightState, GroundService, ListName, PushbackEvent,
+  RoutePoint, TowEvent, VipGuest,
 } from '../domain/flight.ts';
 import { LIST_NAMES, emptyLists, orderList } from '../domain/lists.ts';
 import type { CellValue, ColumnSpec, SqlType } from '../platform/sqlBatch.ts';
@@ -63,6 +64,26 @@ const FLIGHT_MAP: readonly (readonly [ScalarKey, string, SqlType])[] = [
   ['agentPassenger', 'agent_passenger', 'text'],
   ['agentField', 'agent_field', 'text'],
   ['agentMaintenance', 'agent_maintenance', 'text'],
+  ['eobt', 'eobt', 'timestamptz'],
+  ['tobt', 'tobt', 'timestamptz'],
+  ['cobt', 'cobt', 'timestamptz'],
+  ['ctot', 'ctot', 'timestamptz'],
+  ['iest', 'iest', 'timestamptz'],
+  ['appt', 'appt', 'timestamptz'],
+  ['egsr', 'egsr', 'timestamptz'],
+  ['egst', 'egst', 'timestamptz'],
+  ['prevEstimatedDeparture', 'prev_estimated_departure', 'timestamptz'],
+  ['nextEstimatedArrival', 'next_estimated_arrival', 'timestamptz'],
+  ['nextActualArrival', 'next_actual_arrival', 'timestamptz'],
+  ['abnormalReason', 'abnormal_reason', 'text'],
+  ['abnormalRemark', 'abnormal_remark', 'text'],
+  ['maxPassengers', 'max_passengers', 'integer'],
+  ['remark', 'remark', 'text'],
+  ['runway', 'runway', 'text'],
+  ['vipPassengers', 'vip_passengers', 'integer'],
+  ['vipReserved', 'vip_reserved', 'integer'],
+  ['portTime', 'port_time', 'timestamptz'],
+  ['portCode', 'port_code', 'text'],
   ['deleted', 'deleted', 'boolean'],
   ['deletedReason', 'deleted_reason', 'text'],
   ['stateVersion', 'state_version', 'integer'],
@@ -85,6 +106,7 @@ export function flightRow(s: FlightState): CellValue[] {
 export const DETAIL_TABLES = [
   'flight_stand', 'flight_gate', 'flight_counter', 'flight_belt', 'flight_chute',
   'flight_bridge', 'flight_chock', 'flight_delay', 'flight_service', 'flight_route_point',
+  'flight_vip', 'flight_pushback', 'flight_tow',
 ] as const;
 export type DetailTable = (typeof DETAIL_TABLES)[number];
 
@@ -233,6 +255,24 @@ export const LIST_MAPPINGS: ListMappings = {
   },
   route: routeList('ERUT'),
   adjacent: routeList('ROUT'),
+  vipGuests: {
+    table: 'flight_vip',
+    columns: [col('seq_no', 'integer'), col('vip_code', 'text'), col('escorts', 'integer')],
+    toCells: (v: VipGuest) => [v.seq, v.code, v.escorts],
+    fromRow: (r) => ({ seq: Number(r.seq_no), code: req(r.vip_code), escorts: int(r.escorts) }),
+  },
+  pushbacks: {
+    table: 'flight_pushback',
+    columns: [col('seq_no', 'integer'), col('push_time', 'timestamptz'), col('kind', 'text'), col('stand_code', 'text')],
+    toCells: (p: PushbackEvent) => [p.seq, p.time, p.kind, p.stand],
+    fromRow: (r) => ({ seq: Number(r.seq_no), time: instant(r.push_time), kind: text(r.kind), stand: text(r.stand_code) }),
+  },
+  tows: {
+    table: 'flight_tow',
+    columns: [col('seq_no', 'integer'), col('tow_time', 'timestamptz'), col('stand_code', 'text')],
+    toCells: (w: TowEvent) => [w.seq, w.time, w.stand],
+    fromRow: (r) => ({ seq: Number(r.seq_no), time: instant(r.tow_time), stand: text(r.stand_code) }),
+  },
 };
 
 export interface DetailTableSpec {
@@ -327,6 +367,26 @@ export function flightFromRows(row: DbRow, lists: FlightLists = emptyLists()): F
     agentPassenger: text(row.agent_passenger),
     agentField: text(row.agent_field),
     agentMaintenance: text(row.agent_maintenance),
+    eobt: instant(row.eobt),
+    tobt: instant(row.tobt),
+    cobt: instant(row.cobt),
+    ctot: instant(row.ctot),
+    iest: instant(row.iest),
+    appt: instant(row.appt),
+    egsr: instant(row.egsr),
+    egst: instant(row.egst),
+    prevEstimatedDeparture: instant(row.prev_estimated_departure),
+    nextEstimatedArrival: instant(row.next_estimated_arrival),
+    nextActualArrival: instant(row.next_actual_arrival),
+    abnormalReason: text(row.abnormal_reason),
+    abnormalRemark: text(row.abnormal_remark),
+    maxPassengers: int(row.max_passengers),
+    remark: text(row.remark),
+    runway: text(row.runway),
+    vipPassengers: int(row.vip_passengers),
+    vipReserved: int(row.vip_reserved),
+    portTime: instant(row.port_time),
+    portCode: text(row.port_code),
     deleted: row.deleted === true,
     deletedReason: text(row.deleted_reason),
     stateVersion: Number(row.state_version),

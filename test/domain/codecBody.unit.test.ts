@@ -106,10 +106,22 @@ describe('FLOP blocks', () => {
     expect(m.ops[0]?.action).toEqual({ kind: 'set-fields', fields: { aircraftType: '738' } });
   });
 
-  it('empty element clears, absent element of a multi-element subtype is unchanged', () => {
+  it('empty element clears; an absent element of a unit (TAOP/TAFL/TAID) clears too, of HNAG/VIPP it is unchanged', () => {
     expect(decodeFlop(flopXml('CNCL', [['1', '<CNCL/>']])).ops[0]?.action).toEqual({ kind: 'set-fields', fields: { cancelTime: null } });
     expect(decodeFlop(flopXml('TAOP', [['1', '<TAFL>MU5122</TAFL><TAID/>']])).ops[0]?.action)
-      .toEqual({ kind: 'set-fields', fields: { linkFlightNo: 'MU5122', linkFlid: null } });
+      .toEqual({ kind: 'set-fields', fields: { linkAirline: null, linkFlightNo: 'MU5122', linkFlid: null } });
+    expect(decodeFlop(flopXml('HNAG', [['1', '<FHAG>7</FHAG>']])).ops[0]?.action).toEqual({ kind: 'set-fields', fields: { agentField: '7' } });
+    expect(decodeFlop(flopXml('VIPP', [['1', '<VIPR>1</VIPR>']])).ops[0]?.action).toEqual({ kind: 'set-fields', fields: { vipReserved: 1 } });
+  });
+
+  it('new subtypes: integers, PORT children, repeated VIPF/TIPT numbered by order, PSHT by PSHN', () => {
+    const action = (styp: string, inner: string) => decodeFlop(flopXml(styp, [['1', inner]])).ops[0]?.action;
+    expect(() => action('MAXP', '<MAXP>many</MAXP>')).toThrow(/FLOP\[1\]\/MAXP: invalid integer 'many'/);
+    expect(action('PORT', '<PORT><POID>I</POID></PORT>')).toEqual({ kind: 'set-fields', fields: { portTime: null, portCode: 'I' } });
+    expect(action('PORT', '<PORT/>')).toEqual({ kind: 'set-fields', fields: { portTime: null, portCode: null } });
+    expect(action('TIPT', '<TIPT/>')).toEqual({ kind: 'replace-list', list: 'tows', items: [] });
+    expect(() => action('PSHT', '<PSHT><PSID>OUT</PSID></PSHT>')).toThrow(/PSHT@PSHN: missing/);
+    expect(() => action('VIPF', '<VIPF><VFES>1</VFES></VIPF>')).toThrow(/VIPF\[1\]\/VPCD: missing/);
   });
 
   it('FDIV: DDES/DDIR together, empty = undone; FRET: REID, empty = undone', () => {

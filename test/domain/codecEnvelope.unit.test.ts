@@ -166,7 +166,7 @@ describe('MALFORMED', () => {
 
   it('reads <!DOCTYPE inside CDATA or a comment as text', () => {
     const m = decodeOk(flopXml('EXSS', [['1', '<!-- <!DOCTYPE x> --><EXSR><![CDATA[<!DOCTYPE MSG>]]></EXSR>']]));
-    expect(m.type === 'FLOP' && m.ops[0]?.action).toEqual({ kind: 'set-fields', fields: { publicRemark: '<!DOCTYPE MSG>' } });
+    expect(m.type === 'FLOP' && m.ops[0]?.action).toEqual({ kind: 'set-fields', fields: { publicStatus: null, publicRemark: '<!DOCTYPE MSG>' } });
   });
 
   it('refuses DOCTYPE and ENTITY declarations (no entity expansion at all)', () => {
@@ -183,7 +183,7 @@ describe('MALFORMED', () => {
 
 describe('UNSUPPORTED', () => {
   it.each([
-    ['an unknown FLOP subtype', flopXml('VIPP', [['1', '<VIPP>1</VIPP>']]), 'FLOP/VIPP'],
+    ['an unknown FLOP subtype', flopXml('ZZZZ', [['1', '<ZZZZ>1</ZZZZ>']]), 'FLOP/ZZZZ'],
     ['an unknown SCHD subtype', msgXml({ type: 'SCHD', styp: 'WEEK' }, '<SCHD/>'), 'SCHD/WEEK'],
     ['an unknown TYPE', msgXml({ type: 'RQFD', styp: 'NONE' }, '<RQFD/>'), 'RQFD/NONE'],
   ])('%s, with the META kept', (_what, xml, pair) => {
@@ -219,7 +219,7 @@ describe('XML text', () => {
 
   it('reads CDATA as text and ignores comments and processing instructions', () => {
     const m = decodeOk(flopXml('EXSS', [['1', '<EXSR><![CDATA[a <b> & c]]></EXSR><!-- note --><?pi x?>']]));
-    expect(m.type === 'FLOP' && m.ops[0]?.action).toEqual({ kind: 'set-fields', fields: { publicRemark: 'a <b> & c' } });
+    expect(m.type === 'FLOP' && m.ops[0]?.action).toEqual({ kind: 'set-fields', fields: { publicStatus: null, publicRemark: 'a <b> & c' } });
   });
 
   it('accepts a UTF-8 byte order mark', () => {

@@ -26,6 +26,9 @@ const SAMPLE_ITEMS: Record<ListName, unknown[]> = {
   services: [{ code: 'CAT', quantity: 1, start: null, end: null, provider: null, abnormalReason: null, abnormalRemark: null }],
   route: [{ seq: 1, airport: 'PEK', scheduledArrival: null, scheduledDeparture: null }],
   adjacent: [{ seq: 1, airport: 'TAO', scheduledArrival: null, scheduledDeparture: null }],
+  vipGuests: [{ seq: 1, code: 'VC1', escorts: 2 }],
+  pushbacks: [{ seq: 1, time: null, kind: 'OUT', stand: '214' }],
+  tows: [{ seq: 1, time: null, stand: 'R07' }],
 };
 
 describe('evolve', () => {

@@ -10,7 +10,7 @@ import {
 const KIND_OF_STATE: Record<string, string> = { SUCCEEDED: 'Applied', SKIPPED: 'Skipped', DEAD: 'Dead', PARKED: 'Parked' };
 const MAX_ATTEMPTS = 4;
 
-describe.each(['01-plan-and-operations', '02-bad-input-and-duplicates', '03-plan-snapshots'])('corpus scenario %s through MariaDB CMINMSGS', (name) => {
+describe.each(['01-plan-and-operations', '02-bad-input-and-duplicates', '03-plan-snapshots', '04-whole-interface'])('corpus scenario %s through MariaDB CMINMSGS', (name) => {
   let db: TestDatabase;
   let my: TestMysql;
 
