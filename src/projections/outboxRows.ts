@@ -4,9 +4,12 @@
  *               changes without a flight (PlanSnapshotApplied) get flid null (a Kafka record with no key)
  *   KAFKA_SCHD  one row per touched flight that still exists: its FlightView as of this decision
  *   COUTMSGS    one row per change a configured route accepts
+ * Reference-data and seasonal-schedule changes get no rows (they are not flight events; VIPL
+ * records are personal data).
  * `seq` numbers the rows of one (decision, target) from 0, which makes re-feeding idempotent.
  */
-import type { Change } from '../domain/changes.ts';
+import { isFlightChange, type Change } from '../domain/changes.ts';
+import { isReferenceChange } from '../domain/reference/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { toFlightView } from '../domain/flightView.ts';
 import type { DecisionEvent } from './decisionLog.ts';
@@ -26,7 +29,7 @@ export interface OutboxRow {
 }
 
 export function changeFlid(change: Change): string | null {
-  return change.type === 'PlanSnapshotApplied' || change.type === 'FlightsArchived' ? null : change.flid;
+  return isFlightChange(change) ? change.flid : null;
 }
 
 export function outboxRowsFor(
@@ -39,7 +42,9 @@ export function outboxRowsFor(
     ? { position: event.position }
     : { msgId: event.msgId, position: event.position };
   const base = { sourcePosition: event.position, msgId: event.msgId, headers };
-  const rows: OutboxRow[] = event.changes.map((change, seq) => {
+  // Reference data and seasonal schedules stay in msgx (VIPL is personal data): not sent out.
+  const changes = event.changes.filter((c) => !isReferenceChange(c));
+  const rows: OutboxRow[] = changes.map((change, seq) => {
     const flid = changeFlid(change);
     return {
       ...base, target: 'KAFKA_MSG', seq, flid,
@@ -52,7 +57,7 @@ export function outboxRowsFor(
     if (state) rows.push({ ...base, target: 'KAFKA_SCHD', seq: seq++, flid, payload: toFlightView(state) });
   }
   seq = 0;
-  for (const change of event.changes) {
+  for (const change of changes) {
     const flid = changeFlid(change);
     const flight = flid === null ? undefined : flights.get(flid);
     for (const route of routes) {

@@ -5,6 +5,7 @@ import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { applyDecision } from '../../domain/evolve.ts';
+import { foldReference } from '../../domain/reference/state.ts';
 import { commitDecisions, type CommitResult, type Prepared } from './commitDecisions.ts';
 import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
 import { findHeads, identityOwners, type Head } from './findHeads.ts';
@@ -118,6 +119,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     group.forEach(({ head, outcome }, k) => {
       inOrder &&= model.apply(res.positions[k]!, head.msgId, res.recordedAt, outcome.kind === 'Applied' ? outcome.changes : []);
       if (outcome.kind !== 'Failed') opts.onTerminal?.(head.msgId);
+      // e.g. an empty reference snapshot; the texts name kinds and counts, never record values.
+      const warnings = outcome.kind === 'Applied' || outcome.kind === 'Skipped' ? outcome.reference?.warnings : undefined;
+      for (const warning of warnings ?? []) log.warn({ msgId: head.msgId, position: res.positions[k] }, warning);
     });
     if (!inOrder) await model.catchUp(pool);
     singles = Math.max(0, singles - group.length);
@@ -153,17 +157,19 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
 
     const overlay = new FlightOverlay(model.flights);
+    let reference = model.reference;
     const bound = new Map<string, string>();
     const group: Prepared[] = [];
     for (const [k, { head, read }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const outcome = judge(head, read, { cfg, now, flights: overlay, owner });
+      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, owner });
       group.push({ head, outcome });
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       if (outcome.kind === 'Applied') {
         const position = String(BigInt(basis) + BigInt(group.length));
         applyDecision(overlay, { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes });
+        reference = foldReference(reference, outcome.changes);
       }
       if (outcome.kind === 'Failed') break;
     }
