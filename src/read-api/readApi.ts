@@ -35,6 +35,7 @@ export function createReadApi(rt: ReadRuntime): ReadApi {
       tz: rt.cfg.airportTz,
       identityIncludeDay: rt.cfg.identityIncludeDay,
       mailbox: rt.mailbox,
+      exposePersonalData: rt.cfg.exposePersonalData,
     },
     feed,
   );

@@ -10,6 +10,7 @@ import { selectFlightsByFlid } from '../sql/selectBoard.ts';
 import { selectDetailLists } from '../sql/selectFlightLists.ts';
 import { selectDecisionsByMsgIds, type DecisionRecord } from '../sql/selectDecisions.ts';
 import { selectMessages, type MessageRecord } from '../sql/selectMessages.ts';
+import { selectReferenceByKeys, type ReferenceRow } from '../sql/selectReference.ts';
 
 /** What the read API needs from the runtime: a read-only pool and a few settings. */
 export interface ReadApiDeps {
@@ -22,6 +23,8 @@ export interface ReadApiDeps {
   readonly identityIncludeDay: boolean;
   /** For counting CMINMSGS rows not copied yet (pipeline.backlog); optional for unit tests. */
   readonly mailbox?: Pick<Mailbox, 'readAfter'>;
+  /** MSGX_EXPOSE_PERSONAL_DATA: serve VIPL records whole and VIPL raw XML (default false). */
+  readonly exposePersonalData?: boolean;
 }
 
 export interface Loaders {
@@ -30,6 +33,8 @@ export interface Loaders {
   readonly details: Readonly<Record<DetailTable, BatchLoader<string, FlightLists>>>;
   readonly message: BatchLoader<string, MessageRecord | null>;
   readonly decisionsByMsg: BatchLoader<string, DecisionRecord[]>;
+  /** Reference records by `kind \0 code` (every …Info field). */
+  readonly reference: BatchLoader<string, ReferenceRow | null>;
 }
 
 export interface ReadContext {
@@ -48,5 +53,6 @@ export function createLoaders(db: Queryable): Loaders {
     ) as Record<DetailTable, BatchLoader<string, FlightLists>>,
     message: createBatchLoader((ids) => selectMessages(db, ids), null),
     decisionsByMsg: createBatchLoader((ids) => selectDecisionsByMsgIds(db, ids), []),
+    reference: createBatchLoader((keys) => selectReferenceByKeys(db, keys), null),
   };
 }

@@ -5,7 +5,7 @@ import { ErrorCode, MAX_PAGE_SIZE } from './errors.ts';
 /** Most rows one operation may ask for across its paginated fields (aliases add up). */
 export const MAX_QUERY_ROWS = 2000;
 /** Paginated fields and their default page size (graphql.md). */
-const PAGINATED: Record<string, number> = { flights: 100, flightHistory: 100 };
+const PAGINATED: Record<string, number> = { flights: 100, flightHistory: 100, reference: 100, seasonalFlights: 100 };
 
 /**
  * Validation rule: the depth rule alone lets one query repeat `flights(first: 500)` under many
