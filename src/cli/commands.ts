@@ -5,6 +5,7 @@ import { rebuildCommand } from './rebuildCommand.ts';
 import { replayCommand } from './replayCommand.ts';
 import { replayDeliveriesCommand } from './replayDeliveriesCommand.ts';
 import { requestPlanCommand } from './requestPlanCommand.ts';
+import { requestReferenceCommand } from './requestReferenceCommand.ts';
 import { startCommand } from './startCommand.ts';
 import { statusCommand } from './statusCommand.ts';
 
@@ -26,5 +27,6 @@ export const commands: Record<string, Command> = {
   replay: replayCommand,
   'replay-deliveries': replayDeliveriesCommand,
   'request-plan': requestPlanCommand,
+  'request-reference': requestReferenceCommand,
   rebuild: rebuildCommand,
 };

@@ -30,6 +30,7 @@ export function createDeliveryServices(rt: Runtime): { services: Service[]; read
     cfg: rt.cfg,
     log: rt.log.child({ role: 'requests' }),
     dailyAt: rt.cfg.requestPlanDailyAt,
+    referenceAtStart: rt.cfg.requestReferenceAtStart,
   });
   return { services: [dispatcher, tracker], readiness: [{ name: 'kafka', check: () => sink.check() }] };
 }

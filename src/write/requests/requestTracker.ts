@@ -5,6 +5,7 @@ import { answerRequests } from './answerRequests.ts';
 import { runDailyRequest } from './dailyRequest.ts';
 import { expireRequests, nextRequestDue } from './expireRequests.ts';
 import { sendRequests, type RequestDeps } from './sendRequests.ts';
+import { requestReferenceAtStart } from './requestReference.ts';
 
 export interface RequestTrackerDeps extends RequestDeps {
   /** For LISTEN msgx_decision. */
@@ -13,6 +14,8 @@ export interface RequestTrackerDeps extends RequestDeps {
   readonly dailyAt: string | undefined;
   /** Safety poll. Default 60 s. */
   readonly pollMs?: number;
+  /** MSGX_REQUEST_REFERENCE_AT_START: request every reference kind once when the store is empty. */
+  readonly referenceAtStart?: boolean;
 }
 
 /**
@@ -33,14 +36,21 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
     log,
   });
   let loop: Promise<void> | null = null;
+  let referenceAtStart = deps.referenceAtStart === true;
 
   const round = async (): Promise<Date> => {
+    if (referenceAtStart) {
+      const asked = await requestReferenceAtStart(deps);
+      referenceAtStart = false;
+      if (asked) log.info({ kinds: asked.length, sent: asked.filter((a) => a.send?.sent).length }, 'reference store is empty: every kind requested (RQRD)');
+    }
     await sendRequests(deps);
     for (const a of await answerRequests(deps.pool, deps.cfg.airportTz)) {
-      log.info({ reqId: a.reqId, mgid: a.mgid, answeredBy: a.answeredBy, matchedBy: a.by }, 'plan request answered (DONE)');
+      const what = a.by === 'kind' ? 'reference request' : 'plan request';
+      log.info({ reqId: a.reqId, mgid: a.mgid, answeredBy: a.answeredBy, matchedBy: a.by }, `${what} answered (DONE)`);
     }
     for (const mgid of await expireRequests(deps.pool, deps.clock.now())) {
-      log.warn({ mgid }, 'plan request EXPIRED without an answer');
+      log.warn({ mgid }, `${mgid.startsWith('MSGX-RR') ? 'reference' : 'plan'} request EXPIRED without an answer`);
     }
     const wakeAt = [deps.clock.now().getTime() + (deps.pollMs ?? 60_000)];
     if (deps.dailyAt) {
