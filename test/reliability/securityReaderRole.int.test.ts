@@ -20,6 +20,8 @@ const READABLE = [
   'flight_bridge', 'flight_chock', 'flight_delay', 'flight_service', 'flight_route_point',
   'schd_snap_log', 'decision_event', 'inbox_message', 'proc_state', 'proc_state_hst',
   'inbox_cursor', 'inbox_gap', 'msg_event', 'projection_checkpoint', 'req_track', 'pipeline_lock',
+  // 080: the reference read models
+  'reference_record', 'seasonal_flight', 'seasonal_season',
 ].sort();
 
 async function refusal(run: () => Promise<unknown>): Promise<string | undefined> {
