@@ -8,7 +8,7 @@
 import { applyDecision } from '../../src/domain/evolve.ts';
 import type { FlightState } from '../../src/domain/flight.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import type { NewDecision } from '../../src/write/pump/appendDecision.ts';
+import type { NewDecision } from '../../src/log/appendDecisions.ts';
 import { decisionOf } from '../../src/write/pump/commitDecisions.ts';
 import { evaluate } from '../../src/write/pump/evaluate.ts';
 import type { Head } from '../../src/write/pump/findHeads.ts';

@@ -8,6 +8,7 @@ import { requestPlanCommand } from './requestPlanCommand.ts';
 import { requestReferenceCommand } from './requestReferenceCommand.ts';
 import { startCommand } from './startCommand.ts';
 import { statusCommand } from './statusCommand.ts';
+import { verifyCommand } from './verifyCommand.ts';
 
 export interface CommandContext {
   readonly cfg: Config;
@@ -16,6 +17,10 @@ export interface CommandContext {
 
 export interface Command {
   readonly summary: string;
+  /** Its arguments for `msgx help <command>`, e.g. `--class C [--ids 1,2]` (default `[options]`). */
+  readonly usage?: string;
+  /** Longer help for `msgx help <command>` (default: the summary). */
+  readonly help?: string;
   run(args: readonly string[], ctx: CommandContext): Promise<number>;
 }
 
@@ -29,4 +34,5 @@ export const commands: Record<string, Command> = {
   'request-plan': requestPlanCommand,
   'request-reference': requestReferenceCommand,
   rebuild: rebuildCommand,
+  verify: verifyCommand,
 };

@@ -1,13 +1,16 @@
 import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
-import { commands } from './commands.ts';
+import { RefusedError } from '../platform/refusedError.ts';
+import { commands, type Command } from './commands.ts';
 
 const USAGE = `usage: msgx <command> [options]
 
 commands:
 ${'{COMMANDS}'}
 
-Configuration comes from MSGX_* environment variables (see README.md).`;
+msgx help <command> (or msgx <command> --help) describes one command.
+Configuration comes from MSGX_* environment variables (see README.md).
+Logs go to stderr, results to stdout.`;
 
 /** Parse the command line, load config, run one command. Returns the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -15,14 +18,28 @@ export async function main(argv: readonly string[]): Promise<number> {
   const list = Object.entries(commands)
     .map(([n, c]) => `  ${n.padEnd(18)} ${c.summary}`)
     .join('\n');
+  const usage = USAGE.replace('{COMMANDS}', list);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(USAGE.replace('{COMMANDS}', list) + '\n');
+    if (name === 'help' && rest.length > 0) {
+      const topic = commands[rest[0]!];
+      if (!topic || rest.length > 1) {
+        process.stderr.write(`msgx help: unknown command '${rest.join(' ')}' (msgx help lists them)\n`);
+        return 2;
+      }
+      process.stdout.write(commandHelp(rest[0]!, topic));
+      return 0;
+    }
+    (name ? process.stdout : process.stderr).write(usage + '\n');
     return name ? 0 : 2;
   }
   const cmd = commands[name];
   if (!cmd) {
-    process.stderr.write(`msgx: unknown command '${name}'\n\n${USAGE.replace('{COMMANDS}', list)}\n`);
+    process.stderr.write(`msgx: unknown command '${name}' (msgx help lists them)\n`);
     return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(commandHelp(name, cmd));
+    return 0;
   }
   let cfg: Config;
   try {
@@ -38,9 +55,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     return await cmd.run(rest, { cfg, log });
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`msgx ${name}: ${err.message}\n`);
+    const usageProblem = usageMessage(err);
+    if (usageProblem !== undefined) {
+      process.stderr.write(`msgx ${name}: ${usageProblem} (msgx help ${name})\n`);
       return 2;
+    }
+    if (err instanceof RefusedError) {
+      process.stderr.write(`msgx ${name}: ${err.message}\n`);
+      return 1;
     }
     log.fatal({ err }, `msgx ${name} failed`);
     process.stderr.write(`msgx ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -48,6 +70,24 @@ export async function main(argv: readonly string[]): Promise<number> {
   } finally {
     log.flush();
   }
+}
+
+/** `msgx help <command>`: the command's own help, or its summary. */
+export function commandHelp(name: string, cmd: Command): string {
+  return `usage: msgx ${name} ${cmd.usage ?? '[options]'}\n\n${cmd.help ?? cmd.summary}\n`;
+}
+
+/**
+ * The one-line reason of a command-line mistake: a UsageError, or node:util parseArgs refusing an
+ * unknown option, a missing value or an unexpected argument (its codes are ERR_PARSE_ARGS_*).
+ */
+export function usageMessage(err: unknown): string | undefined {
+  if (err instanceof UsageError) return err.message;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_') && err instanceof Error) {
+    return err.message.split('\n')[0]!.replace(/\. To specify a positional argument starting with a '-'.*$/, '');
+  }
+  return undefined;
 }
 
 /** Bad command-line usage: reported in one line, exit code 2. */

@@ -4,6 +4,7 @@ import { formatProgress } from '../projections/rebuild/progress.ts';
 import { rebuildFlights } from '../projections/rebuild/rebuildFlights.ts';
 import { rebuildReference } from '../projections/reference/rebuildReference.ts';
 import type { Command } from './commands.ts';
+import { createProgressLine } from './progressLine.ts';
 import { UsageError } from './main.ts';
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
@@ -11,6 +12,13 @@ const CANCELLED = 130;
 
 export const rebuildCommand: Command = {
   summary: 'rebuild read models from the log without downtime: flights [--page-size N] | reference | (none: every projection)',
+  usage: '[flights [--page-size N] | reference]',
+  help:
+    'Folds the whole decision log into scratch tables beside the live ones while msgx keeps running, then\n' +
+    'swaps them in. Progress goes to stderr (one line in place on a terminal, plain lines otherwise).\n' +
+    'Ctrl-C cancels cleanly (exit 130): the live tables stay as they are.\n' +
+    '`reference` rebuilds the reference-data and seasonal-schedule rows in one transaction (readers see the\n' +
+    'old rows until it commits); with no name, flights and then reference are rebuilt.',
   async run(args, { cfg, log }) {
     const { values, positionals } = parseArgs({
       args: [...args],
@@ -31,7 +39,8 @@ export const rebuildCommand: Command = {
       throw new UsageError(`--page-size must be a whole number 1-100000 (got '${values['page-size']}')`);
     }
 
-    const rt = await openRuntime(cfg, log, { poolMax: 3 });
+    const rt = await openRuntime(cfg, log, { poolMax: 3, command: 'rebuild' });
+    const progress = createProgressLine();
     const abort = new AbortController();
     const onSignal = () => {
       process.stderr.write('rebuild: cancelling — the live tables stay as they are\n');
@@ -44,6 +53,35 @@ export const rebuildCommand: Command = {
     for (const [sig, ls] of Object.entries(foreign)) for (const l of ls) process.off(sig, l);
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    const rebuildFlightsStep = async (): Promise<number> => {
+      const result = await rebuildFlights({
+        pool: rt.pool,
+        clock: rt.clock,
+        log: rt.log.child({ role: 'rebuild' }),
+        signal: abort.signal,
+        ...(pageSize ? { pageSize } : {}),
+        onProgress: (p) => progress.update(formatProgress('flights', p)),
+      });
+      if (result.ok) {
+        const rate = result.seconds > 0 ? Math.round(result.events / result.seconds) : result.events;
+        process.stdout.write(
+          `rebuilt flights: ${result.events} events, ${result.flights} flights, up to position ${result.position}, ` +
+            `in ${result.seconds.toFixed(1)} s (${rate} events/s); tables swapped, live projector continues from there\n`,
+        );
+        return 0;
+      }
+      switch (result.reason) {
+        case 'cancelled':
+          process.stderr.write('rebuild cancelled: scratch tables dropped, live tables untouched\n');
+          return CANCELLED;
+        case 'busy':
+          process.stderr.write('rebuild refused: another rebuild is running\n');
+          return 1;
+        case 'refused':
+          process.stderr.write(`rebuild refused:\n${result.problems.map((p) => `  ${p}\n`).join('')}`);
+          return 1;
+      }
+    };
     try {
       if (targets.includes('flights')) {
         const code = await rebuildFlightsStep();
@@ -66,40 +104,11 @@ export const rebuildCommand: Command = {
       }
       return 0;
     } finally {
+      progress.done();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await rt.close();
       for (const [sig, ls] of Object.entries(foreign)) for (const l of ls) process.on(sig, l);
-    }
-
-    async function rebuildFlightsStep(): Promise<number> {
-      const result = await rebuildFlights({
-        pool: rt.pool,
-        clock: rt.clock,
-        log: rt.log.child({ role: 'rebuild' }),
-        signal: abort.signal,
-        ...(pageSize ? { pageSize } : {}),
-        onProgress: (p) => process.stderr.write(`${formatProgress('flights', p)}\n`),
-      });
-      if (result.ok) {
-        const rate = result.seconds > 0 ? Math.round(result.events / result.seconds) : result.events;
-        process.stdout.write(
-          `rebuilt flights: ${result.events} events, ${result.flights} flights, up to position ${result.position}, ` +
-            `in ${result.seconds.toFixed(1)} s (${rate} events/s); tables swapped, live projector continues from there\n`,
-        );
-        return 0;
-      }
-      switch (result.reason) {
-        case 'cancelled':
-          process.stderr.write('rebuild cancelled: scratch tables dropped, live tables untouched\n');
-          return CANCELLED;
-        case 'busy':
-          process.stderr.write('rebuild refused: another rebuild is running\n');
-          return 1;
-        case 'refused':
-          process.stderr.write(`rebuild refused:\n${result.problems.map((p) => `  ${p}\n`).join('')}`);
-          return 1;
-      }
     }
   },
 };

@@ -7,10 +7,15 @@ import { UsageError } from './main.ts';
 
 export const replayCommand: Command = {
   summary: 'move FAILED/DEAD messages back to PENDING: --class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO]',
+  usage: '--class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO] [--operator NAME]',
+  help:
+    'Moves the selected FAILED and DEAD(EXHAUSTED) messages back to PENDING in one transaction, one\n' +
+    'ReplayRequested decision each, naming the operator (--operator, default user@host). MALFORMED is never\n' +
+    'replayed. Safe while msgx runs: the pump picks them up in id order.',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({
       args: [...args],
-      options: { class: { type: 'string' }, ids: { type: 'string' }, since: { type: 'string' } },
+      options: { class: { type: 'string' }, ids: { type: 'string' }, since: { type: 'string' }, operator: { type: 'string' } },
       strict: true,
     });
     const errorClass = values.class as ReplayClass | undefined;
@@ -30,13 +35,13 @@ export const replayCommand: Command = {
       since = new Date(values.since);
       if (Number.isNaN(since.getTime())) throw new UsageError(`--since must be an ISO-8601 time (got '${values.since}')`);
     }
-    const rt = await openRuntime(cfg, log, { poolMax: 2 });
+    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'replay' });
     try {
       const done = await replay(rt.pool, rt.clock, {
         errorClass,
         ...(ids ? { ids } : {}),
         ...(since ? { since } : {}),
-        requestedBy: `${os.userInfo().username}@${os.hostname()}`,
+        requestedBy: values.operator?.trim() || `${os.userInfo().username}@${os.hostname()}`,
       });
       if (done.length === 0) {
         process.stdout.write(`nothing to replay for class ${errorClass}${ids ? ` among ids ${ids.join(',')}` : ''}\n`);

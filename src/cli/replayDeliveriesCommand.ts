@@ -8,10 +8,12 @@ import { UsageError } from './main.ts';
 
 export const replayDeliveriesCommand: Command = {
   summary: 'DEAD deliveries back to PENDING: --target KAFKA_MSG|KAFKA_SCHD|COUTMSGS [--ids 1,2]',
+  usage: '--target KAFKA_MSG|KAFKA_SCHD|COUTMSGS [--ids 1,2] [--operator NAME]',
+  help: 'Moves DEAD deliveries of one target back to PENDING (attempts reset), audited as one\nDeliveryReplayRequested decision naming the operator (--operator, default user@host).',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({
       args: [...args],
-      options: { target: { type: 'string' }, ids: { type: 'string' } },
+      options: { target: { type: 'string' }, ids: { type: 'string' }, operator: { type: 'string' } },
       strict: true,
     });
     const target = values.target;
@@ -22,12 +24,12 @@ export const replayDeliveriesCommand: Command = {
       eventIds = values.ids.split(',').map((s) => String(BigInt(s.trim())));
     }
 
-    const rt = await openRuntime(cfg, log, { poolMax: 2 });
+    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'replay-deliveries' });
     try {
       const res = await replayDeadDeliveries(rt.pool, rt.clock, {
         target,
         ...(eventIds ? { eventIds } : {}),
-        requestedBy: `${os.userInfo().username}@${os.hostname()}`,
+        requestedBy: values.operator?.trim() || `${os.userInfo().username}@${os.hostname()}`,
       });
       const lines: string[] = [];
       if (res.replayed.length === 0) lines.push(`no DEAD ${target} deliveries${eventIds ? ' among the given ids' : ''}; nothing replayed`);

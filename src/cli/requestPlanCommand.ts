@@ -7,6 +7,8 @@ import { UsageError } from './main.ts';
 
 export const requestPlanCommand: Command = {
   summary: 'ask AODB for the flight plan of a window (RQFD via COUTMSGS): --from ISO --to ISO (no zone = airport time)',
+  usage: '--from ISO --to ISO',
+  help: 'Registers a plan request for the window and sends it as an RQFD row to COUTMSGS; the running writer\nretries a send that fails and tracks the answer (SCHD/RESP). Times without a zone are airport time.',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({ args: [...args], options: { from: { type: 'string' }, to: { type: 'string' } }, strict: true });
     const bound = (name: 'from' | 'to'): Date => {
@@ -20,7 +22,7 @@ export const requestPlanCommand: Command = {
     const to = bound('to');
     if (to.getTime() <= from.getTime()) throw new UsageError('--to must be after --from');
 
-    const rt = await openRuntime(cfg, log, { poolMax: 2 });
+    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'request-plan' });
     try {
       const r = await requestPlan({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg, log }, from, to);
       const lines = [`plan request ${r.mgid} (req ${r.reqId}) for ${describeWindow(from, to, cfg.airportTz)}`];

@@ -18,10 +18,12 @@ export function parseKinds(text: string | undefined): string[] {
 
 export const requestReferenceCommand: Command = {
   summary: 'ask AODB for reference data (RQRD via COUTMSGS, one per kind): [--kind AIRL,ARPT,…] (default: all 23)',
+  usage: '[--kind AIRL,ARPT,…]',
+  help: 'Registers one reference request per kind (default: all 23) and sends each as an RQRD row to COUTMSGS;\nthe running writer retries a send that fails and marks a request DONE when that kind\'s RESP is decided\n(EXPIRED after MSGX_REQUEST_EXPIRE_MS).',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({ args: [...args], options: { kind: { type: 'string' } }, strict: true });
     const kinds = parseKinds(values.kind);
-    const rt = await openRuntime(cfg, log, { poolMax: 2 });
+    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'request-reference' });
     try {
       const results = await requestReference({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg, log }, kinds);
       const lines = results.map((r) =>

@@ -6,10 +6,18 @@ import { assemble, ROLES, type Role } from './assemble.ts';
 
 export const startCommand: Command = {
   summary: 'run the service (roles: all | writer | api), --standby to wait for the writer lock',
+  usage: '[--role all|writer|api] [--standby] [--force]',
+  help:
+    'Runs msgx until SIGINT/SIGTERM (Ctrl-C), then stops its services in order and exits 0.\n' +
+    '  --role all      everything (default); writer: ingest, pump, projectors, delivery; api: the read API only\n' +
+    '  --standby       wait as a hot standby for the writer lock (serves the API meanwhile); stops at once on a signal\n' +
+    '  --force         migrate a database that holds tables that are not msgx\'s\n' +
+    'Without MSGX_DATABASE_URL it runs an embedded PostgreSQL under MSGX_DATA_DIR; a second msgx start on\n' +
+    'the same folder refuses (exit 1), other commands connect to the running one and never stop it.',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({
       args: [...args],
-      options: { role: { type: 'string', default: 'all' }, standby: { type: 'boolean', default: false } },
+      options: { role: { type: 'string', default: 'all' }, standby: { type: 'boolean', default: false }, force: { type: 'boolean', default: false } },
       strict: true,
     });
     const role = values.role as Role;
@@ -33,7 +41,9 @@ export const startCommand: Command = {
     let rt;
     try {
       // Started by a supervisor while PostgreSQL is down (restarting): wait for it rather than crash-loop.
-      rt = await openRuntime(cfg, log, { migrate: role !== 'api', waitForDatabase: true, signal: abort.signal });
+      rt = await openRuntime(cfg, log, {
+        migrate: role !== 'api', waitForDatabase: true, signal: abort.signal, command: 'start', exclusive: true, force: values.force ?? false,
+      });
     } catch (err) {
       if (!signalled) throw err;
       log.info('msgx stopped during start-up');

@@ -6,9 +6,11 @@ import type { Command } from './commands.ts';
 
 export const statusCommand: Command = {
   summary: 'print backlog, head message, failed/dead counts, open gaps and log positions (--json)',
+  usage: '[--json]',
+  help: 'Prints the pipeline status on stdout (--json: as JSON, e.g. for jq). Beside a running embedded msgx it\nconnects to that msgx\'s server and leaves it running.',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({ args: [...args], options: { json: { type: 'boolean', default: false } }, strict: true });
-    const rt = await openRuntime(cfg, log, { poolMax: 1 });
+    const rt = await openRuntime(cfg, log, { poolMax: 1, command: 'status' });
     try {
       const s = await pipelineStatus(rt.pool);
       process.stdout.write(values.json ? JSON.stringify(s, null, 2) + '\n' : formatStatus(s, systemClock.now()));

@@ -6,6 +6,7 @@ export type { Logger };
  * One structured logger for the process. Roles take child scopes:
  * `logger.child({ role: 'pump' })`, then `.child({ msgId })`.
  * Secrets: URLs are redacted by config before logging; the `password` keys are censored here too.
+ * Logs go to stderr (fd 2): stdout is for a command's results (`msgx status --json | jq`).
  */
 export function createLogger(level: string = 'info', destination?: NodeJS.WritableStream): Logger {
   return pino(
@@ -15,7 +16,7 @@ export function createLogger(level: string = 'info', destination?: NodeJS.Writab
       redact: { paths: ['password', '*.password', 'connectionString', '*.connectionString'], censor: '***' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination ?? pino.destination({ fd: 1, sync: true }),
+    destination ?? pino.destination({ fd: 2, sync: true }),
   );
 }
 

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type pg from 'pg';
+import { refuseForeignDatabase } from './foreignDatabase.ts';
 import type { Logger } from './logger.ts';
 
 export const PG_MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/pg/', import.meta.url));
@@ -36,14 +37,16 @@ export async function readMigrations(dir = PG_MIGRATIONS_DIR): Promise<Migration
 /**
  * Apply pending migrations in file order, each in its own transaction, recording name and hash.
  * Two migrators at once are serialised by a session advisory lock; the second sees the first's work.
- * Refuses to run when an applied file's content changed.
+ * Refuses to run when an applied file's content changed, and (unless `force`) to migrate a database
+ * that is not meant for msgx (refuseForeignDatabase).
  */
-export async function migrate(pool: pg.Pool, log?: Logger, dir = PG_MIGRATIONS_DIR): Promise<string[]> {
+export async function migrate(pool: pg.Pool, log?: Logger, dir = PG_MIGRATIONS_DIR, opts: { force?: boolean } = {}): Promise<string[]> {
   const files = await readMigrations(dir);
   const client = await pool.connect();
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await refuseForeignDatabase(client, opts.force ?? false);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migration (
       name text PRIMARY KEY, sha256 text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await client.query<{ name: string; sha256: string }>('SELECT name, sha256 FROM schema_migration');

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { redactUrl } from './config.ts';
+import { claimDataFolder, waitForOwnerUrl, type Claim } from './dataFolderOwner.ts';
 import { createPool } from './db.ts';
 import { startEmbeddedPostgres, type EmbeddedPg } from './embeddedPostgres.ts';
 import type { Logger } from './logger.ts';
@@ -10,6 +11,7 @@ import { createMysqlMailbox } from './mailbox/mysqlMailbox.ts';
 import { createPgMailbox } from './mailbox/pgMailbox.ts';
 import type { Mailbox } from './mailbox/port.ts';
 import { migrate } from './migrate.ts';
+import { RefusedError } from './refusedError.ts';
 import { waitForDatabase } from './waitForDatabase.ts';
 
 /**
@@ -39,28 +41,72 @@ export interface OpenOptions {
   waitForDatabase?: boolean;
   /** A stop requested during start-up: stop waiting, clean up, and throw (the signal's reason). */
   signal?: AbortSignal;
+  /** Which command opens it (recorded in the data folder beside an embedded server). */
+  command?: string;
+  /**
+   * Embedded default: refuse when another msgx runs on the data folder (`msgx start`). Without it,
+   * a command beside a running msgx connects to that msgx's embedded server and never stops it.
+   */
+  exclusive?: boolean;
+  /** Migrate even when the database holds tables that are not msgx's (`--force`). */
+  force?: boolean;
 }
+
+/** How long a command waits for the running msgx's embedded server to come up. */
+const OWNER_START_WAIT_MS = 120_000;
 
 export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = {}): Promise<Runtime> {
   let embedded: EmbeddedPg | undefined;
+  let claim: Claim | undefined;
   let databaseUrl = cfg.databaseUrl;
   if (!databaseUrl) {
+    const clock = opts.clock ?? systemClock;
     await mkdir(cfg.dataDir, { recursive: true });
-    embedded = await startEmbeddedPostgres(cfg.dataDir, log.child({ scope: 'embedded-pg' }));
-    databaseUrl = embedded.url;
+    for (;;) {
+      claim = await claimDataFolder(cfg.dataDir, `msgx ${opts.command ?? 'command'}`, clock);
+      if (claim.claimed) break;
+      const { owner } = claim;
+      if (opts.exclusive) {
+        throw new RefusedError(
+          `another msgx is running (pid ${owner.pid}, ${owner.command}) on data folder ${cfg.dataDir}; ` +
+            'stop it first, or run this one against a shared PostgreSQL (MSGX_DATABASE_URL)',
+        );
+      }
+      const ready = await waitForOwnerUrl(cfg.dataDir, clock, OWNER_START_WAIT_MS, opts.signal);
+      if (ready?.url) {
+        databaseUrl = ready.url;
+        log.info({ pid: ready.pid, owner: ready.command, database: redactUrl(ready.url) }, 'using the embedded PostgreSQL of the running msgx');
+        claim = undefined;
+        break;
+      }
+      // its owner went away while we waited: claim the folder ourselves
+    }
+    if (claim?.claimed) {
+      try {
+        embedded = await startEmbeddedPostgres(cfg.dataDir, log.child({ scope: 'embedded-pg' }));
+        await claim.publish(embedded.url);
+      } catch (err) {
+        await embedded?.stop().catch(() => undefined);
+        await claim.release();
+        throw err;
+      }
+      databaseUrl = embedded.url;
+    }
   } else {
     log.info({ database: redactUrl(databaseUrl) }, 'using PostgreSQL');
   }
+  if (!databaseUrl) throw new Error('no database URL'); // unreachable: set by one of the branches above
   const pool = createPool(databaseUrl, { max: opts.poolMax ?? 10, applicationName: 'msgx' });
   const readUrl = cfg.readDatabaseUrl ?? databaseUrl;
   const readPool = readUrl === databaseUrl ? pool : createPool(readUrl, { max: 10, applicationName: 'msgx-read' });
   try {
     if (opts.waitForDatabase) await waitForDatabase(pool, { cfg, clock: opts.clock ?? systemClock, log, signal: opts.signal });
-    if (opts.migrate) await migrate(pool, log.child({ scope: 'migrate' }));
+    if (opts.migrate) await migrate(pool, log.child({ scope: 'migrate' }), undefined, { force: opts.force ?? false });
     opts.signal?.throwIfAborted();
   } catch (err) {
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
+    if (claim?.claimed) await claim.release();
     throw err;
   }
   const mailbox = cfg.mailboxMysqlUrl
@@ -82,7 +128,11 @@ export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = 
       await mailbox.close().catch(() => undefined);
       if (readPool !== pool) await readPool.end().catch(() => undefined);
       await pool.end().catch(() => undefined);
-      await embedded?.stop();
+      try {
+        await embedded?.stop();
+      } finally {
+        if (claim?.claimed) await claim.release();
+      }
     },
   };
 }

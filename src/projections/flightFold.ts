@@ -7,8 +7,8 @@ import { isFlightChange } from '../domain/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { applyDecision } from '../domain/evolve.ts';
 import type { Queryable } from '../platform/db.ts';
-import { appliedEvent, hasChanges, type DecisionEvent } from './decisionLog.ts';
-import type { FlightTables } from './flightTables.ts';
+import { appliedEvent, hasChanges, type DecisionEvent } from '../log/readDecisions.ts';
+import type { FlightTables } from '../readModel/flightTables.ts';
 import { insertSnapshots, snapshotRow, type SnapshotRow } from './snapLog.ts';
 import { removeFlights, writeFlights } from './writeFlights.ts';
 

@@ -5,13 +5,12 @@
  * or another instance's progress can never leave it with a stale cache.
  */
 import type { PoolClient } from '../platform/db.ts';
-import type { DecisionEvent } from './decisionLog.ts';
+import type { DecisionEvent } from '../log/readDecisions.ts';
 import { emptyPending, flushPending, foldEvents, referencedFlids } from './flightFold.ts';
-import { LIVE_TABLES, type FlightTables } from './flightTables.ts';
+import { LIVE_TABLES, type FlightTables } from '../readModel/flightTables.ts';
 import { loadFlights } from './loadFlights.ts';
 import type { Projector } from './projector.ts';
-
-export const FLIGHTS_PROJECTOR = 'flights';
+import { FLIGHTS_PROJECTOR } from '../readModel/projectorNames.ts';
 
 export function createFlightProjector(tables: FlightTables = LIVE_TABLES): Projector {
   return {

@@ -5,8 +5,8 @@
  */
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
-import { DETAIL_SPECS, FLIGHT_COLUMNS, flightsFromRows, selectList, type DbRow, type DetailTable } from './flightRows.ts';
-import { LIVE_TABLES, type FlightTables } from './flightTables.ts';
+import { DETAIL_SPECS, FLIGHT_COLUMNS, flightsFromRows, selectList, type DbRow, type DetailTable } from '../readModel/flightRows.ts';
+import { LIVE_TABLES, type FlightTables } from '../readModel/flightTables.ts';
 
 export async function loadFlights(
   q: Queryable,

@@ -6,7 +6,7 @@
  */
 import type { Change } from '../domain/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
-import type { DecisionEvent } from './decisionLog.ts';
+import type { DecisionEvent } from '../log/readDecisions.ts';
 
 export interface CoutmsgsRouteInput {
   readonly event: DecisionEvent;

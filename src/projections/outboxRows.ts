@@ -12,7 +12,7 @@ import { isFlightChange, type Change } from '../domain/changes.ts';
 import { isReferenceChange } from '../domain/reference/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { toFlightView } from '../domain/flightView.ts';
-import type { DecisionEvent } from './decisionLog.ts';
+import type { DecisionEvent } from '../log/readDecisions.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 
 export type OutboxTarget = 'KAFKA_MSG' | 'KAFKA_SCHD' | 'COUTMSGS';
@@ -27,6 +27,9 @@ export interface OutboxRow {
   /** Kafka headers (the dispatcher adds the event id): position always, msgId when there is one. */
   readonly headers: Readonly<Record<string, string>>;
 }
+
+/** Which decisions the outbox feeder sends; the others with changes (FlightsArchived) are only folded. */
+export const isSentKind = (kind: string): boolean => kind === 'Applied';
 
 export function changeFlid(change: Change): string | null {
   return isFlightChange(change) ? change.flid : null;

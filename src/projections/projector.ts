@@ -4,7 +4,7 @@
  * must follow the transaction's outcome through `committed` / `rolledBack`.
  */
 import type { PoolClient } from '../platform/db.ts';
-import type { DecisionEvent } from './decisionLog.ts';
+import type { DecisionEvent } from '../log/readDecisions.ts';
 
 export interface Projector {
   readonly name: string;

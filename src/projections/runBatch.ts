@@ -6,14 +6,13 @@
  * pipeline_lock row lock and committed before the next one is handed out, so every committed
  * position is gap-free and no still-open transaction can later commit a position below one we saw.
  */
+import { Channels } from '../platform/channels.ts';
 import type { Clock } from '../platform/clock.ts';
 import { crashPoint } from '../platform/crashPoint.ts';
 import type { Pool } from '../platform/db.ts';
 import { advanceCheckpoint, lockCheckpoint } from './checkpoint.ts';
-import { readDecisionsAfter } from './decisionLog.ts';
+import { readDecisionsAfter } from '../log/readDecisions.ts';
 import type { Projector } from './projector.ts';
-
-export const PROJECTION_CHANNEL = 'msgx_projection';
 
 export type BatchOutcome =
   | { readonly kind: 'idle'; readonly position: string }
@@ -55,7 +54,7 @@ export async function runBatch(
       projector.rolledBack?.();
       return { kind: 'conflict' };
     }
-    await client.query('SELECT pg_notify($1, $2)', [PROJECTION_CHANNEL, `${projector.name}:${last.position}`]);
+    await client.query('SELECT pg_notify($1, $2)', [Channels.projection, `${projector.name}:${last.position}`]);
     crashPoint(`projector.${projector.name}.uncommitted`);
     await client.query('COMMIT');
     open = false;

@@ -5,7 +5,7 @@
  */
 import type { PlanSnapshotApplied } from '../domain/changes.ts';
 import type { Queryable } from '../platform/db.ts';
-import type { DecisionEvent } from './decisionLog.ts';
+import type { DecisionEvent } from '../log/readDecisions.ts';
 import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 
 export interface SnapshotRow {

@@ -5,8 +5,8 @@
  */
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
-import { DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow } from './flightRows.ts';
-import type { FlightTables } from './flightTables.ts';
+import { DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow } from '../readModel/flightRows.ts';
+import type { FlightTables } from '../readModel/flightTables.ts';
 import { columnArrays, columnNames, unnestOf } from '../platform/sqlBatch.ts';
 
 const FLIGHT_UPDATE_SET = FLIGHT_COLUMNS.filter((c) => c.name !== 'flid')

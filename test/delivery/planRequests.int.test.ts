@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
 import type { Mailbox } from '../../src/platform/mailbox/port.ts';
 import type { Service } from '../../src/platform/service.ts';
-import { appendDecisions, lockPipeline } from '../../src/write/pump/appendDecision.ts';
+import { appendDecisions, lockPipeline } from '../../src/log/appendDecisions.ts';
 import { requestPlan } from '../../src/write/requests/requestPlan.ts';
 import { createRequestTracker } from '../../src/write/requests/requestTracker.ts';
 import { createTestMysql, type TestMysql } from '../support/mysql.ts';

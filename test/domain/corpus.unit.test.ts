@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toFlightView } from '../../src/domain/flightView.ts';
+import { isPendingOutcome } from '../support/corpusDir.ts';
 import { loadScenarios } from './support/corpus.ts';
 import { foldMessages } from './support/foldMessages.ts';
 import { mismatches } from './support/matchExpected.ts';
@@ -27,7 +28,8 @@ describe('conformance corpus (domain fold, no database)', () => {
           expect(scenario.expect.messages.map((m) => m.file)).toEqual(scenario.files);
         });
 
-        it.each(scenario.expect.messages.map((m, i) => [m.file, m, i] as const))('message %s', (_file, want, i) => {
+        const checked = scenario.expect.messages.flatMap((m, i) => (isPendingOutcome(scenario.name, m.file) ? [] : [[m.file, m, i] as const]));
+        it.each(checked)('message %s', (_file, want, i) => {
           const got = outcomes[i]!;
           expect(got.state).toBe(want.state);
           if (want.errorClass !== undefined) expect(got.errorClass).toBe(want.errorClass);

@@ -6,7 +6,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assemble, type App } from '../../src/cli/assemble.ts';
 import type { Change } from '../../src/domain/changes.ts';
@@ -16,11 +15,11 @@ import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { flightStream, messageStream } from '../../src/projections/esdb/streamNames.ts';
 import { startEsdbPeer, type EsdbPeer } from '../support/esdb/server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { CORPUS_DIR, PENDING_SCENARIOS } from '../support/corpusDir.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { listScenarios, loadScenario } from '../e2e/support/scenarioRunner.ts';
 
-const CORPUS = process.env.MSGX_CORPUS_DIR ?? fileURLToPath(new URL('../../../shared/corpus/', import.meta.url));
-const scenarios = await listScenarios(CORPUS);
+const scenarios = (await listScenarios(CORPUS_DIR)).filter((dir) => !PENDING_SCENARIOS.has(path.basename(dir)));
 
 describe.each(scenarios.map((dir) => [path.basename(dir), dir]))('EventStoreDB streams for corpus scenario %s', (name, dir) => {
   let db: TestDatabase;

@@ -3,7 +3,7 @@ import type { Change } from '../../src/domain/changes.ts';
 import { applyDecision } from '../../src/domain/evolve.ts';
 import type { FlightState } from '../../src/domain/flight.ts';
 import { toFlightView } from '../../src/domain/flightView.ts';
-import type { DecisionEvent } from '../../src/projections/decisionLog.ts';
+import type { DecisionEvent } from '../../src/log/readDecisions.ts';
 import { outboxRowsFor } from '../../src/projections/outboxRows.ts';
 import { decideMessages, readScenario } from './support/corpus.ts';
 

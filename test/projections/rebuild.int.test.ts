@@ -5,7 +5,7 @@ import { createPool } from '../../src/platform/db.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { readCheckpoint } from '../../src/projections/checkpoint.ts';
 import { createFlightProjector } from '../../src/projections/flightProjector.ts';
-import { FLIGHT_PROJECTION_TABLES } from '../../src/projections/flightTables.ts';
+import { FLIGHT_PROJECTION_TABLES } from '../../src/readModel/flightTables.ts';
 import { loadFlights } from '../../src/projections/loadFlights.ts';
 import { createOutboxFeeder } from '../../src/projections/outboxFeeder.ts';
 import type { Projector } from '../../src/projections/projector.ts';

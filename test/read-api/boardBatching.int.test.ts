@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DETAIL_TABLES } from '../../src/projections/flightRows.ts';
+import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
 import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_KIND_LIST } from '../../src/domain/reference/kinds.ts';
-import { DETAIL_TABLES } from '../../src/projections/flightRows.ts';
+import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
 import { emptyPendingReference, foldReferenceEvents } from '../../src/projections/reference/referenceFold.ts';
 import { writeReference } from '../../src/projections/reference/writeReference.ts';
 import type { Change } from '../../src/domain/changes.ts';

@@ -8,7 +8,7 @@ import { waitFor } from '../support/waitFor.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';
 import { subscribeSse } from './support/sse.ts';
-import { LIVE_TABLES } from '../../src/projections/flightTables.ts';
+import { LIVE_TABLES } from '../../src/readModel/flightTables.ts';
 import { writeFlights } from '../../src/projections/writeFlights.ts';
 
 let db: TestDatabase;

@@ -17,15 +17,17 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // Column lists and WHERE text: module constants built from the constant column specs of flightRows.ts.
   'src/read-api/sql/selectBoard.ts': ['COLUMNS', 'WHERE'],
   'src/read-api/sql/selectDecisions.ts': ['COLUMNS'],
-  'src/projections/decisionLog.ts': ['DECISION_RECORD_COLUMNS'],
+  'src/log/readDecisions.ts': ['DECISION_RECORD_COLUMNS'],
   'src/write/jobs/archiveProcState.ts': ['COLUMNS'],
   'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS'],
   'src/write/delivery/schdBatch.ts': ['OUTBOX_COLUMNS'],
   'src/projections/insertOutbox.ts': ['unnestOf(COLUMNS)'],
-  'src/write/pump/appendDecision.ts': ['unnestOf(COLUMNS)'],
+  'src/log/appendDecisions.ts': ['unnestOf(COLUMNS)'],
   // Table names from FlightTables (flightTables.ts: schema public or msgx_rebuild + a constant table name).
   'src/read-api/sql/selectFlightLists.ts': ['selectList(spec.columns)', 'LIVE_TABLES.detail[table]'],
   'src/projections/loadFlights.ts': ['selectList(FLIGHT_COLUMNS)', 'tables.flight', 'selectList(spec.columns)', 'tables.detail[spec.table]'],
+  'src/consistency/flightCheck.ts': ['selectList(FLIGHT_COLUMNS)', 'LIVE_TABLES.flight', 'selectList(spec.columns)', 'LIVE_TABLES.detail[spec.table]', 'where'],
+  'src/consistency/writebackCheck.ts': ['TERMINAL'], // the module's constant SELECT of terminal messages
   'src/projections/writeFlights.ts': [
     'tables.flight', 'columnNames(FLIGHT_COLUMNS)', 'unnestOf(FLIGHT_COLUMNS)', 'FLIGHT_UPDATE_SET',
     'table', 'columnNames(spec.columns)', 'unnestOf(spec.columns)',
@@ -38,7 +40,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/projections/rebuild/rebuildFlights.ts': ['SCRATCH_SCHEMA', 't'], // ANALYZE of the constant table list
   // LISTEN/UNLISTEN take no parameters: channel names are constants, escaped where not literal.
   'src/projections/decisionListener.ts': ['channel'],
-  'src/read-api/live/flightFeed.ts': ['PROJECTION_CHANNEL'],
+  'src/read-api/live/flightFeed.ts': ['Channels.projection'],
   'src/write/pump/wakeup.ts': ['pg.escapeIdentifier(ch)'],
 };
 

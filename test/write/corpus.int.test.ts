@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
 import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { isPendingOutcome } from '../support/corpusDir.ts';
 import { waitFor } from '../support/waitFor.ts';
 import {
   decisions, insertCminmsgs, loadScenario, procStates, startWriter, terminalCounts, testRuntime, unfinished,
@@ -38,6 +39,7 @@ describe.each(['01-plan-and-operations', '02-bad-input-and-duplicates', '03-plan
     const log = await decisions(db);
     expect(states.map((s) => s.msg_id)).toEqual(ids);
     scenario.expect.messages.forEach((m, i) => {
+      if (isPendingOutcome(name, m.file)) return;
       const s = states[i]!;
       expect({ file: m.file, state: s.state }).toEqual({ file: m.file, state: m.state });
       if (m.errorClass) expect(s.error_class).toBe(m.errorClass);

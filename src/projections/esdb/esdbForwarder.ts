@@ -9,9 +9,9 @@ import {
 } from '@eventstore/db-client';
 import type { PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { DecisionEvent } from '../decisionLog.ts';
+import type { DecisionEvent } from '../../log/readDecisions.ts';
 import type { Projector } from '../projector.ts';
-import { readDecisionRange } from '../decisionLog.ts';
+import { readDecisionRange } from '../../log/readDecisions.ts';
 import { isAfter, planAppends, type EventOrigin, type PlannedEvent } from './planAppends.ts';
 
 export const ESDB_PROJECTOR = 'esdb';

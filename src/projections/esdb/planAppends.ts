@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '../decisionLog.ts';
+import type { DecisionRecord } from '../../log/readDecisions.ts';
 import { eventId, flightStream, messageStream } from './streamNames.ts';
 
 /** Where an event came from in our log; `(position, seq)` orders events inside every stream. */

@@ -17,12 +17,12 @@ import type { Clock } from '../../platform/clock.ts';
 import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
-import { headPosition, readDecisionsAfter } from '../decisionLog.ts';
+import { headPosition, readDecisionsAfter } from '../../log/readDecisions.ts';
 import { emptyPending, flushPending, foldEvents, type PendingWrites } from '../flightFold.ts';
-import { FLIGHTS_PROJECTOR } from '../flightProjector.ts';
-import { FLIGHT_PROJECTION_TABLES, flightTables } from '../flightTables.ts';
+import { FLIGHTS_PROJECTOR } from '../../readModel/projectorNames.ts';
+import { FLIGHT_PROJECTION_TABLES, flightTables } from '../../readModel/flightTables.ts';
 import { JournaledMap } from '../journaledMap.ts';
-import { PROJECTION_CHANNEL } from '../runBatch.ts';
+import { Channels } from '../../platform/channels.ts';
 import { ProgressTracker, type ProgressSink, type RebuildPhase } from './progress.ts';
 import { SCRATCH_SCHEMA, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
 import { swapTables } from './switchTables.ts';
@@ -167,7 +167,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
           await session.query('UPDATE projection_checkpoint SET position = $2::bigint, updated_at = $3 WHERE name = $1', [
             FLIGHTS_PROJECTOR, position, clock.now(),
           ]);
-          await session.query('SELECT pg_notify($1, $2)', [PROJECTION_CHANNEL, `${FLIGHTS_PROJECTOR}:${position}`]);
+          await session.query('SELECT pg_notify($1, $2)', [Channels.projection, `${FLIGHTS_PROJECTOR}:${position}`]);
           await session.query('SELECT pg_notify($1, $2)', [REBUILT_CHANNEL, FLIGHTS_PROJECTOR]);
         });
         fold.commit();

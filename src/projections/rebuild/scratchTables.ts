@@ -6,7 +6,7 @@
  * cloned too.
  */
 import type { Queryable } from '../../platform/db.ts';
-import { FLIGHT_PROJECTION_TABLES } from '../flightTables.ts';
+import { FLIGHT_PROJECTION_TABLES } from '../../readModel/flightTables.ts';
 
 export const SCRATCH_SCHEMA = 'msgx_rebuild';
 

@@ -5,7 +5,7 @@
  * names; nobody sees an empty or half-built table.
  */
 import type { Queryable } from '../../platform/db.ts';
-import { FLIGHT_PROJECTION_TABLES } from '../flightTables.ts';
+import { FLIGHT_PROJECTION_TABLES } from '../../readModel/flightTables.ts';
 import { SCRATCH_SCHEMA } from './scratchTables.ts';
 
 const RETIRED_SCHEMA = 'msgx_retired';

@@ -5,7 +5,7 @@
 import type { SeasonalScheduleReplaced } from '../../domain/reference/changes.ts';
 import { REFERENCE_KINDS } from '../../domain/reference/kinds.ts';
 import { nameOf, type RefFields } from '../../domain/reference/record.ts';
-import type { DecisionEvent } from '../decisionLog.ts';
+import type { DecisionEvent } from '../../log/readDecisions.ts';
 
 export interface Stamp {
   readonly position: string;

@@ -5,12 +5,13 @@
  * (or season), so a batch needs nothing from the rows.
  */
 import type { PoolClient } from '../../platform/db.ts';
-import type { DecisionEvent } from '../decisionLog.ts';
+import type { DecisionEvent } from '../../log/readDecisions.ts';
 import type { Projector } from '../projector.ts';
+import { REFERENCE_PROJECTOR } from '../../readModel/projectorNames.ts';
 import { emptyPendingReference, foldReferenceEvents, isPendingEmpty } from './referenceFold.ts';
 import { writeReference } from './writeReference.ts';
 
-export const REFERENCE_PROJECTOR = 'reference';
+export { REFERENCE_PROJECTOR };
 
 export function createReferenceProjector(): Projector {
   return {

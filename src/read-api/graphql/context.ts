@@ -4,7 +4,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import type { FlightLists, FlightState } from '../../domain/flight.ts';
 import { emptyLists } from '../../domain/lists.ts';
-import { DETAIL_TABLES, type DetailTable } from '../../projections/flightRows.ts';
+import { DETAIL_TABLES, type DetailTable } from '../../readModel/flightRows.ts';
 import { createBatchLoader, type BatchLoader } from './batchLoader.ts';
 import { selectFlightsByFlid } from '../sql/selectBoard.ts';
 import { selectDetailLists } from '../sql/selectFlightLists.ts';

@@ -6,7 +6,7 @@
 import type { FlightState, ListName } from '../../domain/flight.ts';
 import { listField, toFlightView, toListView, type FlightView, type ListField } from '../../domain/flightView.ts';
 import { LIST_NAMES, orderList } from '../../domain/lists.ts';
-import { LIST_MAPPINGS } from '../../projections/flightRows.ts';
+import { LIST_MAPPINGS } from '../../readModel/flightRows.ts';
 import type { Loaders, ReadContext } from './context.ts';
 import { tagAllocations } from './referenceResolvers.ts';
 

@@ -11,14 +11,13 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Service } from '../../platform/service.ts';
 import type { FlightState } from '../../domain/flight.ts';
-import { FLIGHTS_PROJECTOR } from '../../projections/flightProjector.ts';
-import { PROJECTION_CHANNEL } from '../../projections/runBatch.ts';
+import { Channels } from '../../platform/channels.ts';
+import { FLIGHTS_PROJECTOR } from '../../readModel/projectorNames.ts';
 import { selectFlightsByFlid } from '../sql/selectBoard.ts';
-import { readDecisionsAfter } from '../../projections/decisionLog.ts';
+import { readDecisionsAfter } from '../../log/readDecisions.ts';
 import { createFanOut } from './fanOut.ts';
 import { touchedFlights } from './touchedFlights.ts';
 
-export { PROJECTION_CHANNEL, FLIGHTS_PROJECTOR };
 /** Decisions read per statement while catching up. */
 const CHUNK = 500;
 
@@ -95,7 +94,7 @@ export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
 
   function onNotification(msg: pg.Notification): void {
     const m = /^([^:]+):(\d+)$/.exec(msg.payload ?? '');
-    if (msg.channel !== PROJECTION_CHANNEL || !m || m[1] !== FLIGHTS_PROJECTOR) return;
+    if (msg.channel !== Channels.projection || !m || m[1] !== FLIGHTS_PROJECTOR) return;
     advance(BigInt(m[2]!));
   }
 
@@ -108,7 +107,7 @@ export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
       void reconnect();
     });
     try {
-      await c.query(`LISTEN ${PROJECTION_CHANNEL}`);
+      await c.query(`LISTEN ${Channels.projection}`);
     } catch (err) {
       dropClient(c, err as Error);
       throw new Error('flight feed: LISTEN failed (a hot standby cannot LISTEN: point MSGX_READ_DATABASE_URL at the primary for subscriptions)', { cause: err });
@@ -160,7 +159,7 @@ export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
       stopSignal.abort();
       const c = client;
       if (c) {
-        await c.query(`UNLISTEN ${PROJECTION_CHANNEL}`).catch(() => undefined); // closing anyway
+        await c.query(`UNLISTEN ${Channels.projection}`).catch(() => undefined); // closing anyway
         dropClient(c);
       }
       await running;

@@ -7,6 +7,7 @@ import client from 'prom-client';
 import type { Clock } from '../../platform/clock.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { OUTBOX_TARGETS, selectPipeline } from '../sql/selectPipeline.ts';
+import { selectConsistency } from '../sql/selectConsistency.ts';
 import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
 
 const SCAN_LIMIT = 50_000;
@@ -48,6 +49,15 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetric
     registers: [registry],
   });
 
+  const consistencyChecked = new client.Counter({
+    name: 'msgx_consistency_checked_total',
+    help: 'Flights compared with their fold from the log by the consistency checks (sentinel on start and daily, msgx verify --record)',
+    registers: [registry],
+  });
+  const consistencyMismatches = g('msgx_consistency_mismatches', 'Mismatches found by the latest consistency check (0 before the first)');
+  const consistencyAt = g('msgx_consistency_last_check_timestamp_seconds', 'When the latest consistency check took its snapshot (0 before the first)');
+  let consistencySeen = 0;
+
   let decisionMark = '0';
   const sentMarks = new Map<string, string>(OUTBOX_TARGETS.map((t) => [t, '0']));
   let inFlight: Promise<string> | null = null;
@@ -71,6 +81,11 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetric
       outboxDead.set({ target: o.target }, o.dead);
       outboxAge.set({ target: o.target }, o.oldestPendingAt ? Math.max(0, (now - Date.parse(o.oldestPendingAt)) / 1000) : 0);
     }
+    const c = await selectConsistency(deps.db);
+    if (c.checkedTotal > consistencySeen) consistencyChecked.inc(c.checkedTotal - consistencySeen);
+    consistencySeen = Math.max(consistencySeen, c.checkedTotal);
+    consistencyMismatches.set(c.latest?.mismatches ?? 0);
+    consistencyAt.set(c.latest ? c.latest.checkedAt.getTime() / 1000 : 0);
     const counted = await countDecisionsAfter(deps.db, decisionMark, SCAN_LIMIT);
     for (const c of counted.counts) {
       decisions.inc({ kind: c.kind }, c.n);

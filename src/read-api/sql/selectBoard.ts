@@ -1,6 +1,6 @@
 import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
-import { FLIGHT_COLUMNS, flightFromRows, selectList, type DbRow } from '../../projections/flightRows.ts';
+import { FLIGHT_COLUMNS, flightFromRows, selectList, type DbRow } from '../../readModel/flightRows.ts';
 
 export interface BoardFilter {
   readonly operationDay: string | null;

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../platform/db.ts';
 import {
   DECISION_RECORD_COLUMNS as COLUMNS, toDecisionRecord as toRecord, type DecisionRecord, type DecisionRecordRow as Row,
-} from '../../projections/decisionLog.ts';
+} from '../../log/readDecisions.ts';
 
 export type { DecisionRecord };
 

@@ -6,8 +6,8 @@
 import type { FlightLists, ListName } from '../../domain/flight.ts';
 import { emptyLists, orderList } from '../../domain/lists.ts';
 import type { Queryable } from '../../platform/db.ts';
-import { addDetailRow, DETAIL_SPECS, selectList, type DbRow, type DetailTable } from '../../projections/flightRows.ts';
-import { LIVE_TABLES } from '../../projections/flightTables.ts';
+import { addDetailRow, DETAIL_SPECS, selectList, type DbRow, type DetailTable } from '../../readModel/flightRows.ts';
+import { LIVE_TABLES } from '../../readModel/flightTables.ts';
 
 /** The lists stored in `table` for each of `flids` that has rows (other lists stay empty). */
 export async function selectDetailLists(q: Queryable, table: DetailTable, flids: readonly string[]): Promise<Map<string, FlightLists>> {

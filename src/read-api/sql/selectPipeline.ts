@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db.ts';
-import { projectionStatus, type ProjectionStatus } from '../../projections/projectionStatus.ts';
+import { projectionStatus, type ProjectionStatus } from '../../readModel/projectionStatus.ts';
 
 export const OUTBOX_TARGETS = ['KAFKA_MSG', 'KAFKA_SCHD', 'COUTMSGS'] as const;
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import { withTransaction } from '../../platform/db.ts';
-import { appendDecisions, lockPipeline, type DecisionKind } from '../pump/appendDecision.ts';
+import { appendDecisions, lockPipeline, type DecisionKind } from '../../log/appendDecisions.ts';
 import { compareIds } from './outboxRows.ts';
 import { OUTBOX_CHANNEL, type Target } from './targets.ts';
 

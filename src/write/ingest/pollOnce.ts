@@ -3,7 +3,7 @@ import { withTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { InboxRow } from '../../platform/mailbox/port.ts';
 import type { Runtime } from '../../platform/runtime.ts';
-import { appendDecisions, lockPipeline } from '../pump/appendDecision.ts';
+import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
 import { advanceWatermark, copyInbox, lockWatermark, readWatermark } from './copyInbox.ts';
 import { expireGaps, expiredUnseenGaps, markAppeared, openGaps, recordGaps, type OpenGap } from './gaps.ts';

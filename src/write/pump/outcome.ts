@@ -2,7 +2,7 @@ import { isFlightChange, type Change } from '../../domain/changes.ts';
 import type { Meta } from '../../domain/message.ts';
 import { backoffDelay, type Config } from '../../platform/config.ts';
 
-/** Error classes of SYSTEM.md §6. */
+/** Error classes of docs/contract/system.md §6. */
 export type ErrorClass = 'MALFORMED' | 'CODEC_ERROR' | 'UNSUPPORTED' | 'INFRA' | 'EXHAUSTED';
 /** Classes a message can be retried for (FAILED), and the cause recorded with DEAD(EXHAUSTED). */
 export type RetryableClass = 'CODEC_ERROR' | 'UNSUPPORTED' | 'INFRA';

@@ -1,3 +1,4 @@
+import { latestDayAfter } from '../../domain/archive.ts';
 import type { Change } from '../../domain/changes.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
@@ -18,10 +19,19 @@ export class WriteModel {
   /** The reference store (kind → code → elements), folded from the same log; replaced, never edited. */
   reference: ReferenceState = EMPTY_REFERENCE;
   private pos = 0n;
+  private latest: string | null = null;
   private catchingUp: Promise<number> | undefined;
 
   get position(): string {
     return String(this.pos);
+  }
+
+  /**
+   * The latest operation day the folded log has seen (the largest FlightCreated operationDay,
+   * archived flights included): the traffic's own "today" for the history sweep. null: none yet.
+   */
+  get latestDay(): string | null {
+    return this.latest;
   }
 
   /** Fold every decision after `position`. Concurrent callers share one pass. Returns how many were read. */
@@ -38,6 +48,7 @@ export class WriteModel {
     this.flights.clear();
     this.reference = EMPTY_REFERENCE;
     this.pos = 0n;
+    this.latest = null;
     return this.catchUp(q);
   }
 
@@ -52,6 +63,7 @@ export class WriteModel {
       applyDecision(this.flights, { position, msgId, recordedAt: recordedAt.toISOString(), changes });
       this.reference = foldReference(this.reference, changes);
     }
+    this.latest = latestDayAfter(this.latest, changes);
     this.pos = p;
     return true;
   }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import { withTransaction } from '../../platform/db.ts';
-import { appendDecisions, lockPipeline } from '../pump/appendDecision.ts';
+import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 
 export const REPLAY_CLASSES = ['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED'] as const;
 export type ReplayClass = (typeof REPLAY_CLASSES)[number];
@@ -27,7 +27,7 @@ export interface Replayed {
 }
 
 /**
- * Operator replay (SYSTEM.md §6): FAILED/DEAD messages of one class go back to PENDING with their
+ * Operator replay (docs/contract/system.md §6): FAILED/DEAD messages of one class go back to PENDING with their
  * attempts, first failure and next attempt reset; MALFORMED is never touched. `--class X` matches
  * FAILED rows of class X and, for CODEC_ERROR/UNSUPPORTED/INFRA, DEAD(EXHAUSTED) rows whose cause
  * was X; `EXHAUSTED` matches every DEAD(EXHAUSTED). One transaction under the pipeline lock, one

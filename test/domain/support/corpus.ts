@@ -1,10 +1,7 @@
-/**
- * Locate and read the conformance corpus: `../shared/corpus/` beside the repo (as in CI), or
- * MSGX_CORPUS_DIR.
- */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+/** Read the conformance corpus (test/corpus/, or MSGX_CORPUS_DIR: test/support/corpusDir.ts). */
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { activeScenarioNames, CORPUS_DIR } from '../../support/corpusDir.ts';
 
 export interface ExpectedMessage { file: string; state: string; errorClass?: string; lastErrorContains?: string }
 export interface Expectation {
@@ -15,14 +12,8 @@ export interface Expectation {
 }
 export interface Scenario { name: string; files: string[]; xmls: string[]; expect: Expectation }
 
-export function corpusDir(): string {
-  return process.env.MSGX_CORPUS_DIR ?? fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
-}
-
-export function loadScenarios(dir = corpusDir()): Scenario[] {
-  return readdirSync(dir)
-    .filter((name) => statSync(join(dir, name)).isDirectory())
-    .sort()
+export function loadScenarios(dir = CORPUS_DIR): Scenario[] {
+  return activeScenarioNames(dir)
     .map((name) => {
       const folder = join(dir, name);
       const files = readdirSync(folder).filter((f) => f.endsWith('.xml')).sort();

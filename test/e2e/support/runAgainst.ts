@@ -1,6 +1,6 @@
 /**
  * Run corpus scenarios against a running msgx (e.g. `npm start`), the way an outside runner does:
- *   node --import tsx test/e2e/support/runAgainst.ts http://localhost:4000 ../shared/corpus [scenario-name …]
+ *   node --import tsx test/e2e/support/runAgainst.ts http://localhost:4000 test/corpus [scenario-name …]
  * Scenarios run one after another on the same database, so flids must not collide across them.
  * Exit code 0 when every check passes.
  */
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { waitFor } from '../../support/waitFor.ts';
 import { checkScenario, drained, httpGql, listScenarios, loadScenario } from './scenarioRunner.ts';
 
-const [base = 'http://localhost:4000', root = '../shared/corpus', ...only] = process.argv.slice(2);
+const [base = 'http://localhost:4000', root = 'test/corpus', ...only] = process.argv.slice(2);
 const gql = httpGql(`${base}/graphql`);
 let failed = 0;
 for (const dir of await listScenarios(path.resolve(root))) {

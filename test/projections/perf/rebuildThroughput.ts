@@ -96,7 +96,7 @@ try {
   out(`log: ${EVENTS} events, ${PER_DAY} flights per day`);
 
   // Reading alone (the floor of any replay).
-  const { readDecisionsAfter } = await import('../../../src/projections/decisionLog.ts');
+  const { readDecisionsAfter } = await import('../../../src/log/readDecisions.ts');
   let tr = performance.now();
   for (let pos = '0'; ;) {
     const page = await readDecisionsAfter(db.pool, pos, 5000);

@@ -1,10 +1,10 @@
 /**
- * Feeding projectors in tests through the pump's own append (src/write/pump/appendDecision.ts):
+ * Feeding projectors in tests through the pump's own append (src/log/appendDecisions.ts):
  * take pipeline_lock FOR UPDATE, hand out the next gap-free positions, insert, NOTIFY msgx_decision.
  */
 import type { Change } from '../../../src/domain/changes.ts';
 import { withTransaction, type Pool, type PoolClient } from '../../../src/platform/db.ts';
-import { appendDecisions, lockPipeline, type DecisionKind } from '../../../src/write/pump/appendDecision.ts';
+import { appendDecisions, lockPipeline, type DecisionKind } from '../../../src/log/appendDecisions.ts';
 
 export interface DecisionInput {
   msgId: string | null;

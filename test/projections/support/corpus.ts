@@ -1,23 +1,19 @@
 /**
- * Corpus scenarios (../shared/corpus) turned into decision events with the real domain: decode,
+ * Corpus scenarios (test/corpus) turned into decision events with the real domain: decode,
  * identity dedup, decide against a write model folded with applyDecision — what the pump does,
  * minus retries. Used to feed projectors without running the write side.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { decode } from '../../../src/domain/codec/decode.ts';
 import { decide } from '../../../src/domain/decide.ts';
 import { applyDecision } from '../../../src/domain/evolve.ts';
 import type { FlightState } from '../../../src/domain/flight.ts';
 import { identityKey } from '../../../src/domain/identity.ts';
 import type { DecisionInput } from './appendDecision.ts';
+import { activeScenarioNames, CORPUS_DIR } from '../../support/corpusDir.ts';
 
 export const TZ = 'Asia/Shanghai';
-
-export function corpusDir(): string {
-  return process.env.MSGX_CORPUS_DIR ?? fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
-}
 
 export interface Expectation {
   flights?: Record<string, Record<string, unknown>>;
@@ -31,14 +27,11 @@ export interface Scenario {
 }
 
 export function scenarioNames(): string[] {
-  return readdirSync(corpusDir(), { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name)
-    .sort();
+  return activeScenarioNames();
 }
 
 export function readScenario(name: string): Scenario {
-  const dir = path.join(corpusDir(), name);
+  const dir = path.join(CORPUS_DIR, name);
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.xml'))
     .sort()

@@ -2,7 +2,7 @@ import { emptyFields } from '../../../src/domain/fields.ts';
 import type { FlightState } from '../../../src/domain/flight.ts';
 import { emptyLists } from '../../../src/domain/lists.ts';
 import type { Queryable } from '../../../src/platform/db.ts';
-import { LIVE_TABLES } from '../../../src/projections/flightTables.ts';
+import { LIVE_TABLES } from '../../../src/readModel/flightTables.ts';
 import { writeFlights } from '../../../src/projections/writeFlights.ts';
 
 /** A flight state with defaults; times are UTC ISO instants. */

@@ -1,6 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
@@ -15,6 +14,7 @@ import { createPump, type Pump } from '../../../src/write/pump/pumpService.ts';
 import { WriteModel } from '../../../src/write/pump/writeModel.ts';
 import type { TestDatabase } from '../../support/pg.ts';
 import type { TestMysql } from '../../support/mysql.ts';
+import { CORPUS_DIR } from '../../support/corpusDir.ts';
 
 /** A Runtime over a test PostgreSQL database and a test MariaDB mailbox (no embedded server). */
 export function testRuntime(
@@ -73,10 +73,6 @@ export async function startWriter(rt: Runtime, parts: { ingest?: boolean; backfi
     },
   };
 }
-
-export const CORPUS_DIR = process.env.MSGX_CORPUS_DIR
-  ? path.resolve(process.env.MSGX_CORPUS_DIR)
-  : fileURLToPath(new URL('../../../../shared/corpus/', import.meta.url));
 
 export interface CorpusScenario {
   readonly name: string;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow, flightsFromRows, selectList, type DbRow, type DetailTable,
-} from '../../src/projections/flightRows.ts';
+} from '../../src/readModel/flightRows.ts';
 import { columnArrays, unnestOf } from '../../src/platform/sqlBatch.ts';
-import { decideMessages, readScenario, scenarioNames } from './support/corpus.ts';
-import { syntheticMessages } from './support/synthetic.ts';
+import { decideMessages, readScenario, scenarioNames } from '../projections/support/corpus.ts';
+import { syntheticMessages } from '../projections/support/synthetic.ts';
 
 /** What PostgreSQL would hand back for cells written in `columns` order (instants as Date). */
 function asDbRow(columns: readonly { name: string; type: string }[], cells: readonly unknown[]): DbRow {

@@ -1,5 +1,5 @@
-import type { PoolClient } from '../../platform/db.ts';
-import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../../platform/sqlBatch.ts';
+import type { PoolClient } from '../platform/db.ts';
+import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after

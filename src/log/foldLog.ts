@@ -6,7 +6,7 @@
 import type { FlightState } from '../domain/flight.ts';
 import { applyDecision } from '../domain/evolve.ts';
 import type { Queryable } from '../platform/db.ts';
-import { appliedEvent, hasChanges, readDecisionsAfter } from './decisionLog.ts';
+import { appliedEvent, hasChanges, readDecisionsAfter } from './readDecisions.ts';
 
 /** Apply events with `after < position <= upTo` to `flights`; returns the last position folded. */
 export async function foldLog(

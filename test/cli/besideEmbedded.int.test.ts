@@ -1,0 +1,64 @@
+/**
+ * Commands beside a running `msgx start` on the embedded default: they connect to its embedded
+ * server (the data folder's msgx.json says where) and never stop it; a second `msgx start` on the
+ * same folder refuses with exit 1. The running msgx stays ready throughout, and exits 0 on SIGINT.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { OWNER_FILE, type OwnerRecord } from '../../src/platform/dataFolderOwner.ts';
+import { spawnMsgx } from '../support/msgxProcess.ts';
+import { waitFor } from '../support/waitFor.ts';
+
+let dataDir: string | undefined;
+afterAll(async () => {
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function ready(port: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+  return res.status === 200 && ((await res.json()) as { status: string }).status === 'ready';
+}
+
+it('status, migrate and a second start beside a running embedded msgx leave it running and ready', async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-beside-'));
+  const env = { MSGX_DATA_DIR: dataDir, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info' };
+  const msgx = spawnMsgx(['start'], env);
+  try {
+    await waitFor(() => msgx.output().includes('"msgx started"') || msgx.child.exitCode !== null, { timeoutMs: 90_000, what: 'msgx started' });
+    expect(msgx.child.exitCode, msgx.output().slice(-3000)).toBeNull();
+    const port = Number(/"http":"http:\/\/localhost:(\d+)\/graphql"/.exec(msgx.output())![1]);
+    const owner = JSON.parse(await readFile(path.join(dataDir, OWNER_FILE), 'utf8')) as OwnerRecord;
+    expect(owner).toMatchObject({ pid: msgx.child.pid, command: 'msgx start' });
+    expect(owner.url).toMatch(/^postgres:\/\/msgx:msgx@127\.0\.0\.1:\d+\/msgx$/);
+    expect(await ready(port)).toBe(true);
+
+    const status = spawnMsgx(['status', '--json'], env);
+    expect((await status.exit).code, status.output()).toBe(0);
+    // results on stdout (parseable as a whole), logs on stderr
+    expect(JSON.parse(status.stdout())).toMatchObject({ backlog: 0 });
+    expect(status.stderr()).toContain('using the embedded PostgreSQL of the running msgx');
+    expect(status.output()).not.toContain('stopping it');
+
+    const migrate = spawnMsgx(['migrate'], env);
+    expect((await migrate.exit).code, migrate.output()).toBe(0);
+    expect(migrate.stdout()).toBe('migrations up to date\n');
+
+    const second = spawnMsgx(['start'], env);
+    expect((await second.exit).code).toBe(1);
+    expect(second.stderr()).toContain(`another msgx is running (pid ${msgx.child.pid}`);
+    expect(second.stderr()).not.toMatch(/\bat .*\.(ts|js):\d+/);
+
+    expect(msgx.child.exitCode).toBeNull();
+    expect(await ready(port)).toBe(true);
+    expect(JSON.parse(await readFile(path.join(dataDir, OWNER_FILE), 'utf8'))).toEqual(owner);
+
+    msgx.child.kill('SIGINT');
+    expect((await msgx.exit).code).toBe(0);
+    // released on the way out: the next start owns the folder
+    await expect(readFile(path.join(dataDir, OWNER_FILE), 'utf8')).rejects.toThrow(/ENOENT/);
+  } finally {
+    if (msgx.child.exitCode === null && msgx.child.signalCode === null) msgx.child.kill('SIGKILL');
+  }
+}, 240_000);

@@ -1,0 +1,42 @@
+/**
+ * `msgx start --standby` waiting for the writer lock stops promptly on SIGTERM and SIGINT
+ * (`systemctl stop` must not hang): it exits 0 within 10 s of the signal.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { WRITER_LOCK_KEY } from '../../src/write/writerLock.ts';
+import { spawnMsgx } from '../support/msgxProcess.ts';
+import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { waitFor } from '../support/waitFor.ts';
+
+let db: TestDatabase;
+let holder: pg.Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase('standbysig');
+  holder = new pg.Client({ connectionString: db.url });
+  await holder.connect();
+  // The active writer, as far as the standby can tell.
+  await holder.query('SELECT pg_advisory_lock($1)', [WRITER_LOCK_KEY]);
+});
+afterAll(async () => {
+  await holder?.end();
+  await db?.drop();
+});
+
+it.each(['SIGTERM', 'SIGINT'] as const)('a standby waiting for the writer lock exits 0 within 10 s of %s', async (signal) => {
+  const msgx = spawnMsgx(['start', '--standby'], { MSGX_DATABASE_URL: db.url, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info' });
+  try {
+    await waitFor(() => msgx.output().includes('standby: waiting for the writer lock') || msgx.child.exitCode !== null, {
+      timeoutMs: 60_000, what: 'the standby to wait',
+    });
+    expect(msgx.child.exitCode, msgx.output()).toBeNull();
+    const sent = Date.now();
+    msgx.child.kill(signal);
+    expect(await msgx.exit).toEqual({ code: 0, signal: null });
+    expect(Date.now() - sent).toBeLessThan(10_000);
+    expect(msgx.output()).toContain('msgx stopped during start-up');
+  } finally {
+    if (msgx.child.exitCode === null && msgx.child.signalCode === null) msgx.child.kill('SIGKILL');
+  }
+}, 90_000);
