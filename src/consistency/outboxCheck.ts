@@ -11,7 +11,7 @@
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
-import { changeFlid, isSentKind } from '../projections/outboxRows.ts';
+import { changeFlid, isSentChange, isSentKind } from '../projections/outboxRows.ts';
 import type { LogEvent } from './readLog.ts';
 import type { Mismatch } from './report.ts';
 
@@ -34,12 +34,14 @@ export class OutboxExpectation {
     if (!isSentKind(e.kind)) return;
     this.positions.push(e.position);
     e.changes.forEach((change, i) => {
+      if (!isSentChange(change)) return; // reference data is not sent (a decision never mixes the two)
       this.add(key('KAFKA_MSG', e.position, e.indices?.[i] ?? i, changeFlid(change)));
     });
     for (const flid of touched) if (flights.has(flid)) this.add(key('KAFKA_SCHD', e.position, null, flid));
     if (this.routes.length === 0) return;
     const event = { position: e.position, msgId: e.msgId, kind: e.kind, changes: e.changes, recordedAt: e.recordedAt };
     for (const change of e.changes) {
+      if (!isSentChange(change)) continue;
       const flid = changeFlid(change);
       const flight = flid === null ? undefined : flights.get(flid);
       for (const route of this.routes) if (route({ event, change, flight })) this.add(key('COUTMSGS', e.position, null, flid));

@@ -31,6 +31,9 @@ export interface OutboxRow {
 /** Which decisions the outbox feeder sends; the others with changes (FlightsArchived) are only folded. */
 export const isSentKind = (kind: string): boolean => kind === 'Applied';
 
+/** Changes that leave msgx through the outbox: not reference data or seasonal schedules (VIPL is personal data). */
+export const isSentChange = (change: Change): boolean => !isReferenceChange(change);
+
 export function changeFlid(change: Change): string | null {
   return isFlightChange(change) ? change.flid : null;
 }
@@ -46,7 +49,7 @@ export function outboxRowsFor(
     : { msgId: event.msgId, position: event.position };
   const base = { sourcePosition: event.position, msgId: event.msgId, headers };
   // Reference data and seasonal schedules stay in msgx (VIPL is personal data): not sent out.
-  const changes = event.changes.filter((c) => !isReferenceChange(c));
+  const changes = event.changes.filter(isSentChange);
   const rows: OutboxRow[] = changes.map((change, seq) => {
     const flid = changeFlid(change);
     return {
