@@ -28,8 +28,11 @@ export interface OutboxRow {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Which decisions the outbox feeder sends; the others with changes (FlightsArchived) are only folded. */
-export const isSentKind = (kind: string): boolean => kind === 'Applied';
+/**
+ * Which decisions the outbox feeder sends; the others with changes (FlightsArchived) are only folded.
+ * A Correction (msgx redecide --apply) changes flights like an Applied decision and is sent alike.
+ */
+export const isSentKind = (kind: string): boolean => kind === 'Applied' || kind === 'Correction';
 
 /** Changes that leave msgx through the outbox: not reference data or seasonal schedules (VIPL is personal data). */
 export const isSentChange = (change: Change): boolean => !isReferenceChange(change);
