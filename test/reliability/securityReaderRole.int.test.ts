@@ -25,6 +25,8 @@ const READABLE = [
   'correction_supersedes',
   // 080: the reference read models
   'reference_record', 'seasonal_flight', 'seasonal_season',
+  // 110: the run mode (pipeline.mode / pipeline.shadow), readable by default privileges
+  'run_mode',
 ].sort();
 
 async function refusal(run: () => Promise<unknown>): Promise<string | undefined> {
