@@ -72,6 +72,6 @@ export function metricsRoute(metrics: Metrics): Route {
   };
 }
 
-export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock'>): Route {
-  return metricsRoute(createMetrics({ db: rt.readPool, clock: rt.clock }));
+export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock'> & Partial<Pick<Runtime, 'mailbox'>>): Route {
+  return metricsRoute(createMetrics({ db: rt.readPool, clock: rt.clock, ...(rt.mailbox ? { mailbox: rt.mailbox } : {}) }));
 }
