@@ -3,6 +3,7 @@ import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
+import { createSentinel } from '../consistency/sentinel.ts';
 import { createBackfill } from '../write/backfill/backfillService.ts';
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
 import { createIngest } from '../write/ingest/ingestService.ts';
@@ -57,13 +58,15 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
     services.push(createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost }));
     const model = new WriteModel();
     const backfill = createBackfill(rt);
-    services.push(createIngest(rt), createPump(rt, { model, onTerminal: () => backfill.kick() }), backfill, createJobs(rt, { model }));
+    services.push(createIngest(rt), createPump(rt, { model, onTerminal: () => backfill.kick() }), backfill, createJobs(rt));
     // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
     services.push(...createProjectionServices(rt).services);
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
     const delivery = createDeliveryServices(rt);
     services.push(...delivery.services);
     readiness.push(...delivery.readiness);
+    // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
+    services.push(createSentinel({ pool: rt.pool, clock: rt.clock, log: rt.log, cfg: rt.cfg }));
   }
 
   const started: Service[] = [];

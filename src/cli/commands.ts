@@ -7,6 +7,7 @@ import { replayDeliveriesCommand } from './replayDeliveriesCommand.ts';
 import { requestPlanCommand } from './requestPlanCommand.ts';
 import { startCommand } from './startCommand.ts';
 import { statusCommand } from './statusCommand.ts';
+import { verifyCommand } from './verifyCommand.ts';
 
 export interface CommandContext {
   readonly cfg: Config;
@@ -31,4 +32,5 @@ export const commands: Record<string, Command> = {
   'replay-deliveries': replayDeliveriesCommand,
   'request-plan': requestPlanCommand,
   rebuild: rebuildCommand,
+  verify: verifyCommand,
 };

@@ -1,13 +1,55 @@
 /**
- * History sweep (an operator decision, docs/contract/system.md §5.8): which flights leave the state. The change
- * is appended like any decision and applied by `applyDecision`, which removes the flights.
+ * History sweep (an operator decision, docs/contract/system.md §5.8 and §11): which flights leave the state. The
+ * change is appended like any decision and applied by `applyDecision`, which removes the flights.
+ *
+ * Its "today" is traffic time, never the wall clock: the latest operation day the log has seen
+ * (the largest `operationDay` of any `FlightCreated`), so the same log always gives the same
+ * sweeps, however often msgx restarts and whatever the date on the machine.
  */
-import type { FlightsArchived } from './changes.ts';
+import type { Change, FlightsArchived } from './changes.ts';
 import type { FlightState } from './flight.ts';
 import { compareFlids } from './flid.ts';
+
+/** Flids per FlightsArchived change (one decision each). */
+export const SWEEP_CHUNK = 1000;
 
 /** Flights whose operation day is before `beforeDay` (YYYY-MM-DD); null when there are none. */
 export function archiveBefore(flights: ReadonlyMap<string, FlightState>, beforeDay: string): FlightsArchived | null {
   const flids = [...flights.values()].filter((f) => f.operationDay < beforeDay).map((f) => f.flid).sort(compareFlids);
   return flids.length > 0 ? { type: 'FlightsArchived', flids, beforeDay } : null;
+}
+
+/** The latest operation day after `changes`: `latest`, or a later day one of them created a flight on. */
+export function latestDayAfter(latest: string | null, changes: readonly Change[]): string | null {
+  let day = latest;
+  for (const c of changes) if (c.type === 'FlightCreated' && (day === null || c.operationDay > day)) day = c.operationDay;
+  return day;
+}
+
+/** The first day that is kept: `latestDay` minus `keepDays` (calendar days, YYYY-MM-DD). */
+export function sweepCutoff(latestDay: string, keepDays: number): string {
+  const [y, m, d] = latestDay.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d - keepDays)).toISOString().slice(0, 10);
+}
+
+/**
+ * The sweep owed after a decision that moved the latest operation day from `before` to `after`
+ * (nothing when it did not move): the flights of days before `after − keepDays`, in chunks of
+ * SWEEP_CHUNK flids. Pure: the pump appends these right behind that decision, in the same
+ * transaction, so a crash can never separate them.
+ */
+export function sweepOnAdvance(
+  flights: ReadonlyMap<string, FlightState>,
+  before: string | null,
+  after: string | null,
+  keepDays: number,
+): FlightsArchived[] {
+  if (after === null || after === before) return [];
+  const all = archiveBefore(flights, sweepCutoff(after, keepDays));
+  if (!all) return [];
+  const out: FlightsArchived[] = [];
+  for (let i = 0; i < all.flids.length; i += SWEEP_CHUNK) {
+    out.push({ type: 'FlightsArchived', flids: all.flids.slice(i, i + SWEEP_CHUNK), beforeDay: all.beforeDay });
+  }
+  return out;
 }

@@ -91,6 +91,18 @@ const schema = z.object({
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
+  MSGX_CONSISTENCY_CHECK_ON_START: bool.default(true),
+  MSGX_CONSISTENCY_CHECK_AT: z
+    .string()
+    .trim()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
+    .default('03:40'),
+  MSGX_CONSISTENCY_SAMPLE_RATIO: z
+    .string()
+    .trim()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio between 0 and 1, e.g. 0.01')
+    .transform(Number)
+    .default(0.01),
   MSGX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -128,6 +140,13 @@ export interface Config {
   readonly archiveAfterDays: number;
   readonly historyKeepDays: number;
   readonly logLevel: Parsed['MSGX_LOG_LEVEL'];
+  /** The consistency sentinel of the writer (issue 21). */
+  readonly consistency: {
+    readonly checkOnStart: boolean;
+    /** HH:MM airport time of the daily sample check. */
+    readonly checkAt: string;
+    readonly sampleRatio: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -187,6 +206,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     archiveAfterDays: p.MSGX_ARCHIVE_AFTER_DAYS,
     historyKeepDays: p.MSGX_HISTORY_KEEP_DAYS,
     logLevel: p.MSGX_LOG_LEVEL,
+    consistency: Object.freeze({
+      checkOnStart: p.MSGX_CONSISTENCY_CHECK_ON_START,
+      checkAt: p.MSGX_CONSISTENCY_CHECK_AT,
+      sampleRatio: p.MSGX_CONSISTENCY_SAMPLE_RATIO,
+    }),
   });
 }
 

@@ -18,7 +18,7 @@ import { foldLog } from '../log/foldLog.ts';
 import { insertOutboxRows, notifyOutbox } from './insertOutbox.ts';
 import { JournaledMap } from './journaledMap.ts';
 import { NO_COUTMSGS_ROUTES, type CoutmsgsRoute } from './outboxRoutes.ts';
-import { outboxRowsFor, type OutboxRow } from './outboxRows.ts';
+import { isSentKind, outboxRowsFor, type OutboxRow } from './outboxRows.ts';
 import type { Projector } from './projector.ts';
 import { OUTBOX_PROJECTOR } from '../readModel/projectorNames.ts';
 
@@ -58,7 +58,7 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
       for (const e of events) {
         if (!hasChanges(e)) continue;
         const touched = applyDecision(flights, appliedEvent(e));
-        if (e.kind === 'Applied') rows.push(...outboxRowsFor(e, touched, flights, routes));
+        if (isSentKind(e.kind)) rows.push(...outboxRowsFor(e, touched, flights, routes));
       }
       const added = await insertOutboxRows(client, rows, opts.clock.now());
       await notifyOutbox(client, added.keys());

@@ -25,6 +25,9 @@ export interface OutboxRow {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** Which decisions the outbox feeder sends; the others with changes (FlightsArchived) are only folded. */
+export const isSentKind = (kind: string): boolean => kind === 'Applied';
+
 export function changeFlid(change: Change): string | null {
   return change.type === 'PlanSnapshotApplied' || change.type === 'FlightsArchived' ? null : change.flid;
 }

@@ -18,7 +18,7 @@ function exportedNames(): Set<string> {
   const names = new Set<string>();
   for (const metric of m.registry.getMetricsAsArray()) {
     names.add(metric.name);
-    if ((metric as { type?: string }).type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(metric.name + s);
+    if (String(metric.type) === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(metric.name + s);
   }
   return names;
 }

@@ -87,13 +87,13 @@ describe(`crash matrix: msgx killed at ${PLAN.pointKills} named crash points and
   for (let i = 0; i < RUNS; i++) {
     const seed = FIRST_SEED + i;
     // Measured (2 cores, other suites running): see docs/recovery.md. The timeout leaves room for a busy host.
-    it(`run ${i + 1}/${RUNS}, seed ${seed}: same decisions as an uninterrupted run, every change on Kafka, read models = rebuild, backfill complete`, { timeout: SOAK ? 600_000 : 300_000 }, async () => {
+    it(`run ${i + 1}/${RUNS}, seed ${seed}: same decisions and flights as an uninterrupted run (history sweep included), every change on Kafka, read models = rebuild, backfill complete`, { timeout: SOAK ? 600_000 : 300_000 }, async () => {
       const r = await runCrashMatrix(seed, PLAN);
       if (SOAK || process.env.MSGX_TEST_TIMING) process.stderr.write(`${summarize(r)}\n`);
 
       // The traffic really had it all, and every planned kill happened where it was meant to.
       expect(r.messages).toBeGreaterThanOrEqual(1000);
-      expect(r.outcomes.kinds).toEqual(['Applied', 'Dead', 'Failed', 'Skipped']);
+      expect(r.outcomes.kinds).toEqual(['Applied', 'Dead', 'Failed', 'FlightsArchived', 'Skipped']);
       expect(r.outcomes.deadClasses).toEqual(['EXHAUSTED', 'MALFORMED']);
       expect(r.outcomes.reasons).toEqual(expect.arrayContaining(['duplicate-of', 'unknown-flight']));
       expect(r.outcomes.handlers).toEqual(expect.arrayContaining(EVERY_HANDLER));
@@ -104,7 +104,10 @@ describe(`crash matrix: msgx killed at ${PLAN.pointKills} named crash points and
       expect(r.kills).toHaveLength(PLAN.pointKills + PLAN.randomKills);
       expect(r.kafka.changes).toBeGreaterThan(500);
 
-      expect(r.problems).toEqual({ decisions: [], log: [], msgTopic: [], schd: [], readModels: [], backfill: [], process: [] });
+      // The history sweep came once, on traffic time, behind the far flight (default keep window).
+      expect(r.sweeps).toEqual([expect.objectContaining({ keepDays: 30, latestDay: '2025-04-23' })]);
+
+      expect(r.problems).toEqual({ decisions: [], flights: [], log: [], msgTopic: [], schd: [], readModels: [], backfill: [], process: [] });
     });
   }
 });

@@ -26,6 +26,8 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // Table names from FlightTables (flightTables.ts: schema public or msgx_rebuild + a constant table name).
   'src/read-api/sql/selectFlightLists.ts': ['selectList(spec.columns)', 'LIVE_TABLES.detail[table]'],
   'src/projections/loadFlights.ts': ['selectList(FLIGHT_COLUMNS)', 'tables.flight', 'selectList(spec.columns)', 'tables.detail[spec.table]'],
+  'src/consistency/flightCheck.ts': ['selectList(FLIGHT_COLUMNS)', 'LIVE_TABLES.flight', 'selectList(spec.columns)', 'LIVE_TABLES.detail[spec.table]', 'where'],
+  'src/consistency/writebackCheck.ts': ['TERMINAL'], // the module's constant SELECT of terminal messages
   'src/projections/writeFlights.ts': [
     'tables.flight', 'columnNames(FLIGHT_COLUMNS)', 'unnestOf(FLIGHT_COLUMNS)', 'FLIGHT_UPDATE_SET',
     'table', 'columnNames(spec.columns)', 'unnestOf(spec.columns)',

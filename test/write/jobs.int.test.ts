@@ -5,7 +5,7 @@ import { createJobs, type Jobs } from '../../src/write/jobs/jobsService.ts';
 import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
 import { createTestMysql, type TestMysql } from '../support/mysql.ts';
 import { MALFORMED_XML, adft, estt, unsupported } from './support/messages.ts';
-import { decisions, insertCminmsgs, procStates, startWriter, testRuntime, type Writer } from './support/writeHarness.ts';
+import { insertCminmsgs, procStates, startWriter, testRuntime, type Writer } from './support/writeHarness.ts';
 
 let db: TestDatabase;
 let my: TestMysql;
@@ -20,9 +20,9 @@ beforeAll(async () => {
   for (const x of [adft(1, '886001'), adft(2, '886002', '15MAR250800'), estt(3, '886001', '14MAR250812'), MALFORMED_XML, unsupported(4, '886001')]) {
     ids.push(await insertCminmsgs(my, x));
   }
-  rt = testRuntime(db, my, { clock, env: { MSGX_MAX_ATTEMPTS: '1', MSGX_ARCHIVE_AFTER_DAYS: '1', MSGX_HISTORY_KEEP_DAYS: '2' } });
+  rt = testRuntime(db, my, { clock, env: { MSGX_MAX_ATTEMPTS: '1', MSGX_ARCHIVE_AFTER_DAYS: '1', } });
   w = await startWriter(rt, { ingest: false });
-  jobs = createJobs(rt, { model: w.model });
+  jobs = createJobs(rt);
   await w.ingest.pollOnce();
   await w.pump.drained();
   await w.backfill.runOnce();
@@ -51,32 +51,5 @@ describe('housekeeping jobs', () => {
     await w.ingest.pollOnce();
     await w.pump.drained();
     expect((await procStates(db)).find((p) => p.msg_id === dup)).toMatchObject({ state: 'SKIPPED', last_error: `duplicate-of:${ids[2]}` });
-  });
-
-  it('sweeps flights older than MSGX_HISTORY_KEEP_DAYS out of the state with an appended FlightsArchived decision, once', async () => {
-    // now: 2025-03-15 local; keep 2 days → cutoff 2025-03-13: nothing yet
-    expect((await jobs.runOnce()).sweep).toMatchObject({ beforeDay: '2025-03-13', archived: 0 });
-    clock.set('2025-03-16T20:00:00Z'); // 2025-03-17 04:00 local → cutoff 2025-03-15
-    const before = (await decisions(db)).length;
-    const r = await jobs.runOnce();
-    expect(r.sweep).toMatchObject({ beforeDay: '2025-03-15', archived: 1 });
-    const log = await decisions(db);
-    expect(log.length).toBe(before + 1);
-    expect(log.at(-1)).toMatchObject({
-      msg_id: null,
-      kind: 'FlightsArchived',
-      payload: { changes: [{ type: 'FlightsArchived', flids: ['886001'], beforeDay: '2025-03-15' }], keepDays: 2 },
-    });
-    const { rows } = await db.pool.query('SELECT flids FROM decision_event WHERE position = $1', [log.at(-1)!.position]);
-    expect(rows[0].flids).toEqual(['886001']);
-    expect([...w.model.flights.keys()]).toEqual(['886002']);
-    expect((await jobs.runOnce()).sweep.archived).toBe(0);
-    expect((await decisions(db)).length).toBe(before + 1);
-
-    // The pump's model knows: a message for the archived flight is now an unknown flight.
-    const late = await insertCminmsgs(my, estt(9, '886001', '14MAR250900'));
-    await w.ingest.pollOnce();
-    await w.pump.drained();
-    expect((await procStates(db)).find((p) => p.msg_id === late)).toMatchObject({ state: 'SKIPPED', last_error: 'unknown-flight' });
   });
 });

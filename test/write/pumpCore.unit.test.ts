@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FlightState } from '../../src/domain/flight.ts';
+import type { Change } from '../../src/domain/changes.ts';
 import { FakeClock } from '../../src/platform/clock.ts';
-import { cutoffDay } from '../../src/write/jobs/sweepHistory.ts';
+import { latestDayAfter, sweepCutoff } from '../../src/domain/archive.ts';
 import { FlightOverlay } from '../../src/write/pump/flightOverlay.ts';
 import { failureVerdict } from '../../src/write/pump/outcome.ts';
 import { Latch } from '../../src/write/pump/wakeup.ts';
@@ -89,10 +90,18 @@ describe('FlightOverlay', () => {
   });
 });
 
-describe('cutoffDay', () => {
-  it('counts days back from the airport-local date of now', () => {
-    // 2025-03-14T17:00Z is already 2025-03-15 in Shanghai
-    expect(cutoffDay(new Date('2025-03-14T17:00:00Z'), 'Asia/Shanghai', 30)).toBe('2025-02-13');
-    expect(cutoffDay(new Date('2025-03-01T00:00:00Z'), 'UTC', 1)).toBe('2025-02-28');
+describe('history sweep on traffic time', () => {
+  it('counts keep days back from the latest operation day, across month and year ends', () => {
+    expect(sweepCutoff('2025-03-14', 30)).toBe('2025-02-12');
+    expect(sweepCutoff('2025-03-01', 1)).toBe('2025-02-28');
+    expect(sweepCutoff('2026-01-01', 1)).toBe('2025-12-31');
+  });
+
+  it('the latest operation day moves only forward, and only with a created flight', () => {
+    const created = (flid: string, operationDay: string) => ({ type: 'FlightCreated', flid, operationDay }) as unknown as Change;
+    expect(latestDayAfter(null, [])).toBeNull();
+    expect(latestDayAfter(null, [created('1', '2025-03-14'), created('2', '2025-03-13')])).toBe('2025-03-14');
+    expect(latestDayAfter('2025-03-15', [created('1', '2025-03-14')])).toBe('2025-03-15');
+    expect(latestDayAfter('2025-03-15', [{ type: 'FlightUpdated', flid: '1', fields: {} }])).toBe('2025-03-15');
   });
 });

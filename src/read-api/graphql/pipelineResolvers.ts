@@ -1,5 +1,6 @@
 import type { ReadContext } from './context.ts';
 import { selectPipeline } from '../sql/selectPipeline.ts';
+import { selectConsistency } from '../sql/selectConsistency.ts';
 
 /** At most this many not-yet-copied CMINMSGS rows are counted into the backlog per query. */
 export const UNCOPIED_COUNT_LIMIT = 1000;
@@ -53,6 +54,7 @@ export const pipelineResolvers = {
           dead: o.dead,
           oldestPendingAgeSeconds: ageSeconds(now, o.oldestPendingAt),
         })),
+        consistency: async () => (await selectConsistency(ctx.deps.db)).latest,
       };
     },
   },

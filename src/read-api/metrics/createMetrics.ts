@@ -9,6 +9,7 @@ import type { Queryable } from '../../platform/db.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import { selectOpsGauges } from '../sql/selectOpsGauges.ts';
 import { OUTBOX_TARGETS, selectPipeline } from '../sql/selectPipeline.ts';
+import { selectConsistency } from '../sql/selectConsistency.ts';
 import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
 
 const SCAN_LIMIT = 50_000;
@@ -58,6 +59,15 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
     registers: [registry],
   });
 
+  const consistencyChecked = new client.Counter({
+    name: 'msgx_consistency_checked_total',
+    help: 'Flights compared with their fold from the log by the consistency checks (sentinel on start and daily, msgx verify --record)',
+    registers: [registry],
+  });
+  const consistencyMismatches = g('msgx_consistency_mismatches', 'Mismatches found by the latest consistency check (0 before the first)');
+  const consistencyAt = g('msgx_consistency_last_check_timestamp_seconds', 'When the latest consistency check took its snapshot (0 before the first)');
+  let consistencySeen = 0;
+
   let decisionMark = '0';
   const sentMarks = new Map<string, string>(OUTBOX_TARGETS.map((t) => [t, '0']));
   let inFlight: Promise<string> | null = null;
@@ -87,6 +97,11 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
     parked.set(ops.parked);
     writeBacks.set(ops.pendingWriteBacks);
     if (deps.mailbox) mailboxUp.set((await reachable(deps.mailbox)) ? 1 : 0);
+    const c = await selectConsistency(deps.db);
+    if (c.checkedTotal > consistencySeen) consistencyChecked.inc(c.checkedTotal - consistencySeen);
+    consistencySeen = Math.max(consistencySeen, c.checkedTotal);
+    consistencyMismatches.set(c.latest?.mismatches ?? 0);
+    consistencyAt.set(c.latest ? c.latest.checkedAt.getTime() / 1000 : 0);
     const counted = await countDecisionsAfter(deps.db, decisionMark, SCAN_LIMIT);
     for (const c of counted.counts) {
       decisions.inc({ kind: c.kind }, c.n);

@@ -1,16 +1,13 @@
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
-import type { WriteModel } from '../pump/writeModel.ts';
 import { archiveProcState } from './archiveProcState.ts';
-import { sweepHistory, type SweepResult } from './sweepHistory.ts';
 
-/** How often the housekeeping jobs run (first run at start). */
+/** How often the housekeeping job runs (first run at start). */
 export const JOBS_PERIOD_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 export interface JobsResult {
   readonly archived: number;
-  readonly sweep: SweepResult;
 }
 
 export interface Jobs extends Service {
@@ -18,10 +15,15 @@ export interface Jobs extends Service {
 }
 
 /**
- * Housekeeping of the writer: archive terminal proc_state rows older than MSGX_ARCHIVE_AFTER_DAYS,
- * and sweep flights older than MSGX_HISTORY_KEEP_DAYS out of the state by an appended decision.
+ * Housekeeping of the writer on the wall clock: archive terminal proc_state rows older than
+ * MSGX_ARCHIVE_AFTER_DAYS. That may run at start and every hour because it changes no flight and
+ * no decision: an archived row keeps its identity (proc_state_hst) and its raw XML (inbox_message),
+ * and rows still owed a write-back or open for replay stay live.
+ *
+ * The history sweep is NOT here any more: it changes flights, so it is decided by the pump in FIFO
+ * order on traffic time (src/domain/archive.ts), never by this clock — see docs/operations.md.
  */
-export function createJobs(rt: Runtime, opts: { model: WriteModel }): Jobs {
+export function createJobs(rt: Runtime): Jobs {
   const log = rt.log.child({ role: 'jobs' });
   const stop = new AbortController();
   let loop: Promise<void> | undefined;
@@ -34,9 +36,8 @@ export function createJobs(rt: Runtime, opts: { model: WriteModel }): Jobs {
       archived += n;
       if (n === 0) break;
     }
-    const sweep = await sweepHistory(rt.pool, opts.model, { now, tz: rt.cfg.airportTz, keepDays: rt.cfg.historyKeepDays });
-    if (archived > 0 || sweep.archived > 0) log.info({ archived, flightsArchived: sweep.archived, beforeDay: sweep.beforeDay }, 'housekeeping done');
-    return { archived, sweep };
+    if (archived > 0) log.info({ archived }, 'housekeeping done');
+    return { archived };
   }
 
   async function run(): Promise<void> {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { FlightsArchived } from '../../domain/changes.ts';
 import type { Meta } from '../../domain/message.ts';
 import { crashPoint } from '../../platform/crashPoint.ts';
 import { SqlState, sqlState, withTransaction, type PoolClient } from '../../platform/db.ts';
@@ -8,13 +9,38 @@ import type { Head } from './findHeads.ts';
 import { flidsOf, type Outcome } from './outcome.ts';
 
 export type CommitResult =
-  | { readonly ok: true; readonly positions: readonly string[]; readonly recordedAt: Date }
+  | {
+      readonly ok: true;
+      /** The position of each item's own decision. */
+      readonly positions: readonly string[];
+      /** The positions of each item's sweeps (empty lists for most). */
+      readonly sweepPositions: readonly (readonly string[])[];
+      readonly recordedAt: Date;
+    }
   /** Someone else appended first, a head changed, or an identity got bound: re-decide. */
   | { readonly ok: false; readonly conflict: string };
 
 export interface Prepared {
   readonly head: Head;
   readonly outcome: Outcome;
+  /** History sweeps owed right behind this head's decision: it moved the latest operation day. */
+  readonly sweeps?: readonly SweepDecision[];
+}
+
+/** One FlightsArchived decision of the history sweep, decided in FIFO order (src/domain/archive.ts). */
+export interface SweepDecision {
+  readonly change: FlightsArchived;
+  readonly keepDays: number;
+  /** The latest operation day that made it due. */
+  readonly latestDay: string;
+}
+
+export interface CommitOptions {
+  /**
+   * Register the CMINMSGS write-back of terminal decisions (backfill_state PENDING). false in
+   * shadow mode: no write-back, and no pending write-back work left to replay later.
+   */
+  readonly writeBack?: boolean;
 }
 
 class Conflict extends Error {}
@@ -31,16 +57,24 @@ export async function commitDecisions(
   items: readonly Prepared[],
   basis: string,
   now: Date,
+  opts: CommitOptions = {},
 ): Promise<CommitResult> {
   try {
     return await withTransaction(pool, async (c) => {
       const last = await lockPipeline(c);
       if (last !== basis) throw new Conflict(`log moved to ${last} (decided at ${basis})`);
-      const positions = await appendDecisions(c, last, items.map((i) => decisionOf(i.head.msgId, i.outcome)), now);
-      await advanceProcStates(c, items, positions, now);
+      const all = await appendDecisions(c, last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
+      const positions: string[] = [];
+      const sweepPositions: string[][] = [];
+      let k = 0;
+      for (const i of items) {
+        positions.push(all[k++]!);
+        sweepPositions.push(all.slice(k, (k += i.sweeps?.length ?? 0)));
+      }
+      await advanceProcStates(c, items, positions, now, opts.writeBack ?? true);
       await recordMeta(c, items);
       crashPoint('pump.uncommitted');
-      return { ok: true as const, positions, recordedAt: now };
+      return { ok: true as const, positions, sweepPositions, recordedAt: now };
     });
   } catch (err) {
     if (err instanceof Conflict) return { ok: false, conflict: err.message };
@@ -49,6 +83,16 @@ export async function commitDecisions(
     }
     throw err;
   }
+}
+
+/** The history sweep's decision: no message, the flids listed (decision_event.flids), its reason in the payload. */
+export function sweepDecisionOf(s: SweepDecision): NewDecision {
+  return {
+    msgId: null,
+    kind: 'FlightsArchived',
+    flids: s.change.flids,
+    payload: { changes: [s.change], keepDays: s.keepDays, latestDay: s.latestDay },
+  };
 }
 
 export function decisionOf(msgId: string, o: Outcome): NewDecision {
@@ -108,7 +152,7 @@ function procUpdateOf(o: Outcome): ProcUpdate {
   }
 }
 
-async function advanceProcStates(c: PoolClient, items: readonly Prepared[], positions: readonly string[], now: Date): Promise<void> {
+async function advanceProcStates(c: PoolClient, items: readonly Prepared[], positions: readonly string[], now: Date, writeBack: boolean): Promise<void> {
   const u = items.map((i) => procUpdateOf(i.outcome));
   const res = await c.query(
     `UPDATE proc_state p SET
@@ -118,7 +162,7 @@ async function advanceProcStates(c: PoolClient, items: readonly Prepared[], posi
         first_failure_at = CASE WHEN u.failure THEN COALESCE(p.first_failure_at, $1) ELSE p.first_failure_at END,
         decided_position = CASE WHEN u.terminal THEN u.position ELSE p.decided_position END,
         identity_key = COALESCE(p.identity_key, u.identity),
-        backfill_state = CASE WHEN u.terminal THEN 'PENDING' ELSE p.backfill_state END,
+        backfill_state = CASE WHEN u.terminal THEN $15::text ELSE p.backfill_state END,
         backfill_status = CASE WHEN u.terminal THEN u.backfill_status ELSE p.backfill_status END,
         backfill_attempts = CASE WHEN u.terminal THEN 0 ELSE p.backfill_attempts END,
         backfill_next_at = CASE WHEN u.terminal THEN NULL ELSE p.backfill_next_at END,
@@ -144,6 +188,7 @@ async function advanceProcStates(c: PoolClient, items: readonly Prepared[], posi
       u.map((x) => x.backfillStatus),
       items.map((i) => i.head.state),
       items.map((i) => i.head.attempts),
+      writeBack ? 'PENDING' : null,
     ],
   );
   if (res.rowCount !== items.length) throw new Conflict(`${items.length - (res.rowCount ?? 0)} head(s) changed state meanwhile`);

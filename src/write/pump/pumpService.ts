@@ -4,8 +4,9 @@ import { crashPoint } from '../../platform/crashPoint.ts';
 import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
+import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { applyDecision } from '../../domain/evolve.ts';
-import { commitDecisions, type CommitResult, type Prepared } from './commitDecisions.ts';
+import { commitDecisions, type CommitResult, type Prepared, type SweepDecision } from './commitDecisions.ts';
 import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
 import { findHeads, identityOwners, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
@@ -44,6 +45,8 @@ export interface PumpOptions {
   readonly model: WriteModel;
   /** Called after a message reached a terminal state (the backfill picks it up). */
   readonly onTerminal?: (msgId: string) => void;
+  /** Register CMINMSGS write-backs (default true; false in shadow mode — see commitDecisions). */
+  readonly writeBack?: boolean;
 }
 
 /** 'again': stop this scan and look at the FIFO afresh (a conflict, or the head is still unfinished). */
@@ -59,6 +62,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   const { cfg, clock, pool, log: rootLog } = rt;
   const log = rootLog.child({ role: 'pump' });
   const model = opts.model;
+  const writeBack = opts.writeBack ?? true;
   const latch = new Latch();
   const stop = new AbortController();
   const listener = createListener({
@@ -85,7 +89,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     let lastErr: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        return await settle(group, await commitDecisions(pool, group, basis, now));
+        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack }));
       } catch (err) {
         lastErr = err;
       }
@@ -104,7 +108,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     log.warn({ err: lastErr, msgId: head.msgId }, 'decision transaction failed; recording INFRA failure');
     const infra: Outcome = { ...failureVerdict(cfg, now, head, 'INFRA', error), identity: null, meta: null };
     const items = [{ head, outcome: infra }];
-    await settle(items, await commitDecisions(pool, items, basis, now));
+    await settle(items, await commitDecisions(pool, items, basis, now, { writeBack }));
     return 'again';
   }
 
@@ -117,10 +121,18 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     }
     crashPoint('pump.committed');
     let inOrder = true;
-    group.forEach(({ head, outcome }, k) => {
+    group.forEach(({ head, outcome, sweeps }, k) => {
       inOrder &&= model.apply(res.positions[k]!, head.msgId, res.recordedAt, outcome.kind === 'Applied' ? outcome.changes : []);
+      (sweeps ?? []).forEach((s, j) => {
+        inOrder &&= model.apply(res.sweepPositions[k]![j]!, null, res.recordedAt, [s.change]);
+      });
       if (outcome.kind !== 'Failed') opts.onTerminal?.(head.msgId);
     });
+    const swept = group.flatMap((p) => p.sweeps ?? []);
+    if (swept.length > 0) {
+      const s = swept[0]!;
+      log.info({ flightsArchived: swept.reduce((n, x) => n + x.change.flids.length, 0), beforeDay: s.change.beforeDay, latestDay: s.latestDay }, 'history sweep decided');
+    }
     if (!inOrder) await model.catchUp(pool);
     warnOperatorWork(log, group, res.positions);
     singles = Math.max(0, singles - group.length);
@@ -158,16 +170,29 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const overlay = new FlightOverlay(model.flights);
     const bound = new Map<string, string>();
     const group: Prepared[] = [];
+    let latest = model.latestDay;
+    let appended = 0n; // decisions of this group so far: positions basis+1 …
     for (const [k, { head, read }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
       const outcome = judge(head, read, { cfg, now, flights: overlay, owner });
-      group.push({ head, outcome });
+      appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
+      let sweeps: SweepDecision[] = [];
       if (outcome.kind === 'Applied') {
-        const position = String(BigInt(basis) + BigInt(group.length));
+        const position = String(BigInt(basis) + appended);
         applyDecision(overlay, { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes });
+        // History sweep in FIFO order: when this decision moved the latest operation day (traffic
+        // time, never the wall clock), the flights that fell out of the keep window leave right behind it.
+        const next = latestDayAfter(latest, outcome.changes);
+        sweeps = sweepOnAdvance(overlay, latest, next, cfg.historyKeepDays).map((change) => ({ change, keepDays: cfg.historyKeepDays, latestDay: next! }));
+        for (const sw of sweeps) {
+          appended += 1n;
+          applyDecision(overlay, { position: String(BigInt(basis) + appended), msgId: null, recordedAt: now.toISOString(), changes: [sw.change] });
+        }
+        latest = next;
       }
+      group.push(sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome });
       if (outcome.kind === 'Failed') break;
     }
     return { group, basis, now, waitMs };

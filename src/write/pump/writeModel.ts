@@ -1,3 +1,4 @@
+import { latestDayAfter } from '../../domain/archive.ts';
 import type { Change } from '../../domain/changes.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
@@ -15,10 +16,19 @@ const PAGE = 5000;
 export class WriteModel {
   readonly flights = new Map<string, FlightState>();
   private pos = 0n;
+  private latest: string | null = null;
   private catchingUp: Promise<number> | undefined;
 
   get position(): string {
     return String(this.pos);
+  }
+
+  /**
+   * The latest operation day the folded log has seen (the largest FlightCreated operationDay,
+   * archived flights included): the traffic's own "today" for the history sweep. null: none yet.
+   */
+  get latestDay(): string | null {
+    return this.latest;
   }
 
   /** Fold every decision after `position`. Concurrent callers share one pass. Returns how many were read. */
@@ -34,6 +44,7 @@ export class WriteModel {
     await this.catchingUp?.catch(() => undefined);
     this.flights.clear();
     this.pos = 0n;
+    this.latest = null;
     return this.catchUp(q);
   }
 
@@ -45,6 +56,7 @@ export class WriteModel {
     const p = BigInt(position);
     if (p !== this.pos + 1n) return false;
     if (changes.length > 0) applyDecision(this.flights, { position, msgId, recordedAt: recordedAt.toISOString(), changes });
+    this.latest = latestDayAfter(this.latest, changes);
     this.pos = p;
     return true;
   }

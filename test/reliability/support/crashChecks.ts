@@ -23,11 +23,21 @@ export function canonical(v: unknown): string {
   );
 }
 
-/** Per message id, what its decisions say without times: kind + changes / reason / error class, in order. */
+/**
+ * Per message id, what its decisions say without times: kind + changes / reason / error class, in
+ * order. Decisions of no message (the history sweep) are keyed by the message decided right before
+ * them: a sweep must come behind the same decision as in the reference.
+ */
 export function digest(rows: readonly DecisionRow[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
+  let previous: string | null = null;
   for (const r of rows) {
-    if (r.msg_id === null) continue;
+    if (r.msg_id === null) {
+      const key = `(no message) after msg ${previous}`;
+      out.set(key, [...(out.get(key) ?? []), `${r.kind}:${canonical(r.payload)}`]);
+      continue;
+    }
+    previous = r.msg_id;
     const p = r.payload;
     const what = r.kind === 'Applied' ? canonical(p.changes) : r.kind === 'Skipped' ? String(p.reason) : `${String(p.errorClass)}/${String(p.causeClass ?? '')}`;
     out.set(r.msg_id, [...(out.get(r.msg_id) ?? []), `${r.kind}:${what}`]);
@@ -131,6 +141,17 @@ export function checkMsgTopic(log: readonly DecisionRow[], records: readonly Sto
     );
   }
   return { problems: problems.slice(0, 20), changes, records: records.length, duplicates };
+}
+
+/** The flights folded from two logs are the same (envelope times and positions aside). */
+export function flightDifferences(reference: ReadonlyMap<string, FlightState>, actual: ReadonlyMap<string, FlightState>): string[] {
+  const comparable = (f: FlightState | undefined) => (f ? canonical({ ...f, updatedAt: null, lastPosition: null }) : 'missing');
+  const out: string[] = [];
+  for (const flid of new Set([...reference.keys(), ...actual.keys()])) {
+    const [e, a] = [comparable(reference.get(flid)), comparable(actual.get(flid))];
+    if (e !== a) out.push(`flight ${flid}: crash run ${a.slice(0, 200)} ≠ reference ${e.slice(0, 200)}`);
+  }
+  return out.slice(0, 20);
 }
 
 /** The newest record of each flight on `schd` is the flight as folded from the whole log. */

@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/pg.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { decisions, insertCminmsgsBulk, procStates, startWriter, testRuntime, type DecisionRow } from '../../write/support/writeHarness.ts';
 import {
-  backfillProblems, checkMsgTopic, decisionDifferences, digest, flightSnapshot, logProblems, schdProblems, snapshotDifferences,
+  backfillProblems, checkMsgTopic, decisionDifferences, digest, flightDifferences, flightSnapshot, logProblems, schdProblems, snapshotDifferences,
 } from './crashChecks.ts';
 import { CrashFeeder } from './crashFeeder.ts';
 import { runChain, type KillRecord } from './crashPhases.ts';
@@ -27,9 +27,13 @@ import { planKills, type PlanOptions } from './crashPlan.ts';
 import { readProgress } from './crashProgress.ts';
 import { crashTraffic } from './crashTraffic.ts';
 
-/** The same settings for the reference and every child: fast retries, no history sweep, frequent schd flushes. */
+/**
+ * The same settings for the reference and every child: fast retries, frequent schd flushes. The
+ * history-keep window is left at its default (30 days): the traffic is dated 2025 and the sweep must
+ * follow traffic time, not the machine's clock (issue 19); crashTraffic moves the latest
+ * operation day past the window once, so a sweep is decided in the middle of the kills.
+ */
 export const CRASH_ENV: Readonly<Record<string, string>> = Object.freeze({
-  MSGX_HISTORY_KEEP_DAYS: '36500',
   MSGX_BACKOFF_MS: '10',
   MSGX_MAX_ATTEMPTS: '3',
   MSGX_POLL_INTERVAL_MS: '50',
@@ -44,6 +48,8 @@ export interface CrashRunResult {
   readonly kills: readonly KillRecord[];
   readonly problems: {
     readonly decisions: string[];
+    /** The flights folded from the crash run's log against the reference's. */
+    readonly flights: string[];
     readonly log: string[];
     readonly msgTopic: string[];
     readonly schd: string[];
@@ -53,6 +59,8 @@ export interface CrashRunResult {
   };
   /** What the reference decided, to show the mix had every outcome. */
   readonly outcomes: { readonly kinds: string[]; readonly reasons: string[]; readonly deadClasses: string[]; readonly handlers: string[] };
+  /** The crash run's history-sweep decisions (payloads). */
+  readonly sweeps: readonly Record<string, unknown>[];
   readonly kafka: { readonly changes: number; readonly records: number; readonly duplicates: number };
   readonly timings: { readonly referenceMs: number; readonly crashMs: number; readonly checksMs: number; readonly totalMs: number };
 }
@@ -126,6 +134,8 @@ export async function runCrashMatrix(seed: number, plan: PlanOptions): Promise<C
     const procs = await procStates(db);
     const flights = new Map<string, FlightState>();
     await foldLog(db.pool, flights, '0', log.at(-1)?.position ?? '0');
+    const refFlights = new Map<string, FlightState>();
+    await foldLog(refDb.pool, refFlights, '0', ref.log.at(-1)?.position ?? '0');
     const msg = checkMsgTopic(log, broker.records('msg'));
     const live = await flightSnapshot(db.pool);
     const rebuilt = await rebuildFlights({ pool: db.pool, clock: systemClock, log: silentLogger });
@@ -137,6 +147,7 @@ export async function runCrashMatrix(seed: number, plan: PlanOptions): Promise<C
       kills: chain.kills,
       problems: {
         decisions: decisionDifferences(digest(ref.log), digest(log)).slice(0, 10),
+        flights: flightDifferences(refFlights, flights),
         log: logProblems(log, procs, messages.length),
         msgTopic: msg.problems,
         schd: schdProblems(flights, broker.records('schd')),
@@ -148,6 +159,7 @@ export async function runCrashMatrix(seed: number, plan: PlanOptions): Promise<C
         ],
       },
       outcomes: outcomesOf(ref.log, handlerRows.map((r) => r.handler)),
+      sweeps: log.filter((d) => d.kind === 'FlightsArchived').map((d) => d.payload),
       kafka: { changes: msg.changes, records: msg.records, duplicates: msg.duplicates },
       timings: { referenceMs: ref.ms, crashMs, checksMs: Date.now() - t1, totalMs: Date.now() - t0 },
     };

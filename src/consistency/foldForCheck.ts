@@ -1,0 +1,44 @@
+/**
+ * One pass over the log for a check, with the domain's `applyDecision`: the flights as of the
+ * flight projection's checkpoint, and the outbox rows the decisions up to the outbox's checkpoint
+ * imply. The two checkpoints may differ (each projector runs on its own); the fold goes to the
+ * higher one and keeps a copy of the map at the flights checkpoint (states are never edited once
+ * stored, so a shallow copy is a true snapshot).
+ */
+import { applyDecision } from '../domain/evolve.ts';
+import type { FlightState } from '../domain/flight.ts';
+import type { LogEvent } from './readLog.ts';
+import { OutboxExpectation } from './outboxCheck.ts';
+
+export interface FoldResult {
+  /** Flights folded up to the flights checkpoint. */
+  readonly flights: Map<string, FlightState>;
+  readonly outbox: OutboxExpectation;
+  readonly events: number;
+}
+
+export async function foldForCheck(
+  pages: AsyncIterable<LogEvent[]>,
+  at: { flights: string; outbox: string },
+  onPage?: (position: string, events: number) => void,
+): Promise<FoldResult> {
+  const flightsAt = BigInt(at.flights);
+  const outboxAt = BigInt(at.outbox);
+  const fold = new Map<string, FlightState>();
+  const outbox = new OutboxExpectation();
+  let snapshot: Map<string, FlightState> | undefined;
+  let events = 0;
+  for await (const page of pages) {
+    for (const e of page) {
+      const position = BigInt(e.position);
+      if (snapshot === undefined && position > flightsAt) snapshot = new Map(fold);
+      events++;
+      if (e.changes.length === 0) continue;
+      const touched = applyDecision(fold, e);
+      if (position <= outboxAt) outbox.expect(e, touched, fold);
+    }
+    const last = page[page.length - 1];
+    if (last) onPage?.(last.position, events);
+  }
+  return { flights: snapshot ?? fold, outbox, events };
+}
