@@ -45,7 +45,14 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
     services.push(...readApi.services);
   }
 
-  const http = createHttpServer({ host: rt.cfg.http.host, port: rt.cfg.http.port, log: rt.log.child({ role: 'http' }), routes, readiness });
+  const http = createHttpServer({
+    host: rt.cfg.http.host,
+    port: rt.cfg.http.port,
+    log: rt.log.child({ role: 'http' }),
+    routes,
+    readiness,
+    maxConnections: rt.cfg.httpMaxConnections,
+  });
   services.push(http);
 
   if (opts.role === 'all' || opts.role === 'writer') {
@@ -58,7 +65,9 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
     services.push(createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost }));
     const model = new WriteModel();
     const backfill = createBackfill(rt);
-    services.push(createIngest(rt), createPump(rt, { model, onTerminal: () => backfill.kick() }), backfill, createJobs(rt));
+    const ingest = createIngest(rt);
+    readiness.push(ingest.readiness);
+    services.push(ingest, createPump(rt, { model, onTerminal: () => backfill.kick() }), backfill, createJobs(rt));
     // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
     services.push(...createProjectionServices(rt).services);
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.

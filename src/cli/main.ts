@@ -2,6 +2,7 @@ import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { RefusedError } from '../platform/refusedError.ts';
 import { commands, type Command } from './commands.ts';
+import { installFatalHandler } from './fatalHandler.ts';
 
 const USAGE = `usage: msgx <command> [options]
 
@@ -52,6 +53,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw err;
   }
   const log: Logger = createLogger(cfg.logLevel);
+  const removeFatalHandler = installFatalHandler(process, log, (code) => process.exit(code));
   try {
     return await cmd.run(rest, { cfg, log });
   } catch (err) {
@@ -68,6 +70,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`msgx ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
+    removeFatalHandler();
     log.flush();
   }
 }

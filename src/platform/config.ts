@@ -51,6 +51,15 @@ const timeZone = z
     }
   }, 'must be an IANA time zone such as Asia/Shanghai');
 
+function isOrigin(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
+}
+
 const topic = z.string().trim().regex(/^[A-Za-z0-9._-]{1,249}$/, 'must be a valid Kafka topic name');
 
 const schema = z.object({
@@ -68,7 +77,8 @@ const schema = z.object({
   MSGX_KAFKA_CLIENT_ID: z.string().trim().min(1).default('msgx'),
   MSGX_DATA_DIR: z.string().trim().min(1).default('./.msgx'),
   MSGX_HTTP_PORT: int(0, 65535).default(4000),
-  MSGX_HTTP_HOST: z.string().trim().min(1).default('0.0.0.0'),
+  // Loopback by default: exposing the API is a decision (docs/security.md), not an accident.
+  MSGX_HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
   MSGX_POLL_INTERVAL_MS: int(50).default(1000),
   MSGX_INGEST_BATCH: int(1, 100_000).default(500),
   MSGX_GAP_TIMEOUT_MS: int(0).default(60_000),
@@ -91,6 +101,23 @@ const schema = z.object({
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
+  // --- security (issue 13) ---
+  MSGX_ALLOWED_ORIGINS: z
+    .string()
+    .trim()
+    .refine((s) => s.split(',').every((o) => isOrigin(o.trim())), 'must be a comma list of origins such as https://ops.example:8443')
+    .transform((s) => s.split(',').map((o) => new URL(o.trim()).origin))
+    .optional(),
+  MSGX_HTTP_MAX_CONNECTIONS: int(1, 1_000_000).default(1000),
+  MSGX_COMPAT_SENDERS: z
+    .string()
+    .trim()
+    .regex(/^[^,\s]+(\s*,\s*[^,\s]+)*$/, 'must be a comma list of SNDR values')
+    .transform((s) => s.split(',').map((x) => x.trim()))
+    .optional(),
+  MSGX_READ_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(10_000),
+  MSGX_INGEST_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  MSGX_INGEST_STALL_MS: int(1000).default(120_000),
   MSGX_CONSISTENCY_CHECK_ON_START: bool.default(true),
   MSGX_CONSISTENCY_CHECK_AT: z
     .string()
@@ -140,6 +167,16 @@ export interface Config {
   readonly archiveAfterDays: number;
   readonly historyKeepDays: number;
   readonly logLevel: Parsed['MSGX_LOG_LEVEL'];
+  /** Browser origins allowed to call the API cross-origin (CORS) and to post to /cminmsgs/send; none → CORS off. */
+  readonly allowedOrigins: readonly string[];
+  readonly httpMaxConnections: number;
+  /** SNDR values the compat entry accepts; undefined → any. */
+  readonly compatSenders: readonly string[] | undefined;
+  readonly readStatementTimeoutMs: number;
+  /** XML bytes one ingest poll loads at most (a single larger row is still loaded alone). */
+  readonly ingestMaxBytes: number;
+  /** Ingest that has not completed a poll for this long makes /readyz not ready. */
+  readonly ingestStallMs: number;
   /** The consistency sentinel of the writer (issue 21). */
   readonly consistency: {
     readonly checkOnStart: boolean;
@@ -206,6 +243,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     archiveAfterDays: p.MSGX_ARCHIVE_AFTER_DAYS,
     historyKeepDays: p.MSGX_HISTORY_KEEP_DAYS,
     logLevel: p.MSGX_LOG_LEVEL,
+    allowedOrigins: Object.freeze(p.MSGX_ALLOWED_ORIGINS ?? []),
+    httpMaxConnections: p.MSGX_HTTP_MAX_CONNECTIONS,
+    compatSenders: p.MSGX_COMPAT_SENDERS ? Object.freeze(p.MSGX_COMPAT_SENDERS) : undefined,
+    readStatementTimeoutMs: p.MSGX_READ_STATEMENT_TIMEOUT_MS,
+    ingestMaxBytes: p.MSGX_INGEST_MAX_BYTES,
+    ingestStallMs: p.MSGX_INGEST_STALL_MS,
     consistency: Object.freeze({
       checkOnStart: p.MSGX_CONSISTENCY_CHECK_ON_START,
       checkAt: p.MSGX_CONSISTENCY_CHECK_AT,

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applySecurityHeaders } from '../platform/http/securityHeaders.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
 
@@ -20,7 +21,30 @@ export interface HttpServerOptions {
   readonly readiness?: readonly ReadinessCheck[];
   /** per-check timeout for /readyz */
   readonly checkTimeoutMs?: number;
+  /** open connections at most (MSGX_HTTP_MAX_CONNECTIONS); more are refused by the kernel queue / closed */
+  readonly maxConnections?: number;
 }
+
+/**
+ * Bounds of the server (docs/security.md §HTTP): a client that sends its headers slowly, a body
+ * slowly, or holds idle connections cannot tie up the process. SSE subscriptions send a ping
+ * every 12 s, so the idle timeout never ends a live one.
+ */
+export const HTTP_LIMITS = Object.freeze({
+  /** request line + headers at most this many bytes → 431 */
+  maxHeaderSize: 16 * 1024,
+  /** headers at most this many → the rest are dropped by Node */
+  maxHeadersCount: 100,
+  /** the whole header block must arrive within this → 408 */
+  headersTimeoutMs: 10_000,
+  /** the whole request (headers and body, e.g. a 16 MiB message) must arrive within this → 408 */
+  requestTimeoutMs: 60_000,
+  /** a socket with no traffic for this long is closed */
+  idleTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 5_000,
+  maxRequestsPerSocket: 1_000,
+  defaultMaxConnections: 1_000,
+});
 
 export interface HttpServer extends Service {
   /** the bound port (useful with port 0) */
@@ -33,28 +57,52 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
     { method: 'GET', path: '/healthz', handler: (_q, res) => json(res, 200, { status: 'ok' }) },
     { method: 'GET', path: '/readyz', handler: (_q, res) => readyz(res, opts.readiness ?? [], opts.checkTimeoutMs ?? 2000) },
   ];
-  const server = http.createServer((req, res) => {
+  const dispatch = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    applySecurityHeaders(res);
+    const pathname = requestPath(req.url);
+    if (pathname === undefined) {
+      // e.g. `GET //[ HTTP/1.1`: the URL does not parse. A client's fault, answered, never thrown.
+      req.resume();
+      return json(res, 400, { error: 'malformed request URL' });
+    }
     // Read at request time, so routes pushed after construction (assemble.ts) are served too.
     const routes = [...builtIn, ...(opts.routes ?? [])];
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const route = routes.find(
-      (r) =>
-        (r.path.endsWith('*') ? url.pathname.startsWith(r.path.slice(0, -1)) : url.pathname === r.path) &&
-        (r.method === '*' || r.method === req.method),
-    );
+    const matches = (r: Route) => (r.path.endsWith('*') ? pathname.startsWith(r.path.slice(0, -1)) : pathname === r.path);
+    const route = routes.find((r) => matches(r) && (r.method === '*' || r.method === req.method));
     if (!route) {
-      const known = routes.some((r) => (r.path.endsWith('*') ? url.pathname.startsWith(r.path.slice(0, -1)) : url.pathname === r.path));
+      req.resume();
+      const known = routes.some(matches);
       return json(res, known ? 405 : 404, { error: known ? 'method not allowed' : 'not found' });
     }
-    Promise.resolve()
-      .then(() => route.handler(req, res))
-      .catch((err: unknown) => {
-        opts.log.error({ err, path: url.pathname }, 'http handler failed');
-        if (!res.headersSent) json(res, 500, { error: 'internal error' });
-        else res.end();
+    try {
+      await route.handler(req, res);
+    } catch (err) {
+      opts.log.error({ err, path: pathname }, 'http handler failed');
+      if (!res.headersSent) json(res, 500, { error: 'internal error' });
+      else res.end();
+    }
+  };
+  const server = http.createServer(
+    {
+      maxHeaderSize: HTTP_LIMITS.maxHeaderSize,
+      headersTimeout: HTTP_LIMITS.headersTimeoutMs,
+      requestTimeout: HTTP_LIMITS.requestTimeoutMs,
+      keepAliveTimeout: HTTP_LIMITS.keepAliveTimeoutMs,
+    },
+    (req, res) => {
+      // Every request runs inside this guard: nothing a request does may throw out of the listener
+      // (an exception here would reach the process and stop the writer with it).
+      dispatch(req, res).catch((err: unknown) => {
+        opts.log.error({ err }, 'http request failed');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
       });
-  });
-  server.keepAliveTimeout = 5000;
+    },
+  );
+  server.maxHeadersCount = HTTP_LIMITS.maxHeadersCount;
+  server.maxRequestsPerSocket = HTTP_LIMITS.maxRequestsPerSocket;
+  server.maxConnections = opts.maxConnections ?? HTTP_LIMITS.defaultMaxConnections;
+  server.setTimeout(HTTP_LIMITS.idleTimeoutMs);
   let started = false;
   return {
     name: 'http',
@@ -79,6 +127,17 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
       });
     },
   };
+}
+
+/** The path of a request target, or undefined when it is not a URL path we can parse. */
+export function requestPath(target: string | undefined): string | undefined {
+  if (!target || target.length > HTTP_LIMITS.maxHeaderSize) return undefined;
+  try {
+    const url = new URL(target, 'http://localhost');
+    return url.pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 async function readyz(res: http.ServerResponse, checks: readonly ReadinessCheck[], timeoutMs: number): Promise<void> {

@@ -35,6 +35,7 @@ export function createReadApi(rt: ReadRuntime): ReadApi {
       tz: rt.cfg.airportTz,
       identityIncludeDay: rt.cfg.identityIncludeDay,
       mailbox: rt.mailbox,
+      allowedOrigins: rt.cfg.allowedOrigins,
     },
     feed,
   );
@@ -49,7 +50,14 @@ export function createReadApi(rt: ReadRuntime): ReadApi {
     readiness,
     routes: [
       { method: '*', path: GRAPHQL_PATH, handler: graphqlHandler(yoga) },
-      cminmsgsSendRoute({ mailbox: rt.mailbox, clock: rt.clock, log: log.child({ scope: 'compat' }) }),
+      cminmsgsSendRoute({
+        mailbox: rt.mailbox,
+        clock: rt.clock,
+        log: log.child({ scope: 'compat' }),
+        allowedOrigins: rt.cfg.allowedOrigins,
+        senders: rt.cfg.compatSenders,
+        tz: rt.cfg.airportTz,
+      }),
     ],
   };
 }

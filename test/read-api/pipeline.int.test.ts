@@ -54,7 +54,7 @@ describe('pipeline', () => {
   });
 
   it('still answers when the mailbox cannot be read (uncopied null)', async () => {
-    const blind = createHarness(db.pool, { mailbox: { readAfter: async () => { throw new Error('mysql down'); } } });
+    const blind = createHarness(db.pool, { mailbox: { countAfter: async () => { throw new Error('mysql down'); } } });
     const r = await blind.gql(`{ pipeline { backlog uncopied } }`);
     expect(r.data!.pipeline).toEqual({ backlog: 3, uncopied: null });
   });

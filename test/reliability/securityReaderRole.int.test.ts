@@ -20,6 +20,7 @@ const READABLE = [
   'flight_bridge', 'flight_chock', 'flight_delay', 'flight_service', 'flight_route_point',
   'schd_snap_log', 'decision_event', 'inbox_message', 'proc_state', 'proc_state_hst',
   'inbox_cursor', 'inbox_gap', 'msg_event', 'projection_checkpoint', 'req_track', 'pipeline_lock',
+  'inbox_id_range', 'consistency_check',
 ].sort();
 
 async function refusal(run: () => Promise<unknown>): Promise<string | undefined> {

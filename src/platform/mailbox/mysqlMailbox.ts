@@ -1,12 +1,19 @@
 import mysql from 'mysql2/promise';
 import { fromLocalDateTime, localDateTime } from '../localTime.ts';
-import type { BackfillItem, InboxRow, Mailbox, OutboundRow } from './port.ts';
+import type { BackfillItem, InboxRow, InboxRowSize, Mailbox, OutboundRow } from './port.ts';
 
 interface CminRow extends mysql.RowDataPacket {
   id: string;
   xml: string;
   received: string | null;
 }
+
+interface SizeRow extends mysql.RowDataPacket {
+  id: string;
+  bytes: string | number | null;
+}
+
+const toSize = (r: SizeRow): InboxRowSize => ({ id: String(r.id), bytes: Number(r.bytes ?? 0) });
 
 /**
  * Adapter for the real shared MySQL/MariaDB mailbox. DATETIME columns carry airport-local wall time.
@@ -43,6 +50,28 @@ export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
       if (ids.length === 0) return [];
       const [rows] = await pool.query<CminRow[]>(`${select} WHERE CMINMSGS_ID IN (?) ORDER BY CMINMSGS_ID`, [ids]);
       return rows.map(toRow);
+    },
+    async sizesAfter(afterId, limit) {
+      const [rows] = await pool.query<SizeRow[]>(
+        'SELECT CMINMSGS_ID AS id, LENGTH(CMINMSGS_CLOB_MSG) AS bytes FROM CMINMSGS WHERE CMINMSGS_ID > ? ORDER BY CMINMSGS_ID LIMIT ?',
+        [afterId, limit],
+      );
+      return rows.map(toSize);
+    },
+    async sizesOf(ids) {
+      if (ids.length === 0) return [];
+      const [rows] = await pool.query<SizeRow[]>(
+        'SELECT CMINMSGS_ID AS id, LENGTH(CMINMSGS_CLOB_MSG) AS bytes FROM CMINMSGS WHERE CMINMSGS_ID IN (?) ORDER BY CMINMSGS_ID',
+        [ids],
+      );
+      return rows.map(toSize);
+    },
+    async countAfter(afterId, limit) {
+      const [rows] = await pool.query<(mysql.RowDataPacket & { n: string | number })[]>(
+        'SELECT COUNT(*) AS n FROM (SELECT 1 FROM CMINMSGS WHERE CMINMSGS_ID > ? ORDER BY CMINMSGS_ID LIMIT ?) t',
+        [afterId, limit],
+      );
+      return Number(rows[0]?.n ?? 0);
     },
     async insertInbound(xml, receivedAt) {
       const [res] = await pool.execute<mysql.ResultSetHeader>(

@@ -28,6 +28,28 @@ export function createPgMailbox(pool: pg.Pool, timeZone: string): Mailbox {
       const { rows } = await pool.query(`${select} WHERE cminmsgs_id = ANY($1::bigint[]) ORDER BY cminmsgs_id`, [ids]);
       return rows.map(toRow);
     },
+    async sizesAfter(afterId, limit) {
+      const { rows } = await pool.query<{ id: string; bytes: number | null }>(
+        'SELECT cminmsgs_id AS id, octet_length(cminmsgs_clob_msg) AS bytes FROM mailbox.cminmsgs WHERE cminmsgs_id > $1::bigint ORDER BY cminmsgs_id LIMIT $2',
+        [afterId, limit],
+      );
+      return rows.map((r) => ({ id: r.id, bytes: r.bytes ?? 0 }));
+    },
+    async sizesOf(ids) {
+      if (ids.length === 0) return [];
+      const { rows } = await pool.query<{ id: string; bytes: number | null }>(
+        'SELECT cminmsgs_id AS id, octet_length(cminmsgs_clob_msg) AS bytes FROM mailbox.cminmsgs WHERE cminmsgs_id = ANY($1::bigint[]) ORDER BY cminmsgs_id',
+        [ids],
+      );
+      return rows.map((r) => ({ id: r.id, bytes: r.bytes ?? 0 }));
+    },
+    async countAfter(afterId, limit) {
+      const { rows } = await pool.query<{ n: string }>(
+        'SELECT count(*) AS n FROM (SELECT 1 FROM mailbox.cminmsgs WHERE cminmsgs_id > $1::bigint ORDER BY cminmsgs_id LIMIT $2) t',
+        [afterId, limit],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
     async insertInbound(xml, receivedAt) {
       const { rows } = await pool.query<{ id: string }>(
         'INSERT INTO mailbox.cminmsgs (cminmsgs_clob_msg, cminmsgs_date_received) VALUES ($1, $2::timestamp) RETURNING cminmsgs_id AS id',

@@ -9,6 +9,12 @@ export interface InboxRow {
   readonly receivedAt: Date | null;
 }
 
+/** A CMINMSGS row's id and the UTF-8 size of its XML, read without the XML itself. */
+export interface InboxRowSize {
+  readonly id: string;
+  readonly bytes: number;
+}
+
 export type BackfillStatus = 'PROCESSED' | 'SKIPPED' | 'DEAD';
 
 export interface BackfillItem {
@@ -29,6 +35,12 @@ export interface Mailbox {
   readAfter(afterId: string, limit: number): Promise<InboxRow[]>;
   /** Committed inbox rows among `ids` (to close gaps). */
   readIds(ids: readonly string[]): Promise<InboxRow[]>;
+  /** Like readAfter, but ids and XML sizes only (ingest budgets its bytes before reading XML). */
+  sizesAfter(afterId: string, limit: number): Promise<InboxRowSize[]>;
+  /** Ids and XML sizes of the committed rows among `ids`, ascending by id. */
+  sizesOf(ids: readonly string[]): Promise<InboxRowSize[]>;
+  /** How many committed rows have id > afterId, counted up to `limit`, without reading XML. */
+  countAfter(afterId: string, limit: number): Promise<number>;
   /** Compatibility entry and tests: append one inbound message; returns its CMINMSGS_ID. */
   insertInbound(xml: string, receivedAt: Date): Promise<string>;
   /** Write CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS back. Idempotent. */

@@ -3,7 +3,9 @@
  * CMINMSGS row and answers `200 {"id":"<CMINMSGS id>"}`. It does not process the message; the
  * ingest loop picks it up like any row written by AODB.
  */
+import { decode } from '../../domain/codec/decode.ts';
 import type { Clock } from '../../platform/clock.ts';
+import { crossSiteRefusal } from '../../platform/http/crossSite.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import { json, type Route } from '../httpServer.ts';
@@ -17,6 +19,16 @@ export interface CminmsgsSendDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly maxBytes?: number;
+  /** Browser origins allowed to post here (MSGX_ALLOWED_ORIGINS); other browser cross-site posts get 403. */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * MSGX_COMPAT_SENDERS: the META SNDR values this entry accepts (403 otherwise); undefined → any.
+   * Anyone who can post here can pre-claim a future SEQN of a sender (identity squatting), so an
+   * entry reachable beyond the AODB/CIIMS hosts should list its senders.
+   */
+  readonly senders?: readonly string[];
+  /** airport zone, to read META when `senders` is set */
+  readonly tz?: string;
 }
 
 export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
@@ -27,6 +39,16 @@ export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
     method: 'POST',
     path: CMINMSGS_SEND_PATH,
     async handler(req, res) {
+      // A page of another site can post text/plain here with no preflight (a "simple" request):
+      // refuse browser cross-site posts before reading anything.
+      const crossSite = crossSiteRefusal(req, deps.allowedOrigins ?? []);
+      if (crossSite) {
+        req.resume();
+        res.setHeader('connection', 'close');
+        deps.log.info({ origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] }, 'cminmsgs/send: cross-site request refused');
+        json(res, 403, { error: crossSite });
+        return;
+      }
       const badType = checkContentType(req.headers['content-type']);
       if (badType) {
         req.resume(); // drain, keep the connection usable
@@ -42,6 +64,14 @@ export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
         }
         json(res, body.status, { error: body.reason });
         return;
+      }
+      if (deps.senders) {
+        const sender = senderOf(body.text, deps.tz ?? 'UTC');
+        if (sender === undefined || !deps.senders.includes(sender)) {
+          deps.log.info({ sender }, 'cminmsgs/send: sender not in MSGX_COMPAT_SENDERS; refused');
+          json(res, 403, { error: `META SNDR ${JSON.stringify(sender ?? null)} is not accepted by this entry (MSGX_COMPAT_SENDERS)` });
+          return;
+        }
       }
       let id: string;
       try {
@@ -59,4 +89,10 @@ export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
       json(res, 200, { id });
     },
   };
+}
+
+/** META SNDR of a message, when its envelope decodes (a MALFORMED message has none we trust). */
+function senderOf(xml: string, tz: string): string | undefined {
+  const r = decode(xml, { tz });
+  return r.ok ? r.message.meta.sndr : r.meta?.sndr;
 }

@@ -21,7 +21,9 @@ export interface ReadApiDeps {
   readonly tz: string;
   readonly identityIncludeDay: boolean;
   /** For counting CMINMSGS rows not copied yet (pipeline.backlog); optional for unit tests. */
-  readonly mailbox?: Pick<Mailbox, 'readAfter'>;
+  readonly mailbox?: Pick<Mailbox, 'countAfter'>;
+  /** MSGX_ALLOWED_ORIGINS: CORS is answered for these origins only; none (the default) → no CORS at all. */
+  readonly allowedOrigins?: readonly string[];
 }
 
 export interface Loaders {

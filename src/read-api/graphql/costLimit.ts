@@ -1,56 +1,69 @@
 import { createGraphQLError } from 'graphql-yoga';
-import { Kind, type ASTVisitor, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+import type { ASTVisitor, GraphQLError, OperationDefinitionNode, ValidationContext } from 'graphql';
 import { ErrorCode, MAX_PAGE_SIZE } from './errors.ts';
+import { analyseOperation } from './queryAnalysis.ts';
 
 /** Most rows one operation may ask for across its paginated fields (aliases add up). */
 export const MAX_QUERY_ROWS = 2000;
-/** Paginated fields and their default page size (graphql.md). */
-const PAGINATED: Record<string, number> = { flights: 100, flightHistory: 100 };
+/**
+ * Most weighted cost (queryAnalysis.ts): a full board of 500 flights with every list is ~6,000;
+ * 20 `rawXml` or 50 `flight(asOf:)` fill it.
+ */
+export const MAX_QUERY_COST = 10_000;
+/** Most aliased fields per operation (fragments expanded). */
+export const MAX_ALIASES = 100;
+/** Introspection lists nested at most this deep (types › fields › args), so its answer stays schema-sized. */
+export const MAX_INTROSPECTION_LISTS = 3;
+
+export interface CostLimits {
+  readonly rows: number;
+  readonly cost: number;
+  readonly aliases: number;
+}
+
+export const DEFAULT_COST_LIMITS: CostLimits = { rows: MAX_QUERY_ROWS, cost: MAX_QUERY_COST, aliases: MAX_ALIASES };
 
 /**
- * Validation rule: the depth rule alone lets one query repeat `flights(first: 500)` under many
- * aliases. This adds up the `first` of every paginated field (a variable counts as the page-size
- * limit, since validation runs before variables are known) and refuses operations over `max` rows.
+ * Validation rule: bounds what one operation may ask for — rows across paginated fields, a
+ * weighted cost, aliases, out-of-range `first` literals (even under `@skip`) and the size of
+ * introspection. Runs before any resolver, in time linear in the document.
  */
-export function costLimitRule(max: number = MAX_QUERY_ROWS) {
-  return (context: ValidationContext): ASTVisitor => {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) {
-      if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-    }
-    const pageOf = (field: FieldNode): number => {
-      const arg = field.arguments?.find((a) => a.name.value === 'first');
-      if (!arg) return PAGINATED[field.name.value]!;
-      return arg.value.kind === Kind.INT ? Number(arg.value.value) : MAX_PAGE_SIZE;
-    };
-    const rowsOf = (set: SelectionSetNode | undefined, seen: ReadonlySet<string>): number => {
-      if (!set) return 0;
-      let rows = 0;
-      for (const sel of set.selections) {
-        if (sel.kind === Kind.FIELD) {
-          rows += sel.name.value in PAGINATED ? pageOf(sel) : 0;
-          rows += rowsOf(sel.selectionSet, seen);
-        } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-          rows += rowsOf(sel.selectionSet, seen);
-        } else {
-          const frag = fragments.get(sel.name.value);
-          if (frag && !seen.has(frag.name.value)) rows += rowsOf(frag.selectionSet, new Set([...seen, frag.name.value]));
-        }
+export function costLimitRule(limits: CostLimits | number = DEFAULT_COST_LIMITS) {
+  const max: CostLimits = typeof limits === 'number' ? { ...DEFAULT_COST_LIMITS, rows: limits } : limits;
+  return (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(node) {
+      const s = analyseOperation(context.getSchema(), context.getDocument(), node);
+      const report = (e: GraphQLError) => context.reportError(e);
+      for (const f of s.badFirst) {
+        report(
+          err(node, `first must be between 0 and ${MAX_PAGE_SIZE} (got ${f.value.slice(0, 40)} on ${f.field})`, {
+            code: ErrorCode.pageSizeExceeded,
+            argument: 'first',
+            max: MAX_PAGE_SIZE,
+          }),
+        );
       }
-      return rows;
-    };
-    return {
-      OperationDefinition(node) {
-        const rows = rowsOf(node.selectionSet, new Set());
-        if (rows > max) {
-          context.reportError(
-            createGraphQLError(`query asks for up to ${rows} rows across its paginated fields; the limit is ${max}`, {
-              nodes: [node],
-              extensions: { code: ErrorCode.costLimitExceeded, max, rows },
-            }),
-          );
-        }
-      },
-    };
-  };
+      if (s.rows > max.rows) {
+        report(err(node, `query asks for up to ${s.rows} rows across its paginated fields; the limit is ${max.rows}`, { code: ErrorCode.costLimitExceeded, max: max.rows, rows: s.rows }));
+      }
+      if (s.cost > max.cost) {
+        report(err(node, `query costs ${s.cost}; the limit is ${max.cost}`, { code: ErrorCode.costLimitExceeded, max: max.cost, cost: s.cost }));
+      }
+      if (s.aliases > max.aliases) {
+        report(err(node, `query has ${s.aliases} aliased fields; the limit is ${max.aliases}`, { code: ErrorCode.costLimitExceeded, max: max.aliases, aliases: s.aliases }));
+      }
+      if (s.introspectionLists > MAX_INTROSPECTION_LISTS) {
+        report(
+          err(node, `introspection nests ${s.introspectionLists} lists; the limit is ${MAX_INTROSPECTION_LISTS}`, {
+            code: ErrorCode.costLimitExceeded,
+            max: MAX_INTROSPECTION_LISTS,
+          }),
+        );
+      }
+    },
+  });
+}
+
+function err(node: OperationDefinitionNode, message: string, extensions: Record<string, unknown>): GraphQLError {
+  return createGraphQLError(message, { nodes: [node], extensions });
 }

@@ -62,6 +62,11 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     graphqlEndpoint: GRAPHQL_PATH,
     graphiql: { title: 'msgx' },
     landingPage: false,
+    // yoga's default CORS reflects any origin with credentials. Off unless origins are configured;
+    // then exactly those, without credentials (the API has no cookies).
+    cors: deps.allowedOrigins && deps.allowedOrigins.length > 0
+      ? { origin: [...deps.allowedOrigins], credentials: false, methods: ['GET', 'POST'], allowedHeaders: ['content-type', 'accept'] }
+      : false,
     plugins: [depthLimit],
     // Unexpected errors read "Unexpected error." with extensions.code INTERNAL_SERVER_ERROR, never
     // a stack; they are logged here, once (a database outage once a minute, not once per query).

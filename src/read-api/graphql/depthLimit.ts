@@ -1,47 +1,37 @@
 import { createGraphQLError } from 'graphql-yoga';
-import { Kind, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+import type { ASTVisitor, ValidationContext } from 'graphql';
 import { ErrorCode } from './errors.ts';
+import { analyseOperation } from './queryAnalysis.ts';
 
 export const MAX_QUERY_DEPTH = 10;
+/** Introspection (GraphiQL's query nests `ofType` about a dozen levels) has its own, larger bound. */
+export const MAX_INTROSPECTION_DEPTH = 16;
 
 /**
- * Validation rule: refuses operations nested deeper than `max` fields (fragments followed;
- * introspection fields such as `__schema` are not counted, so GraphiQL keeps working).
+ * Validation rule: refuses operations nested deeper than `max` fields (fragments followed, each
+ * measured once — see queryAnalysis.ts). Introspection fields (`__schema`, `__type`) are measured
+ * apart against MAX_INTROSPECTION_DEPTH, so GraphiQL keeps working.
  */
 export function depthLimitRule(max: number = MAX_QUERY_DEPTH) {
-  return (context: ValidationContext): ASTVisitor => {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) {
-      if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-    }
-    const depthOf = (set: SelectionSetNode | undefined, seen: ReadonlySet<string>): number => {
-      if (!set) return 0;
-      let deepest = 0;
-      for (const sel of set.selections) {
-        if (sel.kind === Kind.FIELD) {
-          if (sel.name.value.startsWith('__')) continue;
-          deepest = Math.max(deepest, 1 + depthOf(sel.selectionSet, seen));
-        } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-          deepest = Math.max(deepest, depthOf(sel.selectionSet, seen));
-        } else {
-          const frag = fragments.get(sel.name.value);
-          if (frag && !seen.has(frag.name.value)) deepest = Math.max(deepest, depthOf(frag.selectionSet, new Set([...seen, frag.name.value])));
-        }
+  return (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(node) {
+      const s = analyseOperation(context.getSchema(), context.getDocument(), node);
+      if (s.depth > max) {
+        context.reportError(
+          createGraphQLError(`query is nested ${s.depth} levels deep; the limit is ${max}`, {
+            nodes: [node],
+            extensions: { code: ErrorCode.depthLimitExceeded, max, depth: s.depth },
+          }),
+        );
       }
-      return deepest;
-    };
-    return {
-      OperationDefinition(node) {
-        const depth = depthOf(node.selectionSet, new Set());
-        if (depth > max) {
-          context.reportError(
-            createGraphQLError(`query is nested ${depth} levels deep; the limit is ${max}`, {
-              nodes: [node],
-              extensions: { code: ErrorCode.depthLimitExceeded, max, depth },
-            }),
-          );
-        }
-      },
-    };
-  };
+      if (s.introspectionDepth > MAX_INTROSPECTION_DEPTH) {
+        context.reportError(
+          createGraphQLError(`introspection is nested ${s.introspectionDepth} levels deep; the limit is ${MAX_INTROSPECTION_DEPTH}`, {
+            nodes: [node],
+            extensions: { code: ErrorCode.depthLimitExceeded, max: MAX_INTROSPECTION_DEPTH, depth: s.introspectionDepth },
+          }),
+        );
+      }
+    },
+  });
 }

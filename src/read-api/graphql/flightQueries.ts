@@ -3,6 +3,7 @@ import { decodeCursor, encodeCursor } from './cursor.ts';
 import { badInput, requireInt64, requirePageSize } from './errors.ts';
 import { flightParent, type FlightParent } from './flightResolvers.ts';
 import { flightAsOf } from '../asOf/flightAsOf.ts';
+import { parseDateTime, parseDay } from './scalars.ts';
 import { countBoard, selectBoardPage, type BoardFilter, type BoardKey } from '../sql/selectBoard.ts';
 
 interface FlightsArgs {
@@ -24,10 +25,22 @@ const boardCursor = (f: FlightParent): string => encodeCursor(BOARD_CURSOR, [f.o
 
 function parseBoardCursor(after: string): BoardKey {
   const [operationDay = null, scheduledTime = null, flid = null] = decodeCursor(BOARD_CURSOR, after, 3);
-  if (operationDay == null || flid == null || !/^\d{4}-\d{2}-\d{2}$/.test(operationDay) || !/^\d{1,19}$/.test(flid)) {
-    throw badInput('after is not a cursor of this connection', 'after');
-  }
-  if (scheduledTime !== null && Number.isNaN(Date.parse(scheduledTime))) throw badInput('after is not a cursor of this connection', 'after');
+  // Every part goes to SQL with a cast: check each as strictly as the cast would, or a forged
+  // cursor becomes an INTERNAL_SERVER_ERROR instead of the client's error.
+  const fits = (check: () => unknown) => {
+    try {
+      check();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const valid =
+    operationDay !== null && flid !== null &&
+    fits(() => parseDay(operationDay)) &&
+    fits(() => requireInt64(flid, 'after')) &&
+    (scheduledTime === null || fits(() => parseDateTime(scheduledTime)));
+  if (!valid) throw badInput('after is not a cursor of this connection', 'after');
   return { operationDay, scheduledTime, flid };
 }
 

@@ -14,7 +14,9 @@ export const historyResolvers = {
       let after: string | null = null;
       if (args.after != null) {
         const [position] = decodeCursor(HISTORY_CURSOR, args.after, 1);
-        if (position == null || !/^\d{1,19}$/.test(position)) throw badInput('after is not a cursor of this connection', 'after');
+        if (position == null || !/^\d{1,19}$/.test(position) || BigInt(position) > 9223372036854775807n) {
+          throw badInput('after is not a cursor of this connection', 'after');
+        }
         after = position;
       }
       const rows = await selectFlightHistory(ctx.deps.db, flid, after, first + 1);

@@ -3,23 +3,47 @@ import { createGraphQLError } from 'graphql-yoga';
 import { formatInZone } from '../../domain/time.ts';
 import { ErrorCode } from './errors.ts';
 
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 const invalid = (message: string) => createGraphQLError(message, { extensions: { code: ErrorCode.badUserInput } });
+/** What a client sent, quoted short in an error. */
+const quote = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value.slice(0, 60)) : typeof value);
 
-/** A DateTime argument → UTC ISO instant; refuses local times without an offset. */
+/**
+ * A calendar day that exists, in years 1–9999 (PostgreSQL's and ISO's common range). JavaScript's
+ * Date rolls 2025-02-30 over to 2 March; this refuses it.
+ */
+export function isCalendarDay(year: number, month: number, day: number): boolean {
+  if (year < 1 || year > 9999 || month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  return day <= days;
+}
+
+/** A DateTime argument → UTC ISO instant; refuses local times without an offset and days that do not exist. */
 export function parseDateTime(value: unknown): string {
-  if (typeof value !== 'string' || !ISO_WITH_OFFSET.test(value) || Number.isNaN(Date.parse(value))) {
-    throw invalid(`DateTime must be ISO-8601 with an offset, e.g. 2025-03-14T09:30:00+08:00 (got ${JSON.stringify(value)})`);
+  const m = typeof value === 'string' ? ISO_WITH_OFFSET.exec(value) : null;
+  const n = (i: number) => Number(m![i] ?? '0');
+  const valid =
+    m !== null &&
+    isCalendarDay(n(1), n(2), n(3)) &&
+    n(4) <= 23 && n(5) <= 59 && n(6) <= 59 &&
+    (m[8] === 'Z' || (n(9) <= 15 && n(10) <= 59)) &&
+    !Number.isNaN(Date.parse(value as string));
+  if (!valid) {
+    throw invalid(`DateTime must be ISO-8601 with an offset, on a day that exists, e.g. 2025-03-14T09:30:00+08:00 (got ${quote(value)})`);
   }
-  return new Date(value).toISOString();
+  const iso = new Date(value as string);
+  if (iso.getUTCFullYear() < 1 || iso.getUTCFullYear() > 9999) throw invalid(`DateTime is out of range (got ${quote(value)})`);
+  return iso.toISOString();
 }
 
 export function parseDay(value: unknown): string {
   const m = typeof value === 'string' ? DAY.exec(value) : null;
-  const valid = m !== null && new Date(`${value as string}T00:00:00Z`).toISOString().startsWith(value as string);
-  if (!valid) throw invalid(`Date must be YYYY-MM-DD (got ${JSON.stringify(value)})`);
+  if (!m || !isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]))) {
+    throw invalid(`Date must be YYYY-MM-DD, a day that exists (got ${quote(value)})`);
+  }
   return value as string;
 }
 

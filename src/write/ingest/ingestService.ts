@@ -1,12 +1,20 @@
 import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
 import type { Runtime } from '../../platform/runtime.ts';
-import type { Service } from '../../platform/service.ts';
-import { pollOnce, type PollResult } from './pollOnce.ts';
+import type { ReadinessCheck, Service } from '../../platform/service.ts';
+import { newPollState, pollOnce, type PollResult } from './pollOnce.ts';
+
+/** Polls failing in a row that make /readyz say "not ready" (a poison row, a broken mailbox). */
+export const STALL_FAILURES = 3;
 
 export interface Ingest extends Service {
   /** One poll now (tests, tools); the loop keeps its own schedule. */
   pollOnce(): Promise<PollResult>;
+  /**
+   * /readyz: not ready once the loop has failed STALL_FAILURES polls in a row, or has not finished
+   * a poll for MSGX_INGEST_STALL_MS — with the reason (the last error).
+   */
+  readonly readiness: ReadinessCheck;
 }
 
 /**
@@ -20,10 +28,37 @@ export function createIngest(rt: Runtime): Ingest {
   let loop: Promise<void> | undefined;
   // Polls never overlap: the loop and a caller of pollOnce() take turns.
   let turn: Promise<unknown> = Promise.resolve();
+  const state = newPollState();
+  let lastOkAt = rt.clock.now().getTime();
+  let failuresInRow = 0;
+  let lastError: string | undefined;
   const poll = (): Promise<PollResult> => {
-    const p = turn.then(() => pollOnce(rt, log));
+    const p = turn.then(() => pollOnce(rt, log, state));
     turn = p.catch(() => undefined);
+    p.then(
+      () => {
+        lastOkAt = rt.clock.now().getTime();
+        failuresInRow = 0;
+        lastError = undefined;
+      },
+      (err: unknown) => {
+        failuresInRow++;
+        lastError = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      },
+    );
     return p;
+  };
+  const readiness: ReadinessCheck = {
+    name: 'ingest',
+    async check() {
+      const since = rt.clock.now().getTime() - lastOkAt;
+      if (failuresInRow >= STALL_FAILURES) {
+        throw new Error(`ingest stalled: ${failuresInRow} polls failed in a row; last error: ${(lastError ?? '').slice(0, 300)}`);
+      }
+      if (loop && since > rt.cfg.ingestStallMs) {
+        throw new Error(`ingest stalled: no poll completed for ${Math.round(since / 1000)} s${lastError ? `; last error: ${lastError.slice(0, 300)}` : ''}`);
+      }
+    },
   };
 
   async function run(): Promise<void> {
@@ -34,7 +69,7 @@ export function createIngest(rt: Runtime): Ingest {
         const r = await poll();
         failures.succeeded();
         if (r.copied > 0 || r.gapsExpired > 0) log.debug({ ...r }, 'ingested');
-        if (r.read >= rt.cfg.ingestBatch) sleepMs = 0;
+        if (r.more) sleepMs = 0;
       } catch (err) {
         failures.failed(err);
         sleepMs = Math.max(rt.cfg.pollIntervalMs, outageRetryDelay(rt.cfg, failures.count));
@@ -46,6 +81,7 @@ export function createIngest(rt: Runtime): Ingest {
   return {
     name: 'ingest',
     async start() {
+      lastOkAt = rt.clock.now().getTime();
       loop = run();
     },
     async stop() {
@@ -53,5 +89,6 @@ export function createIngest(rt: Runtime): Ingest {
       await loop;
     },
     pollOnce: poll,
+    readiness,
   };
 }

@@ -1,20 +1,23 @@
 import { crashPoint } from '../../platform/crashPoint.ts';
 import { withTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { InboxRow } from '../../platform/mailbox/port.ts';
+import type { InboxRow, InboxRowSize, Mailbox } from '../../platform/mailbox/port.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
 import { advanceWatermark, copyInbox, lockWatermark, readWatermark } from './copyInbox.ts';
-import { expireGaps, expiredUnseenGaps, markAppeared, openGaps, recordGaps, type OpenGap } from './gaps.ts';
+import { expireGaps, expiredUnseenGaps, markAppeared, openGaps, recordGaps, recordIdRange, type OpenGap } from './gaps.ts';
 
 /** Open gaps rescanned per poll (the lowest ones: those block the pump). */
 const GAP_RESCAN_LIMIT = 1000;
+/** Expired gaps watched per poll; successive polls page through all of them (PollState). */
+export const LATE_WATCH_PAGE = 1000;
 /** Expired gaps stay watched this long for a late commit, which is then still ingested. */
 const LATE_WATCH_MS = 24 * 3600_000;
 /**
  * A run of more missing ids than this between two visible ids is an id jump (auto-increment
- * bumped by the server), not uncommitted inserts: it is logged, not recorded as gaps.
+ * bumped by the server), not uncommitted inserts: it is recorded as one range in inbox_id_range
+ * (auditable, not watched), not as gaps.
  */
 export const MAX_GAP_RUN = 10_000;
 
@@ -27,6 +30,43 @@ export interface PollResult {
   readonly gapsAppeared: number;
   readonly gapsExpired: number;
   readonly watermark: string;
+  /** More is waiting (a full batch, or the byte budget cut the poll short): poll again at once. */
+  readonly more: boolean;
+  /** XML bytes loaded by this poll (at most MSGX_INGEST_MAX_BYTES, or one row larger than that). */
+  readonly bytes: number;
+}
+
+/** What successive polls carry over: where the late-commit watch continues. */
+export interface PollState {
+  lateAfter: string;
+}
+
+export const newPollState = (): PollState => ({ lateAfter: '0' });
+
+/**
+ * A byte budget over rows chosen in order: take rows while they fit; the first row is always
+ * taken, however large (a single 16 MiB message must still go through).
+ */
+class ByteBudget {
+  spent = 0;
+  cut = false;
+  constructor(private readonly max: number) {}
+  take(sizes: readonly InboxRowSize[]): string[] {
+    const ids: string[] = [];
+    for (const s of sizes) {
+      if (this.spent > 0 && this.spent + s.bytes > this.max) {
+        this.cut = true;
+        break;
+      }
+      ids.push(s.id);
+      this.spent += s.bytes;
+    }
+    return ids;
+  }
+}
+
+async function readChosen(mailbox: Mailbox, ids: readonly string[]): Promise<InboxRow[]> {
+  return ids.length > 0 ? mailbox.readIds(ids) : [];
 }
 
 /**
@@ -34,26 +74,35 @@ export interface PollResult {
  * id, copied into inbox_message + proc_state(PENDING) with the cursor, the gap book-keeping and a
  * `GapExpired` decision per expired gap — ONE transaction, NOTIFY msgx_inbox on commit.
  */
-export async function pollOnce(rt: Runtime, log: Logger): Promise<PollResult> {
+export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newPollState()): Promise<PollResult> {
   const { pool, mailbox, cfg, clock } = rt;
   const now = clock.now();
   const watermark = await readWatermark(pool, INBOX_SOURCE);
-  const rows = await mailbox.readAfter(watermark, cfg.ingestBatch);
+  // Sizes first, XML only for what fits the budget: gap rows (they block the pump), late rows,
+  // then new rows as a prefix by id (the watermark moves to the last one read).
+  const budget = new ByteBudget(cfg.ingestMaxBytes);
   const open = await openGaps(pool, INBOX_SOURCE, GAP_RESCAN_LIMIT);
-  const appeared = open.length > 0 ? await mailbox.readIds(open.map((g) => g.gapId)) : [];
-  const watched = await expiredUnseenGaps(pool, INBOX_SOURCE, new Date(now.getTime() - LATE_WATCH_MS), GAP_RESCAN_LIMIT);
-  const late = watched.length > 0 ? await mailbox.readIds(watched) : [];
+  const appeared = await readChosen(mailbox, budget.take(await mailbox.sizesOf(open.map((g) => g.gapId))));
+  const watched = await expiredUnseenGaps(pool, INBOX_SOURCE, new Date(now.getTime() - LATE_WATCH_MS), state.lateAfter, LATE_WATCH_PAGE);
+  const lateSizes = await mailbox.sizesOf(watched);
+  const lateIds = budget.take(lateSizes);
+  const late = await readChosen(mailbox, lateIds);
+  // Next poll: the page after this one (or after the last row that fitted); from the start when done.
+  const lateCut = lateIds.length < lateSizes.length;
+  const nextLateAfter = lateCut ? (lateIds.at(-1) ?? state.lateAfter) : watched.length < LATE_WATCH_PAGE ? '0' : watched.at(-1)!;
+  const newSizes = await mailbox.sizesAfter(watermark, cfg.ingestBatch);
+  const rows = await readChosen(mailbox, budget.take(newSizes));
 
   const result = await withTransaction(pool, async (c) => {
     const locked = await lockWatermark(c, INBOX_SOURCE);
     if (locked !== watermark) {
       log.warn({ read: watermark, now: locked }, 'ingest cursor moved under this poll (a second ingest?); skipping');
-      return { read: 0, copied: 0, gapsOpened: 0, gapsAppeared: 0, gapsExpired: 0, watermark: locked };
+      return { read: 0, copied: 0, gapsOpened: 0, gapsAppeared: 0, gapsExpired: 0, watermark: locked, more: false, bytes: 0 };
     }
     const copied = await copyInbox(c, INBOX_SOURCE, [...appeared, ...late, ...rows], now);
     const gapsOpened = await recordNewGaps(c, watermark, rows, now, log);
     await markAppeared(c, INBOX_SOURCE, [...appeared, ...late].map((r) => r.id), now);
-    if (late.length > 0) log.warn({ ids: late.map((r) => r.id) }, 'rows appeared after their gap expired; ingested out of order');
+    if (late.length > 0) log.warn({ count: late.length, ids: late.slice(0, 20).map((r) => r.id) }, 'rows appeared after their gap expired; ingested out of order');
     const expired = await expireGaps(c, INBOX_SOURCE, new Date(now.getTime() - cfg.gapTimeoutMs), now);
     if (expired.length > 0) await recordExpiry(c, expired, cfg.gapTimeoutMs, now, log);
     const top = rows.length > 0 ? rows[rows.length - 1]!.id : watermark;
@@ -62,8 +111,18 @@ export async function pollOnce(rt: Runtime, log: Logger): Promise<PollResult> {
       await c.query("SELECT pg_notify('msgx_inbox', $1)", [top]);
     }
     if (copied.length > 0) crashPoint('ingest.uncommitted');
-    return { read: rows.length, copied: copied.length, gapsOpened, gapsAppeared: appeared.length, gapsExpired: expired.length, watermark: top };
+    return {
+      read: rows.length,
+      copied: copied.length,
+      gapsOpened,
+      gapsAppeared: appeared.length,
+      gapsExpired: expired.length,
+      watermark: top,
+      more: budget.cut || newSizes.length >= cfg.ingestBatch,
+      bytes: budget.spent,
+    };
   });
+  state.lateAfter = nextLateAfter;
   if (result.copied > 0) crashPoint('ingest.committed');
   return result;
 }
@@ -80,7 +139,8 @@ async function recordNewGaps(c: PoolClient, watermark: string, rows: readonly In
     const id = BigInt(r.id);
     const missing = id - prev - 1n;
     if (missing > BigInt(MAX_GAP_RUN)) {
-      log.warn({ after: String(prev), next: r.id, missing: String(missing) }, 'CMINMSGS id jump: not recorded as gaps');
+      await recordIdRange(c, INBOX_SOURCE, String(prev), r.id, now);
+      log.warn({ after: String(prev), next: r.id, missing: String(missing) }, 'CMINMSGS id jump: recorded as one range in inbox_id_range, not as gaps');
     } else if (missing > 0n) {
       opened += await recordGaps(c, INBOX_SOURCE, String(prev), r.id, visible, now);
     }
