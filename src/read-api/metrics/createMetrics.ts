@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Queryable } from '../../platform/db.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import { selectOpsGauges } from '../sql/selectOpsGauges.ts';
+import type { ModeProbe } from '../../platform/runMode.ts';
 import { OUTBOX_TARGETS, selectPipeline } from '../sql/selectPipeline.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
 import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
@@ -24,7 +25,7 @@ export interface Metrics {
 /** How long a scrape waits for the mailbox to answer before calling it unreachable. */
 const MAILBOX_PING_MS = 2000;
 
-export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean }): Metrics {
+export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe }): Metrics {
   const registry = new client.Registry();
   if (deps.defaultMetrics !== false) client.collectDefaultMetrics({ register: registry, prefix: 'msgx_process_' });
   const g = (name: string, help: string, labelNames: string[] = []) =>
@@ -39,6 +40,7 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
   const projLag = g('msgx_projection_lag', 'Decisions not yet applied by each projector', ['projection']);
   const outboxPending = g('msgx_outbox_pending', 'Outbox events waiting for delivery', ['target']);
   const outboxDead = g('msgx_outbox_dead', 'Outbox events DEAD', ['target']);
+  const shadow = g('msgx_shadow_mode', '1 while msgx runs in shadow mode beside the legacy system (no write-back, no COUTMSGS, prefixed topics), else 0');
   const outboxAge = g('msgx_outbox_oldest_pending_age_seconds', 'Age of the oldest pending outbox event', ['target']);
   const openGaps = g('msgx_open_gaps', 'CMINMSGS id gaps open now (the pump waits below the lowest)');
   const gapAge = g('msgx_oldest_open_gap_age_seconds', 'Age of the oldest open gap; 0 when none is open');
@@ -75,6 +77,7 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
   async function refresh(): Promise<void> {
     const p = await selectPipeline(deps.db);
     const now = deps.clock.now().getTime();
+    if (deps.mode) shadow.set((await deps.mode()).shadow ? 1 : 0);
     backlog.set(p.backlog);
     failed.set(p.failed);
     dead.set(p.dead);
