@@ -98,6 +98,9 @@ const schema = z.object({
     .trim()
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
     .optional(),
+  // Reference data (issue 16): VIPL personal data in the read API; ask for every kind at start.
+  MSGX_EXPOSE_PERSONAL_DATA: bool.default(false),
+  MSGX_REQUEST_REFERENCE_AT_START: bool.default(true),
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
@@ -166,6 +169,10 @@ export interface Config {
   readonly requestExpireMs: number;
   readonly requestPlanDailyAt: string | undefined;
   readonly esdbUrl: string | undefined;
+  /** Serve VIPL records whole and VIPL messages' raw XML (default: kind, code and VRNK only). */
+  readonly exposePersonalData: boolean;
+  /** A writer whose reference store is empty requests every kind (RQRD) once at start. */
+  readonly requestReferenceAtStart: boolean;
   readonly archiveAfterDays: number;
   readonly historyKeepDays: number;
   readonly logLevel: Parsed['MSGX_LOG_LEVEL'];
@@ -244,6 +251,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestExpireMs: p.MSGX_REQUEST_EXPIRE_MS,
     requestPlanDailyAt: p.MSGX_REQUEST_PLAN_DAILY_AT,
     esdbUrl: p.MSGX_ESDB_URL,
+    exposePersonalData: p.MSGX_EXPOSE_PERSONAL_DATA,
+    requestReferenceAtStart: p.MSGX_REQUEST_REFERENCE_AT_START,
     archiveAfterDays: p.MSGX_ARCHIVE_AFTER_DAYS,
     historyKeepDays: p.MSGX_HISTORY_KEEP_DAYS,
     logLevel: p.MSGX_LOG_LEVEL,

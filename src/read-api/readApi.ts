@@ -39,6 +39,7 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
       mailbox: rt.mailbox,
       mode,
       allowedOrigins: rt.cfg.allowedOrigins,
+      exposePersonalData: rt.cfg.exposePersonalData,
     },
     feed,
   );
