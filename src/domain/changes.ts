@@ -10,6 +10,7 @@ import type {
   RoutePoint, TowEvent, VipGuest,
 } from './flight.ts';
 import type { SchdStyp } from './catalogue.ts';
+import { isReferenceChange, type ReferenceChange } from './reference/changes.ts';
 
 export interface FlightCreated {
   type: 'FlightCreated';
@@ -75,7 +76,8 @@ export interface PlanSnapshotApplied {
 export interface FlightsArchived { type: 'FlightsArchived'; flids: string[]; beforeDay: string }
 
 export type FlightChange = FlightCreated | FlightUpdated | ListReplaced | FlightDeleted | FlightRestored;
-export type Change = FlightChange | PlanSnapshotApplied | FlightsArchived;
+/** Reference data and seasonal schedules: no flight (src/domain/reference/changes.ts). */
+export type Change = FlightChange | PlanSnapshotApplied | FlightsArchived | ReferenceChange;
 export type ChangeType = Change['type'];
 
 /** Which change replaces which list. */
@@ -111,5 +113,5 @@ export function listOf(change: ListReplaced): ListName {
 }
 
 export function isFlightChange(change: Change): change is FlightChange {
-  return change.type !== 'PlanSnapshotApplied' && change.type !== 'FlightsArchived';
+  return change.type !== 'PlanSnapshotApplied' && change.type !== 'FlightsArchived' && !isReferenceChange(change);
 }

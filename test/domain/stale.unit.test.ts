@@ -15,7 +15,7 @@ const SEED = schdXml('ADFT', [fltr('1', '14MAR251040', '<ALCD>CA</ALCD><MVIN>D</
 /** Decide and apply `xml` as message `msgId`. */
 function step(flights: Map<string, FlightState>, msgId: number, xml: string) {
   const message = decodeOk(xml);
-  const d = decide(flights, message, { msgId: String(msgId) });
+  const d = decide(flights, message, undefined, { msgId: String(msgId) });
   if (d.skipped === undefined) applyDecision(flights, { position: String(msgId), msgId: String(msgId), recordedAt: message.meta.sentAt, changes: d.changes });
   return d;
 }

@@ -110,12 +110,13 @@ export function decisionOf(msgId: string, o: Outcome): NewDecision {
           ...(o.deletedFlids ? { deletedFlids: o.deletedFlids } : {}),
           ...(o.staleFlids ? { staleFlids: o.staleFlids } : {}),
           ...(o.blocks ? { blocks: o.blocks } : {}),
+          ...(o.reference ?? {}),
         },
       };
     case 'Skipped':
       return {
         msgId, kind: 'Skipped', handler: o.handler, handlerVersion: o.handlerVersion, flids: o.flids,
-        payload: { reason: o.reason, ...(o.blocks ? { blocks: o.blocks } : {}) },
+        payload: { reason: o.reason, ...(o.blocks ? { blocks: o.blocks } : {}), ...(o.reference ?? {}) },
       };
     case 'Failed':
       return {
