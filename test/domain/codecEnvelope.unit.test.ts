@@ -94,8 +94,8 @@ describe('the real envelope (interface.md)', () => {
   });
 
   it.each(['ADD', 'UPD', 'DEL', 'A1', 'N0N3'].filter((s) => s.length >= 3))('takes the 3/4-character STYP %s (UNSUPPORTED until a handler exists, never MALFORMED)', (styp) => {
-    const r = decode(msgXml({ type: 'AIRL', styp }, '<AIRL/>'), { tz: TZ });
-    expect(r).toMatchObject({ ok: false, errorClass: 'UNSUPPORTED', meta: { type: 'AIRL', styp } });
+    const r = decode(msgXml({ type: 'WXYZ', styp }, '<WXYZ/>'), { tz: TZ });
+    expect(r).toMatchObject({ ok: false, errorClass: 'UNSUPPORTED', meta: { type: 'WXYZ', styp } });
   });
 
   it('takes a TYPE with digits', () => {

@@ -20,7 +20,7 @@ const flight = (over: Partial<FlightState> = {}): FlightState => ({
 
 describe('flight export', () => {
   it('has a column for every Flight field but the log envelope, grouped fields as dotted columns, and no other', () => {
-    const view = toFlightView(flight({ linkAirline: 'MU', agentField: 'X' })) as unknown as Record<string, unknown>;
+    const view = toFlightView(flight({ linkAirline: 'MU', agentField: 'X', abnormalReason: 'TECH', vipPassengers: 1, portCode: 'O' })) as unknown as Record<string, unknown>;
     const expected = Object.entries(view)
       .filter(([k]) => !(ENVELOPE_FIELDS as readonly string[]).includes(k))
       .flatMap(([k, v]) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).map((s) => `${k}.${s}`) : [k]));

@@ -27,7 +27,7 @@ describe('handler registry', () => {
 
   it('answers undefined (UNSUPPORTED) for anything else', () => {
     expect(handlerFor('FLOP', 'ZZZZ')).toBeUndefined();
-    expect(handlerFor('AIRL', 'ADD')).toBeUndefined();
+    expect(handlerFor('WXYZ', 'ADD')).toBeUndefined();
     expect(handlerFor('FDEL', 'FDEL')).toBeUndefined(); // TYPE=FDEL is normalized by the codec first
     expect(handlerFor('SCHD', 'toString')).toBeUndefined();
   });
