@@ -98,6 +98,7 @@ export interface PlannedCorrection {
   readonly handlerVersions: Record<string, number>;
 }
 
+const NONE: ReadonlySet<string> = new Set();
 const REPLAYABLE_VERDICTS = new Set(['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED']);
 
 export class Redecision {
@@ -179,7 +180,10 @@ export class Redecision {
   private step(d: LoggedDecision): void {
     this.events++;
     const changes = Array.isArray(d.payload.changes) ? d.payload.changes : [];
-    if (changes.length > 0) this.fold(this.logFlights, d, changes);
+    const outcome = d.msgId !== null && d.rawXml !== null && (OUTCOME_KINDS as readonly string[]).includes(d.kind);
+    // Whether both folds hold the very same states of the flights this decision touches (see redecide).
+    const inSync = outcome && changes.length > 0 && this.inSync(changes);
+    const logTouched = changes.length > 0 ? this.fold(this.logFlights, d, changes) : NONE;
     if (d.kind === 'Correction') {
       for (const s of d.payload.supersedes ?? []) {
         const list = this.superseded.get(s.msgId) ?? [];
@@ -188,8 +192,8 @@ export class Redecision {
       }
       return;
     }
-    if (d.msgId !== null && d.rawXml !== null && (OUTCOME_KINDS as readonly string[]).includes(d.kind)) {
-      this.redecide(d, d.msgId, d.rawXml);
+    if (outcome) {
+      this.redecide(d, d.msgId!, d.rawXml!, inSync, logTouched);
       return;
     }
     if (d.kind === 'FlightsArchived') return; // the re-decided traffic sweeps by itself (redecide)
@@ -199,13 +203,28 @@ export class Redecision {
     }
   }
 
+  private inSync(changes: readonly Change[]): boolean {
+    for (const c of changes) {
+      if (c.type === 'FlightsArchived') {
+        if (c.flids.some((f) => this.logFlights.get(f) !== this.newFlights.get(f))) return false;
+      } else if (c.type !== 'PlanSnapshotApplied' && this.logFlights.get(c.flid) !== this.newFlights.get(c.flid)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private fold(flights: Map<string, FlightState>, d: LoggedDecision, changes: readonly Change[]): Set<string> {
     const touched = applyDecision(flights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
     for (const f of touched) this.touched.add(f);
     return touched;
   }
 
-  private redecide(d: LoggedDecision, msgId: string, rawXml: string): void {
+  /**
+   * Decide one message again. `inSync`: before the log's fold of this decision both sides held the
+   * same states of its flights; `logTouched`: the flights that fold touched.
+   */
+  private redecide(d: LoggedDecision, msgId: string, rawXml: string, inSync: boolean, logTouched: ReadonlySet<string>): void {
     this.decidedCount++;
     // A later outcome of the same message (it was replayed) supersedes an earlier replay candidate.
     this.replayable.delete(msgId);
@@ -232,9 +251,22 @@ export class Redecision {
       return;
     }
     if (outcome.identity !== null && identity !== null && !this.bound.has(identity)) this.bound.set(identity, msgId);
-    if (!sameOutcome(before, after)) this.differing.push(entry());
+    const same = sameOutcome(before, after);
+    if (!same) this.differing.push(entry());
     if (outcome.kind === 'Applied') {
-      const touched = this.fold(this.newFlights, d, outcome.changes);
+      let touched: ReadonlySet<string>;
+      if (same && inSync) {
+        // Same changes onto the same states: the log's new states are the re-decided ones too
+        // (states are never edited once in a map), so fold once and share — half the work.
+        touched = logTouched;
+        for (const flid of touched) {
+          const state = this.logFlights.get(flid);
+          if (state === undefined) this.newFlights.delete(flid);
+          else this.newFlights.set(flid, state);
+        }
+      } else {
+        touched = this.fold(this.newFlights, d, outcome.changes);
+      }
       for (const flid of touched) {
         const hs = this.handlers.get(flid) ?? new Map<string, number>();
         hs.set(outcome.handler, outcome.handlerVersion);
@@ -260,6 +292,8 @@ export class Redecision {
     const out: FlightDifference[] = [];
     for (const flid of [...this.touched].sort(compareFlids)) {
       if (!this.wanted([flid])) continue;
+      const log = this.logFlights.get(flid);
+      if (log !== undefined && log === this.newFlights.get(flid)) continue;
       const diff = flightDiff(this.logFlights.get(flid), this.newFlights.get(flid), { ignore: ENVELOPE_FIELDS });
       if (!isEmptyDiff(diff)) out.push({ flid, ...diff });
     }
