@@ -129,6 +129,8 @@ const schema = z.object({
     .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio between 0 and 1, e.g. 0.01')
     .transform(Number)
     .default(0.01),
+  MSGX_SHADOW: bool.default(false),
+  MSGX_SHADOW_TOPIC_PREFIX: z.string().trim().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be a non-empty Kafka topic prefix such as shadow.').default('shadow.'),
   MSGX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -181,6 +183,8 @@ export interface Config {
     readonly checkAt: string;
     readonly sampleRatio: number;
   };
+  /** Shadow run beside the legacy system (SYSTEM.md §11; also `msgx start --shadow`). */
+  readonly shadow: { readonly enabled: boolean; readonly topicPrefix: string };
 }
 
 export class ConfigError extends Error {
@@ -250,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkAt: p.MSGX_CONSISTENCY_CHECK_AT,
       sampleRatio: p.MSGX_CONSISTENCY_SAMPLE_RATIO,
     }),
+    shadow: Object.freeze({ enabled: p.MSGX_SHADOW, topicPrefix: p.MSGX_SHADOW_TOPIC_PREFIX }),
   });
 }
 

@@ -2,6 +2,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Queryable } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
+import type { ModeProbe } from '../../platform/runMode.ts';
 import type { FlightLists, FlightState } from '../../domain/flight.ts';
 import { emptyLists } from '../../domain/lists.ts';
 import { DETAIL_TABLES, type DetailTable } from '../../readModel/flightRows.ts';
@@ -24,6 +25,8 @@ export interface ReadApiDeps {
   readonly mailbox?: Pick<Mailbox, 'countAfter'>;
   /** MSGX_ALLOWED_ORIGINS: CORS is answered for these origins only; none (the default) → no CORS at all. */
   readonly allowedOrigins?: readonly string[];
+  /** The run mode for pipeline.mode / pipeline.shadow (default: read from `db`). */
+  readonly mode?: ModeProbe;
 }
 
 export interface Loaders {

@@ -4,6 +4,9 @@ import { createListener, Latch } from '../pump/wakeup.ts';
 import { answerRequests } from './answerRequests.ts';
 import { runDailyRequest } from './dailyRequest.ts';
 import { expireRequests, nextRequestDue } from './expireRequests.ts';
+import { recordShadowRequest } from './recordShadowRequest.ts';
+import { localDate, localInstant, nextDate } from './aodbTime.ts';
+import { dailyRunToday, nextDayWindow } from './requestWindow.ts';
 import { sendRequests, type RequestDeps } from './sendRequests.ts';
 
 export interface RequestTrackerDeps extends RequestDeps {
@@ -13,6 +16,8 @@ export interface RequestTrackerDeps extends RequestDeps {
   readonly dailyAt: string | undefined;
   /** Safety poll. Default 60 s. */
   readonly pollMs?: number;
+  /** Shadow mode: nothing is sent; the daily request is recorded as a decision (recordShadowRequest). */
+  readonly shadow?: boolean;
 }
 
 /**
@@ -34,7 +39,28 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
   });
   let loop: Promise<void> | null = null;
 
+  /** Shadow mode: the daily request is recorded (once per day), never sent. */
+  const shadowRound = async (): Promise<Date> => {
+    const wakeAt = [deps.clock.now().getTime() + (deps.pollMs ?? 60_000)];
+    if (deps.dailyAt) {
+      const now = deps.clock.now();
+      const tz = deps.cfg.airportTz;
+      const dueAt = dailyRunToday(now, deps.dailyAt, tz);
+      if (now.getTime() < dueAt.getTime()) {
+        wakeAt.push(dueAt.getTime());
+      } else {
+        const w = nextDayWindow(now, tz);
+        const rec = await recordShadowRequest(deps.pool, { from: w.from, to: w.to, now, dailyFor: w.day, requestedBy: 'msgx (daily)' });
+        if (rec) log.info({ day: w.day, position: rec.position }, 'shadow mode: daily plan request recorded, not sent');
+        const [h, m] = deps.dailyAt.split(':').map(Number) as [number, number];
+        wakeAt.push(localInstant(nextDate(localDate(now, tz)), h, m, tz).getTime());
+      }
+    }
+    return new Date(Math.min(...wakeAt));
+  };
+
   const round = async (): Promise<Date> => {
+    if (deps.shadow) return shadowRound();
     await sendRequests(deps);
     for (const a of await answerRequests(deps.pool, deps.cfg.airportTz)) {
       log.info({ reqId: a.reqId, mgid: a.mgid, answeredBy: a.answeredBy, matchedBy: a.by }, 'plan request answered (DONE)');
