@@ -1,5 +1,5 @@
 /**
- * Figure 8 — `msgx redecide --from 0` over the week fixture of figure 4 (just over 200k events,
+ * Figure 9 — `msgx redecide --from 0` over the week fixture of figure 4 (just over 200k events,
  * every message's raw XML in inbox_message), events/s, against `msgx rebuild flights` on the same
  * log measured in the same run (the goal: within 2× of the rebuild, ratio ≥ 0.5). The report must
  * be empty: the fixture was decided by the pump's own code (bench/harness/domainMirror.ts), so
@@ -49,7 +49,7 @@ export async function fillInbox(url: string): Promise<number> {
 }
 
 export const redecideFigure: Figure = {
-  id: 8,
+  id: 9,
   name: 'redecide',
   title: 'msgx redecide --from 0 over a ≥ 200k-event log',
   async run(): Promise<FigureResult> {
