@@ -29,7 +29,7 @@ import { ENVELOPE_FIELDS, flightDiff, isEmptyDiff, type FlightDiff } from '../..
 import { compareFlids } from '../../domain/flid.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Queryable } from '../../platform/db.ts';
-import { judge, readHead, type JudgeContext } from '../pump/evaluate.ts';
+import { judge, readHead, type JudgeContext, type ReadHead } from '../pump/evaluate.ts';
 import type { Head } from '../pump/findHeads.ts';
 import { flidsOf } from '../pump/outcome.ts';
 import {
@@ -99,6 +99,16 @@ export interface PlannedCorrection {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/** A decision that ended a message, with the message's raw input: decided again. */
+const isOutcome = (d: LoggedDecision): boolean =>
+  d.msgId !== null && d.rawXml !== null && (OUTCOME_KINDS as readonly string[]).includes(d.kind);
+
+/** The message of an outcome decision as a fresh head (no attempts: the verdict of the code alone). */
+const headOf = (d: LoggedDecision): Head => ({
+  msgId: d.msgId!, state: 'PENDING', attempts: 0, nextAttemptAt: null, firstFailureAt: null, identityKey: null, rawXml: d.rawXml!,
+  nulReplaced: d.nulReplaced,
+});
 const REPLAYABLE_VERDICTS = new Set(['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED']);
 
 export class Redecision {
@@ -154,10 +164,15 @@ export class Redecision {
     return this.pos;
   }
 
-  /** Read and decide again every decision after `position` up to `upTo`. */
+  /**
+   * Read and decide again every decision after `position` up to `upTo`; the next page is read while
+   * this one is decided. (Decoding in worker threads was tried: on the loaded 2-core machine the
+   * structured clone of the decoded messages cost more than it saved — docs/benchmarks.md.)
+   */
   async advance(q: Queryable, upTo: string): Promise<void> {
     const page = this.opts.pageSize ?? 5000;
     this.total = Math.max(this.total, Number(BigInt(upTo) - BigInt(this.from)));
+    const { cfg } = this.opts;
     let next = readLogPage(q, this.pos, upTo, page);
     for (;;) {
       const rows = await next;
@@ -166,7 +181,7 @@ export class Redecision {
       const more = rows.length === page;
       // The next page is asked for before this one is decided: PostgreSQL and the decisions overlap.
       if (more) next = readLogPage(q, last.position, upTo, page);
-      for (const d of rows) this.step(d);
+      for (const d of rows) this.step(d, isOutcome(d) ? readHead(headOf(d), cfg, new Date(d.recordedAt)) : undefined);
       this.pos = last.position;
       this.opts.onProgress?.({ events: this.events, total: this.total, decided: this.decidedCount, position: this.pos });
       if (!more) break;
@@ -177,10 +192,10 @@ export class Redecision {
     }
   }
 
-  private step(d: LoggedDecision): void {
+  private step(d: LoggedDecision, read: ReadHead | undefined): void {
     this.events++;
     const changes = Array.isArray(d.payload.changes) ? d.payload.changes : [];
-    const outcome = d.msgId !== null && d.rawXml !== null && (OUTCOME_KINDS as readonly string[]).includes(d.kind);
+    const outcome = read !== undefined;
     // Whether both folds hold the very same states of the flights this decision touches (see redecide).
     const inSync = outcome && changes.length > 0 && this.inSync(changes);
     const logTouched = changes.length > 0 ? this.fold(this.logFlights, d, changes) : NONE;
@@ -193,7 +208,7 @@ export class Redecision {
       return;
     }
     if (outcome) {
-      this.redecide(d, d.msgId!, d.rawXml!, inSync, logTouched);
+      this.redecide(d, read, inSync, logTouched);
       return;
     }
     if (d.kind === 'FlightsArchived') return; // the re-decided traffic sweeps by itself (redecide)
@@ -224,16 +239,14 @@ export class Redecision {
    * Decide one message again. `inSync`: before the log's fold of this decision both sides held the
    * same states of its flights; `logTouched`: the flights that fold touched.
    */
-  private redecide(d: LoggedDecision, msgId: string, rawXml: string, inSync: boolean, logTouched: ReadonlySet<string>): void {
+  private redecide(d: LoggedDecision, read: ReadHead, inSync: boolean, logTouched: ReadonlySet<string>): void {
     this.decidedCount++;
+    const msgId = d.msgId!;
     // A later outcome of the same message (it was replayed) supersedes an earlier replay candidate.
     this.replayable.delete(msgId);
     const now = new Date(d.recordedAt);
-    const head: Head = {
-      msgId, state: 'PENDING', attempts: 0, nextAttemptAt: null, firstFailureAt: null, identityKey: null, rawXml, nulReplaced: d.nulReplaced,
-    };
+    const head = headOf(d);
     const { cfg } = this.opts;
-    const read = readHead(head, cfg, now);
     const identity = read.ok ? read.identity : null;
     const holder = identity === null ? undefined : this.bound.get(identity);
     const owner = holder === undefined || holder === msgId ? null : holder;
