@@ -1,11 +1,14 @@
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
+import { compareCommand } from './compareCommand.ts';
+import { exportCommand } from './exportCommand.ts';
 import { migrateCommand } from './migrateCommand.ts';
 import { rebuildCommand } from './rebuildCommand.ts';
 import { redecideCommand } from './redecideCommand.ts';
 import { replayCommand } from './replayCommand.ts';
 import { replayDeliveriesCommand } from './replayDeliveriesCommand.ts';
 import { requestPlanCommand } from './requestPlanCommand.ts';
+import { requestReferenceCommand } from './requestReferenceCommand.ts';
 import { startCommand } from './startCommand.ts';
 import { statusCommand } from './statusCommand.ts';
 import { verifyCommand } from './verifyCommand.ts';
@@ -32,7 +35,10 @@ export const commands: Record<string, Command> = {
   replay: replayCommand,
   'replay-deliveries': replayDeliveriesCommand,
   'request-plan': requestPlanCommand,
+  'request-reference': requestReferenceCommand,
   rebuild: rebuildCommand,
   redecide: redecideCommand,
   verify: verifyCommand,
+  export: exportCommand,
+  compare: compareCommand,
 };

@@ -86,6 +86,7 @@ const schema = z.object({
   MSGX_BACKOFF_MS: msList.default([1000, 2000, 4000, 8000, 16000]),
   MSGX_BACKOFF_CAP_MS: int(0).default(60_000),
   MSGX_HEAD_DEADLINE_MS: int(0).default(600_000),
+  MSGX_HEAD_BLOCKED_WARN_MS: int(0).default(60_000),
   MSGX_SCHD_FLUSH_MS: int(10).default(3000),
   MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
   MSGX_IDENTITY_INCLUDE_DAY: bool.default(false),
@@ -97,6 +98,9 @@ const schema = z.object({
     .trim()
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
     .optional(),
+  // Reference data (issue 16): VIPL personal data in the read API; ask for every kind at start.
+  MSGX_EXPOSE_PERSONAL_DATA: bool.default(false),
+  MSGX_REQUEST_REFERENCE_AT_START: bool.default(true),
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
@@ -155,6 +159,8 @@ export interface Config {
   readonly backoffMs: readonly number[];
   readonly backoffCapMs: number;
   readonly headDeadlineMs: number;
+  /** A head FAILED for this long (since its first failure) gets one warn line. */
+  readonly headBlockedWarnMs: number;
   readonly schdFlushMs: number;
   readonly schdFlushLimit: number;
   readonly identityIncludeDay: boolean;
@@ -163,6 +169,10 @@ export interface Config {
   readonly requestExpireMs: number;
   readonly requestPlanDailyAt: string | undefined;
   readonly esdbUrl: string | undefined;
+  /** Serve VIPL records whole and VIPL messages' raw XML (default: kind, code and VRNK only). */
+  readonly exposePersonalData: boolean;
+  /** A writer whose reference store is empty requests every kind (RQRD) once at start. */
+  readonly requestReferenceAtStart: boolean;
   readonly archiveAfterDays: number;
   readonly historyKeepDays: number;
   readonly logLevel: Parsed['MSGX_LOG_LEVEL'];
@@ -232,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backoffMs: Object.freeze(p.MSGX_BACKOFF_MS),
     backoffCapMs: p.MSGX_BACKOFF_CAP_MS,
     headDeadlineMs: p.MSGX_HEAD_DEADLINE_MS,
+    headBlockedWarnMs: p.MSGX_HEAD_BLOCKED_WARN_MS,
     schdFlushMs: p.MSGX_SCHD_FLUSH_MS,
     schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,
     identityIncludeDay: p.MSGX_IDENTITY_INCLUDE_DAY,
@@ -240,6 +251,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestExpireMs: p.MSGX_REQUEST_EXPIRE_MS,
     requestPlanDailyAt: p.MSGX_REQUEST_PLAN_DAILY_AT,
     esdbUrl: p.MSGX_ESDB_URL,
+    exposePersonalData: p.MSGX_EXPOSE_PERSONAL_DATA,
+    requestReferenceAtStart: p.MSGX_REQUEST_REFERENCE_AT_START,
     archiveAfterDays: p.MSGX_ARCHIVE_AFTER_DAYS,
     historyKeepDays: p.MSGX_HISTORY_KEEP_DAYS,
     logLevel: p.MSGX_LOG_LEVEL,

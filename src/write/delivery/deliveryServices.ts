@@ -42,6 +42,7 @@ export function createDeliveryServices(rt: Runtime, opts: { mode?: RunMode } = {
     cfg: rt.cfg,
     log: rt.log.child({ role: 'requests' }),
     dailyAt: rt.cfg.requestPlanDailyAt,
+    referenceAtStart: rt.cfg.requestReferenceAtStart,
     shadow: mode.shadow,
   });
   return { services: [dispatcher, tracker], readiness: [{ name: 'kafka', check: () => sink.check() }] };
