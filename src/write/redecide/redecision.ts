@@ -20,11 +20,12 @@
  * correction — unless a later decision of the range already ended it.
  */
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
-import type { Change } from '../../domain/changes.ts';
+import { isFlightChange, type Change } from '../../domain/changes.ts';
 import { correctionChanges } from '../../domain/correction.ts';
 import type { Decider } from '../../domain/decide.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
+import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { ENVELOPE_FIELDS, flightDiff, isEmptyDiff, type FlightDiff } from '../../domain/flightDiff.ts';
 import { compareFlids } from '../../domain/flid.ts';
 import type { Config } from '../../platform/config.ts';
@@ -124,6 +125,8 @@ export class Redecision {
   private readonly superseded = new Map<string, { digest: string; position: string }[]>();
   /** flid → handler name → version, of the re-decided outcomes that touched it. */
   private readonly handlers = new Map<string, Map<string, number>>();
+  /** The re-decided reference store (reference messages are decided against it, as in the pump). */
+  private refNew: ReferenceState = EMPTY_REFERENCE;
   /** The latest operation day of the re-decided traffic (the sweep's "today"). */
   private latestNew: string | null = null;
   private pos: string;
@@ -147,6 +150,7 @@ export class Redecision {
         if (Array.isArray(changes) && changes.length > 0) {
           applyDecision(r.logFlights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
           r.latestNew = latestDayAfter(r.latestNew, changes);
+          r.refNew = foldReference(r.refNew, changes);
         }
         after = d.position;
       }
@@ -215,6 +219,7 @@ export class Redecision {
     if (changes.length > 0) {
       this.fold(this.newFlights, d, changes);
       this.latestNew = latestDayAfter(this.latestNew, changes);
+      this.refNew = foldReference(this.refNew, changes);
     }
   }
 
@@ -222,7 +227,7 @@ export class Redecision {
     for (const c of changes) {
       if (c.type === 'FlightsArchived') {
         if (c.flids.some((f) => this.logFlights.get(f) !== this.newFlights.get(f))) return false;
-      } else if (c.type !== 'PlanSnapshotApplied' && this.logFlights.get(c.flid) !== this.newFlights.get(c.flid)) {
+      } else if (isFlightChange(c) && this.logFlights.get(c.flid) !== this.newFlights.get(c.flid)) {
         return false;
       }
     }
@@ -250,7 +255,7 @@ export class Redecision {
     const identity = read.ok ? read.identity : null;
     const holder = identity === null ? undefined : this.bound.get(identity);
     const owner = holder === undefined || holder === msgId ? null : holder;
-    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
+    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, reference: this.refNew, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
     const before = loggedOutcome(d);
     const after = decidedOutcome(outcome);
     const entry = (): Entry => {
@@ -267,6 +272,7 @@ export class Redecision {
     const same = sameOutcome(before, after);
     if (!same) this.differing.push(entry());
     if (outcome.kind === 'Applied') {
+      this.refNew = foldReference(this.refNew, outcome.changes);
       let touched: ReadonlySet<string>;
       if (same && inSync) {
         // Same changes onto the same states: the log's new states are the re-decided ones too
