@@ -51,7 +51,7 @@ beforeAll(async () => {
   withToken = await startMsgx('all', { MSGX_ADMIN_TOKEN: TOKEN });
   withoutToken = await startMsgx('api', {});
   browser = await launchChromium();
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -69,10 +69,10 @@ describe('offline GraphiQL', () => {
       const res = await w.page.goto(`${withToken}/graphql`);
       expect(res!.headers()['content-type']).toMatch(/^text\/html/);
       expect(res!.headers()['content-security-policy']).toContain("script-src 'self'");
-      await w.page.waitForSelector('.graphiql-container', { timeout: 30_000 });
-      await w.page.waitForSelector('.graphiql-execute-button', { timeout: 30_000 });
+      await w.page.waitForSelector('.graphiql-container', { timeout: 90_000 });
+      await w.page.waitForSelector('.graphiql-execute-button', { timeout: 90_000 });
       await w.page.click('.graphiql-execute-button');
-      await waitFor(async () => (await w.page.textContent('.graphiql-response'))?.includes('"backlog"'), { timeoutMs: 30_000, what: 'a query result' });
+      await waitFor(async () => (await w.page.textContent('.graphiql-response'))?.includes('"backlog"'), { timeoutMs: 90_000, what: 'a query result' });
       expect(w.foreign).toEqual([]);
       expect(w.requests.some((u) => u.endsWith('/assets/vendor/graphiql.min.js'))).toBe(true);
       expect(w.problems.filter((p) => /Content Security Policy|Refused/.test(p))).toEqual([]);
@@ -80,7 +80,7 @@ describe('offline GraphiQL', () => {
     } finally {
       await w.context.close();
     }
-  }, 90_000);
+  }, 240_000);
 });
 
 describe('console', () => {
@@ -88,7 +88,7 @@ describe('console', () => {
     const w = await openPage(browser, withToken);
     try {
       await w.page.goto(`${withToken}/console`);
-      await w.page.waitForSelector('[data-testid=backlog]', { timeout: 30_000 });
+      await w.page.waitForSelector('[data-testid=backlog]', { timeout: 90_000 });
       expect(await w.page.textContent('[data-testid=pipeline]')).toMatch(/Projections.*flights/s);
       expect(await w.page.textContent('body')).not.toContain('Loading the msgx console');
       expect(w.foreign).toEqual([]);
@@ -97,13 +97,13 @@ describe('console', () => {
     } finally {
       await w.context.close();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('updates the board live over the SSE subscription when a message is decided, and shows its audit trail', async () => {
     const w = await openPage(browser, withToken);
     try {
       await w.page.goto(`${withToken}/console#board/2025-03-14`);
-      await waitFor(async () => (await w.page.textContent('[data-testid=board-live]')) === 'live', { timeoutMs: 30_000, what: 'the subscription' });
+      await waitFor(async () => (await w.page.textContent('[data-testid=board-live]')) === 'live', { timeoutMs: 90_000, what: 'the subscription' });
       expect(await w.page.$('[data-testid=flight-880001]')).toBeNull();
 
       const xml = await readFile(new URL('../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
@@ -111,25 +111,25 @@ describe('console', () => {
       expect(sent.status).toBeLessThan(300);
 
       // no reload, no polling on the board: only the subscription brings the row
-      await w.page.waitForSelector('[data-testid=flight-880001]', { timeout: 60_000 });
+      await w.page.waitForSelector('[data-testid=flight-880001]', { timeout: 120_000 });
       expect(await w.page.textContent('[data-testid=flight-880001]')).toContain('CA CA1501');
       if (SHOTS) await w.page.screenshot({ path: shot('board'), fullPage: true });
 
       await w.page.goto(`${withToken}/console#message/1`);
-      await w.page.waitForSelector('[data-testid=raw-xml]', { timeout: 30_000 });
+      await w.page.waitForSelector('[data-testid=raw-xml]', { timeout: 90_000 });
       expect(await w.page.textContent('[data-testid=message-state]')).toMatch(/SUCCEEDED/);
       expect(await w.page.textContent('[data-testid=message]')).toContain('Applied');
       if (SHOTS) await w.page.screenshot({ path: shot('message'), fullPage: true });
 
       await w.page.goto(`${withToken}/console#flight/880001`);
-      await w.page.waitForSelector('[data-testid=flight-state]', { timeout: 30_000 });
+      await w.page.waitForSelector('[data-testid=flight-state]', { timeout: 90_000 });
       expect(await w.page.textContent('[data-testid=flight-state]')).toContain('CA1501');
       expect(w.foreign).toEqual([]);
       expect(w.problems).toEqual([]);
     } finally {
       await w.context.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('Replay works with the admin token (an audited decision naming the operator) and is refused without it', async () => {
     // refused without the token, and with a wrong one
@@ -141,10 +141,10 @@ describe('console', () => {
     const w = await openPage(browser, withToken);
     try {
       await w.page.goto(`${withToken}/console#problems`);
-      await w.page.waitForSelector('[data-testid=replay-900]', { timeout: 30_000 });
+      await w.page.waitForSelector('[data-testid=replay-900]', { timeout: 90_000 });
       // the button without a token: refused, nothing replayed
       await w.page.click('[data-testid=replay-900]');
-      await waitFor(async () => (await w.page.textContent('[data-testid=action-note]'))?.includes('replay refused'), { timeoutMs: 30_000, what: 'the refusal' });
+      await waitFor(async () => (await w.page.textContent('[data-testid=action-note]'))?.includes('replay refused'), { timeoutMs: 90_000, what: 'the refusal' });
       expect((await db.pool.query(`SELECT state FROM proc_state WHERE msg_id = 900`)).rows[0].state).toBe('DEAD');
 
       await w.page.fill('[data-testid=admin-token]', TOKEN);
@@ -152,7 +152,7 @@ describe('console', () => {
       await w.page.click('[data-testid=admin-save]');
       if (SHOTS) await w.page.screenshot({ path: shot('problems'), fullPage: true });
       await w.page.click('[data-testid=replay-900]');
-      await waitFor(async () => (await w.page.textContent('[data-testid=action-note]'))?.includes('replayed 900 as console:ops/alice'), { timeoutMs: 30_000, what: 'the replay' });
+      await waitFor(async () => (await w.page.textContent('[data-testid=action-note]'))?.includes('replayed 900 as console:ops/alice'), { timeoutMs: 90_000, what: 'the replay' });
       const { rows } = await db.pool.query<{ requested_by: string }>(
         `SELECT payload->>'requestedBy' AS requested_by FROM decision_event WHERE msg_id = 900 AND kind = 'ReplayRequested'`,
       );
@@ -161,7 +161,7 @@ describe('console', () => {
     } finally {
       await w.context.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('without MSGX_ADMIN_TOKEN the buttons are hidden and /admin is off', async () => {
     const off = await fetch(`${withoutToken}/admin/replay`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ class: 'EXHAUSTED' }) });
@@ -169,12 +169,12 @@ describe('console', () => {
     const w = await openPage(browser, withoutToken);
     try {
       await w.page.goto(`${withoutToken}/console#problems`);
-      await w.page.waitForSelector('[data-testid=problem-901]', { timeout: 30_000 });
+      await w.page.waitForSelector('[data-testid=problem-901]', { timeout: 90_000 });
       expect(await w.page.$('[data-testid=replay-901]')).toBeNull();
       expect(await w.page.$('[data-testid=admin]')).toBeNull();
     } finally {
       await w.context.close();
     }
     expect((await db.pool.query(`SELECT state FROM proc_state WHERE msg_id = 901`)).rows[0].state).toBe('DEAD');
-  }, 60_000);
+  }, 240_000);
 });
