@@ -106,8 +106,10 @@ function fieldValue(element: string): fc.Arbitrary<string> {
       .map(([a, d]) => `<FDIV DDES="${a}" DDIR="${d}"/>`));
   }
   if (element === 'FRET') return fc.constantFrom('<FRET/>', '<FRET REID="G"/>', '<FRET REID="A"/>');
+  if (element === 'FLAB') return fc.oneof(fc.constant('<FLAB/>'), codeText.map((t) => `<FLAB ARES="TECH">${escapeXml(t)}</FLAB>`));
+  if (element === 'PORT') return fc.oneof(fc.constant('<PORT/>'), validBodyTime.map((t) => `<PORT><POTM>${t}</POTM><POID>O</POID></PORT>`));
   const kind = (VALUE_ELEMENTS as Record<string, readonly [string, string]>)[element]?.[1] ?? 'code';
-  const value = kind === 'time' ? validBodyTime : kind === 'flid' ? validFlid : kind === 'direction' ? fc.constantFrom('A', 'D', 'a', 'd') : codeText.map((t) => escapeXml(t));
+  const value = kind === 'time' ? validBodyTime : kind === 'int' ? fc.integer({ min: 0, max: 9999 }).map(String) : kind === 'flid' ? validFlid : kind === 'direction' ? fc.constantFrom('A', 'D', 'a', 'd') : codeText.map((t) => escapeXml(t));
   return fc.oneof({ weight: 1, arbitrary: fc.constant(`<${element}/>`) }, { weight: 4, arbitrary: value.map((v) => `<${element}>${v}</${element}>`) });
 }
 
