@@ -13,6 +13,8 @@ import { WriteModel } from '../write/pump/writeModel.ts';
 import { createWriterLock } from '../write/writerLock.ts';
 
 export const ROLES = ['all', 'writer', 'api'] as const;
+/** A writer that lost its lock exits at the latest this long after noticing (issue 13). */
+export const LOST_EXIT_MS = 15_000;
 export type Role = (typeof ROLES)[number];
 
 export interface App {
@@ -61,17 +63,24 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
     const onLost = (err: Error) => {
       failure ??= err;
       process.kill(process.pid, 'SIGTERM');
+      // Deciding and delivering are already fenced (lock.assertHeld); if the orderly stop hangs on
+      // a dead connection, leave anyway so that a supervisor restarts a clean process.
+      setTimeout(() => {
+        rt.log.fatal({ err }, `writer lock lost and the stop did not finish within ${LOST_EXIT_MS} ms; exiting`);
+        process.exit(1);
+      }, LOST_EXIT_MS).unref();
     };
-    services.push(createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost }));
+    const lock = createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost });
+    services.push(lock);
     const model = new WriteModel();
     const backfill = createBackfill(rt);
     const ingest = createIngest(rt);
     readiness.push(ingest.readiness);
-    services.push(ingest, createPump(rt, { model, onTerminal: () => backfill.kick() }), backfill, createJobs(rt));
+    services.push(ingest, createPump(rt, { model, onTerminal: () => backfill.kick(), fence: lock }), backfill, createJobs(rt));
     // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
     services.push(...createProjectionServices(rt).services);
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
-    const delivery = createDeliveryServices(rt);
+    const delivery = createDeliveryServices(rt, { fence: lock });
     services.push(...delivery.services);
     readiness.push(...delivery.readiness);
     // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).

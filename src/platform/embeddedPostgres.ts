@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
 import { isProcessAlive } from './processAlive.ts';
+import { LEGACY_PASSWORD, passwordForExistingFolder, passwordForFreshFolder } from './embeddedPassword.ts';
 
 export interface EmbeddedPg {
   readonly url: string;
@@ -13,7 +14,6 @@ export interface EmbeddedPg {
 }
 
 const USER = 'msgx';
-const PASSWORD = 'msgx';
 const DATABASE = 'msgx';
 const DEFAULT_PORT = 54329;
 
@@ -29,10 +29,14 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   const port = await freePort(DEFAULT_PORT);
   const EmbeddedPostgres = await loadWithoutSignalHooks();
   await stopOrphanedServer(dir, log);
+  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  // A random password per data folder, in a 0600 file (embeddedPassword.ts); a folder made
+  // before that is moved to one once its server runs.
+  let password = fresh ? await passwordForFreshFolder(dataDir) : LEGACY_PASSWORD;
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user: USER,
-    password: PASSWORD,
+    password,
     port,
     persistent: true,
     createPostgresUser: isRoot,
@@ -47,15 +51,16 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     return user;
   };
   let owner = await handOver();
-  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   if (fresh) {
     log.info({ dir }, 'initialising embedded PostgreSQL data folder');
     await server.initialise();
   }
   owner ??= await handOver();
   const postmaster = await spawnPostmaster(dir, port, owner, log);
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
-  if (fresh) await createDatabase(url);
+  const urlWith = (pw: string) => `postgres://${USER}:${encodeURIComponent(pw)}@127.0.0.1:${port}/${DATABASE}`;
+  if (fresh) await createDatabase(urlWith(password));
+  else password = await passwordForExistingFolder(dataDir, urlWith);
+  const url = urlWith(password);
   log.info({ dir, port, reused: !fresh }, 'embedded PostgreSQL started');
   return {
     url,

@@ -153,3 +153,23 @@ describe('process-level fatal handler', () => {
     }
   });
 });
+
+describe('configuration errors never echo a password', () => {
+  it.each([
+    'postgres:msgx:hunter2',
+    'postgres:hunter2',
+    'postgres://msgx:hunter2@[bad/db',
+    'postgres://msgx:hun#ter2@host/db',
+    'postgres//msgx:hunter2@host/db',
+    'hunter2',
+  ])('%s', (value) => {
+    let message = '';
+    try {
+      loadConfig({ MSGX_DATABASE_URL: value });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/MSGX_DATABASE_URL/);
+    expect(message).not.toMatch(/hunter2|hun#ter2/);
+  });
+});

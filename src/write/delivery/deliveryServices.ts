@@ -1,5 +1,6 @@
 import type { Runtime } from '../../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../../platform/service.ts';
+import type { WriterFence } from '../../platform/writerFence.ts';
 import { createRequestTracker } from '../requests/requestTracker.ts';
 import { createKafkaSink } from './createKafkaSink.ts';
 import { createDispatcher } from './dispatcher.ts';
@@ -9,7 +10,10 @@ import { createDispatcher } from './dispatcher.ts';
  * the plan-request tracker, plus the 'kafka' readiness check (broker metadata reachable; the file
  * sink is always ready). Throws ProducerSafetyError when the producer would be weakened.
  */
-export function createDeliveryServices(rt: Runtime): { services: Service[]; readiness: ReadinessCheck[] } {
+export function createDeliveryServices(
+  rt: Runtime,
+  opts: { fence?: WriterFence } = {},
+): { services: Service[]; readiness: ReadinessCheck[] } {
   const log = rt.log.child({ role: 'delivery' });
   const sink = createKafkaSink(rt.cfg, log);
   const dispatcher = createDispatcher({
@@ -21,6 +25,7 @@ export function createDeliveryServices(rt: Runtime): { services: Service[]; read
     cfg: rt.cfg,
     log,
     idlePollMs: Math.max(rt.cfg.pollIntervalMs, 5000),
+    fence: opts.fence,
   });
   const tracker = createRequestTracker({
     pool: rt.pool,
