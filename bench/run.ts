@@ -12,6 +12,7 @@ import { memoryFigure } from './figures/memory.ts';
 import { planSnapshotFigure } from './figures/planSnapshot.ts';
 import { pumpFigure } from './figures/pump.ts';
 import { rebuildFigure } from './figures/rebuild.ts';
+import { verifyFigure } from './figures/verify.ts';
 import { killChildren } from './harness/child.ts';
 import { dropAll, dropStaleBenchDatabases, serverInfo } from './harness/databases.ts';
 import type { Figure } from './harness/figure.ts';
@@ -19,7 +20,7 @@ import { progress } from './harness/progress.ts';
 import { formatTable, RESULTS_FILE, writeResults, type FigureOutcome } from './harness/report.ts';
 import { nowMs, round } from './harness/stats.ts';
 
-const FIGURES: readonly Figure[] = [pumpFigure, ingestFigure, planSnapshotFigure, rebuildFigure, graphqlFigure, endToEndFigure, memoryFigure];
+const FIGURES: readonly Figure[] = [pumpFigure, ingestFigure, planSnapshotFigure, rebuildFigure, verifyFigure, graphqlFigure, endToEndFigure, memoryFigure];
 
 function selected(args: readonly string[]): readonly Figure[] {
   if (args.length === 0) return FIGURES;

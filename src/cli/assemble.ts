@@ -1,5 +1,6 @@
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
 import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
+import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
@@ -29,7 +30,14 @@ export interface App {
  * The composition root: which services run for a role, in start order (stopped in reverse).
  * writer = ingest, pump, projectors, dispatcher, jobs; api = HTTP (GraphQL, compat, health, metrics).
  */
-export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean }): Promise<App> {
+export interface AssembleOptions {
+  readonly role: Role;
+  readonly standby: boolean;
+  /** The pump's handlers (default: the registry's); tests inject another set here. */
+  readonly decide?: Decider;
+}
+
+export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App> {
   const readiness: ReadinessCheck[] = [
     { name: 'postgres', check: async () => void (await rt.pool.query('SELECT 1')) },
     { name: 'mailbox', check: () => rt.mailbox.ping() },
@@ -76,7 +84,7 @@ export async function assemble(rt: Runtime, opts: { role: Role; standby: boolean
     const backfill = createBackfill(rt);
     const ingest = createIngest(rt);
     readiness.push(ingest.readiness);
-    services.push(ingest, createPump(rt, { model, onTerminal: () => backfill.kick(), fence: lock }), backfill, createJobs(rt));
+    services.push(ingest, createPump(rt, { model, onTerminal: () => backfill.kick(), fence: lock, ...(opts.decide ? { decide: opts.decide } : {}) }), backfill, createJobs(rt));
     // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
     services.push(...createProjectionServices(rt).services);
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.

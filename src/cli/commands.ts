@@ -2,6 +2,7 @@ import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { migrateCommand } from './migrateCommand.ts';
 import { rebuildCommand } from './rebuildCommand.ts';
+import { redecideCommand } from './redecideCommand.ts';
 import { replayCommand } from './replayCommand.ts';
 import { replayDeliveriesCommand } from './replayDeliveriesCommand.ts';
 import { requestPlanCommand } from './requestPlanCommand.ts';
@@ -32,5 +33,6 @@ export const commands: Record<string, Command> = {
   'replay-deliveries': replayDeliveriesCommand,
   'request-plan': requestPlanCommand,
   rebuild: rebuildCommand,
+  redecide: redecideCommand,
   verify: verifyCommand,
 };

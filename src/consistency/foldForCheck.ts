@@ -7,6 +7,7 @@
  */
 import { applyDecision } from '../domain/evolve.ts';
 import type { FlightState } from '../domain/flight.ts';
+import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import type { LogEvent } from './readLog.ts';
 import { OutboxExpectation } from './outboxCheck.ts';
 
@@ -17,15 +18,22 @@ export interface FoldResult {
   readonly events: number;
 }
 
+export interface FoldOptions {
+  /** The pages hold whole decisions (all flights), not some flights' changes. */
+  readonly whole: boolean;
+  readonly routes?: readonly CoutmsgsRoute[];
+  readonly onPage?: (position: string, events: number) => void;
+}
+
 export async function foldForCheck(
   pages: AsyncIterable<LogEvent[]>,
   at: { flights: string; outbox: string },
-  onPage?: (position: string, events: number) => void,
+  opts: FoldOptions,
 ): Promise<FoldResult> {
   const flightsAt = BigInt(at.flights);
   const outboxAt = BigInt(at.outbox);
   const fold = new Map<string, FlightState>();
-  const outbox = new OutboxExpectation();
+  const outbox = new OutboxExpectation(opts.whole, opts.routes);
   let snapshot: Map<string, FlightState> | undefined;
   let events = 0;
   for await (const page of pages) {
@@ -38,7 +46,7 @@ export async function foldForCheck(
       if (position <= outboxAt) outbox.expect(e, touched, fold);
     }
     const last = page[page.length - 1];
-    if (last) onPage?.(last.position, events);
+    if (last) opts.onPage?.(last.position, events);
   }
   return { flights: snapshot ?? fold, outbox, events };
 }

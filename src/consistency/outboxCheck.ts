@@ -1,53 +1,61 @@
 /**
  * Outbox check: the msg_event rows the folded decisions imply, against the rows that are there.
  *
- * Implied rows follow the feeder's rule (src/projections/outboxRows.ts; a unit test holds the two
- * to the same rows for a whole log): for each sent decision (`isSentKind`) one KAFKA_MSG row per
- * change, numbered by the change's place in the decision; one KAFKA_SCHD row per flight the
- * decision touched that still exists; one COUTMSGS row per change a configured route accepts.
- * KAFKA_SCHD and COUTMSGS rows are compared by decision and flight (their `seq` counts rows of the
- * whole decision, which a check of some flights does not see).
+ * Implied rows are the feeder's own: for each decision it sends (`isSentKind`), `outboxRowsFor`
+ * with the flights as folded after that decision gives the KAFKA_MSG and COUTMSGS rows — one
+ * definition of which changes are sent. It is called with no touched flights, so that it renders no
+ * KAFKA_SCHD payload (a flight view per touched flight would cost more than the whole fold); the
+ * KAFKA_SCHD rows are its rule written out here: one per touched flight that still exists, in
+ * touched order (a unit test holds both to the feeder's rows for a whole log).
+ * Checking all flights, rows are compared by (target, position, seq, flid). Checking some flights,
+ * the fold and the changes are those flights' only, so the `seq` of a row (its place among all
+ * rows of the decision for that target) is not known: rows are compared by (target, position,
+ * flid), counting repeats.
  */
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
-import { changeFlid, isSentKind } from '../projections/outboxRows.ts';
+import { isSentKind, outboxRowsFor } from '../projections/outboxRows.ts';
 import type { LogEvent } from './readLog.ts';
 import type { Mismatch } from './report.ts';
+
+const NONE: ReadonlySet<string> = new Set();
 
 const key = (target: string, position: string, seq: number | null, flid: string | null) =>
   `${target}|${position}|${seq ?? '*'}|${flid ?? ''}`;
 
-/** The rows' key: KAFKA_MSG with its seq, the others without. */
-const rowKey = (target: string, position: string, seq: number, flid: string | null) =>
-  key(target, position, target === 'KAFKA_MSG' ? seq : null, flid);
-
 export class OutboxExpectation {
-  /** Implied rows by key, with how many of each (COUTMSGS may repeat per decision and flight). */
+  /** Implied rows by key, with how many of each. */
   readonly rows = new Map<string, number>();
   /** Positions of the sent decisions checked. */
   readonly positions: string[] = [];
-
-  constructor(private readonly routes: readonly CoutmsgsRoute[] = []) {}
+  /**
+   * @param whole the events folded are whole decisions (rows compared with their seq), not the
+   *   changes of some flights
+   */
+  constructor(
+    private readonly whole: boolean,
+    private readonly routes: readonly CoutmsgsRoute[] = [],
+  ) {}
 
   expect(e: LogEvent, touched: ReadonlySet<string>, flights: ReadonlyMap<string, FlightState>): void {
     if (!isSentKind(e.kind)) return;
+    if (this.whole && e.indices !== null) throw new Error('outbox check: a filtered event in a check of whole decisions');
     this.positions.push(e.position);
-    e.changes.forEach((change, i) => {
-      this.add(key('KAFKA_MSG', e.position, e.indices?.[i] ?? i, changeFlid(change)));
-    });
-    for (const flid of touched) if (flights.has(flid)) this.add(key('KAFKA_SCHD', e.position, null, flid));
-    if (this.routes.length === 0) return;
     const event = { position: e.position, msgId: e.msgId, kind: e.kind, changes: e.changes, recordedAt: e.recordedAt };
-    for (const change of e.changes) {
-      const flid = changeFlid(change);
-      const flight = flid === null ? undefined : flights.get(flid);
-      for (const route of this.routes) if (route({ event, change, flight })) this.add(key('COUTMSGS', e.position, null, flid));
-    }
+    for (const r of outboxRowsFor(event, NONE, flights, this.routes)) this.add(r.target, r.seq, r.flid, e.position);
+    let seq = 0;
+    for (const flid of touched) if (flights.has(flid)) this.add('KAFKA_SCHD', seq++, flid, e.position);
   }
 
-  private add(k: string): void {
+  private add(target: string, seq: number, flid: string | null, position: string): void {
+    const k = key(target, position, this.whole ? seq : null, flid);
     this.rows.set(k, (this.rows.get(k) ?? 0) + 1);
+  }
+
+  /** The key a present row is counted under. */
+  keyOf(target: string, position: string, seq: number, flid: string | null): string {
+    return key(target, position, this.whole ? seq : null, flid);
   }
 }
 
@@ -77,7 +85,7 @@ export async function checkOutbox(
   const left = new Map(expected.rows);
   const orphans: OutboxKeyRow[] = [];
   for (const r of rows) {
-    const k = rowKey(r.target, r.source_position, r.seq, r.flid);
+    const k = expected.keyOf(r.target, r.source_position, r.seq, r.flid);
     const n = left.get(k);
     if (n === undefined) orphans.push(r);
     else if (n === 1) left.delete(k);

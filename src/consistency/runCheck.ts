@@ -102,7 +102,11 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
     progress('select', '0', 0);
     const flids = await selectFlids(client, opts.selection);
     const pages = flids === undefined ? readWholeLog(client, '0', upTo) : readFlightsLog(client, flids, '0', upTo);
-    const fold = await foldForCheck(pages, positions, (position, events) => progress('fold', position, events));
+    const fold = await foldForCheck(pages, positions, {
+      whole: flids === undefined,
+      ...(opts.routes ? { routes: opts.routes } : {}),
+      onPage: (position, events) => progress('fold', position, events),
+    });
 
     progress('flights', upTo, fold.events, fold.flights.size);
     const rows = await loadRows(client, flids);

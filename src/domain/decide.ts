@@ -28,6 +28,12 @@ export interface Decision {
   deletedFlids?: string[];
 }
 
+/**
+ * What decides a message: `decide` below, over the registry's handlers. The pump and `msgx redecide`
+ * take one as a port, so a test can run them with another handler set (e.g. one with a bug).
+ */
+export type Decider = (flights: ReadonlyMap<string, FlightState>, message: Message) => Decision;
+
 function handlerOf(message: Message): HandlerInfo {
   const h = handlerFor(message.type, message.styp);
   // The codec only produces catalogued subtypes and the registry covers the catalogue (tested).

@@ -64,8 +64,9 @@ export function diffFlightViews(before: FlightView | undefined, after: FlightVie
 
 /** Differences between two flight states, by GraphQL name (through `toFlightView`). */
 export function flightDiff(before: FlightState | undefined, after: FlightState | undefined, opts: FlightDiffOptions = {}): FlightDiff {
+  // deletedReason is a `Flight` field the read API adds beside the view (flightResolvers.ts); so here.
   const view = (s: FlightState | undefined): FlightView | undefined =>
-    s === undefined ? undefined : toFlightView(s, opts.tz === undefined ? {} : { tz: opts.tz });
+    s === undefined ? undefined : { ...toFlightView(s, opts.tz === undefined ? {} : { tz: opts.tz }), deletedReason: s.deletedReason } as FlightView;
   return diffFlightViews(view(before), view(after), opts);
 }
 

@@ -15,7 +15,9 @@ export type DecisionKind =
   | 'ReplayRequested'
   | 'FlightsArchived'
   | 'GapExpired'
-  | 'DeliveryReplayRequested';
+  | 'DeliveryReplayRequested'
+  /** msgx redecide --apply: brings one flight to its re-decided state (src/write/redecide). */
+  | 'Correction';
 
 /** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
 export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead'];

@@ -25,8 +25,11 @@ export interface OutboxRow {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Which decisions the outbox feeder sends; the others with changes (FlightsArchived) are only folded. */
-export const isSentKind = (kind: string): boolean => kind === 'Applied';
+/**
+ * Which decisions the outbox feeder sends; the others with changes (FlightsArchived) are only folded.
+ * A Correction (msgx redecide --apply) changes flights like an Applied decision and is sent alike.
+ */
+export const isSentKind = (kind: string): boolean => kind === 'Applied' || kind === 'Correction';
 
 export function changeFlid(change: Change): string | null {
   return change.type === 'PlanSnapshotApplied' || change.type === 'FlightsArchived' ? null : change.flid;

@@ -58,6 +58,11 @@ describe('flightDiff', () => {
     expect(isEmptyDiff(flightDiff(a, b, { ignore: ENVELOPE_FIELDS }))).toBe(true);
   });
 
+  it('compares deletedReason, which the read API shows beside the view', () => {
+    const d = flightDiff(flight({ deleted: true, deletedReason: 'fdel' }), flight({ deleted: true, deletedReason: 'plan-snapshot' }));
+    expect(d.fields).toEqual({ deletedReason: { before: 'fdel', after: 'plan-snapshot' } });
+  });
+
   it('renders instants in a zone when asked', () => {
     const d = flightDiff(flight(), flight({ scheduledTime: '2025-03-14T01:30:00.000Z' }), { tz: 'Asia/Shanghai' });
     expect(d.fields.scheduledTime).toEqual({ before: null, after: '2025-03-14T09:30:00+08:00' });

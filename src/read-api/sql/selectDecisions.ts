@@ -5,17 +5,25 @@ import {
 
 export type { DecisionRecord };
 
-/** Every decision of the given messages, grouped per msg_id, in log order. */
+/**
+ * Every decision of the given messages, grouped per msg_id, in log order — with the Corrections
+ * (msgx redecide --apply) that superseded an outcome of the message (correction_supersedes).
+ */
 export async function selectDecisionsByMsgIds(q: Queryable, msgIds: readonly string[]): Promise<Map<string, DecisionRecord[]>> {
-  const { rows } = await q.query<Row>(
-    `SELECT ${COLUMNS} FROM decision_event WHERE msg_id = ANY($1::bigint[]) ORDER BY msg_id, position`,
+  const { rows } = await q.query<Row & { forMsg: string }>(
+    `SELECT x.for_msg::text AS "forMsg", ${COLUMNS} FROM (
+       SELECT d.msg_id AS for_msg, d.* FROM decision_event d WHERE d.msg_id = ANY($1::bigint[])
+       UNION ALL
+       SELECT s.msg_id, d.* FROM correction_supersedes s JOIN decision_event d ON d.position = s.position
+        WHERE s.msg_id = ANY($1::bigint[])
+     ) x ORDER BY x.for_msg, x.position`,
     [msgIds],
   );
   const out = new Map<string, DecisionRecord[]>();
-  for (const r of rows) {
-    const list = out.get(r.msgId!) ?? [];
+  for (const { forMsg, ...r } of rows) {
+    const list = out.get(forMsg) ?? [];
     list.push(toRecord(r));
-    out.set(r.msgId!, list);
+    out.set(forMsg, list);
   }
   return out;
 }

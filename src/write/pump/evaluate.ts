@@ -1,5 +1,5 @@
 import { decode } from '../../domain/codec/decode.ts';
-import { decide } from '../../domain/decide.ts';
+import { decide, type Decider } from '../../domain/decide.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { identityKey } from '../../domain/identity.ts';
 import type { Message } from '../../domain/message.ts';
@@ -13,6 +13,8 @@ export interface JudgeContext {
   readonly flights: ReadonlyMap<string, FlightState>;
   /** The message that already holds the head's identity (see identityToCheck), if any. */
   readonly owner: string | null;
+  /** The handlers (default: the registry's, `decide`); a test may inject another set. */
+  readonly decide?: Decider;
 }
 
 export interface EvaluateContext extends Omit<JudgeContext, 'owner'> {
@@ -64,7 +66,7 @@ export function judge(head: Head, read: ReadHead, ctx: JudgeContext): Outcome {
   }
   let decision;
   try {
-    decision = decide(ctx.flights, message);
+    decision = (ctx.decide ?? decide)(ctx.flights, message);
   } catch (err) {
     const error = `decide failed: ${err instanceof Error ? err.message : String(err)}`;
     return { ...failureVerdict(ctx.cfg, ctx.now, head, 'CODEC_ERROR', error), identity, meta: message.meta };

@@ -5,6 +5,7 @@ import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
+import type { Decider } from '../../domain/decide.ts';
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import { commitDecisions, type CommitResult, type Prepared, type SweepDecision } from './commitDecisions.ts';
@@ -45,6 +46,8 @@ export interface PumpOptions {
   readonly model: WriteModel;
   /** Called after a message reached a terminal state (the backfill picks it up). */
   readonly onTerminal?: (msgId: string) => void;
+  /** The handlers (default: the registry's); a test injects another set here, never a switch in src. */
+  readonly decide?: Decider;
   /** Register CMINMSGS write-backs (default true; false in shadow mode — see commitDecisions). */
   readonly writeBack?: boolean;
   /** The writer lock: decisions commit only while it is provably held (issue 13). Absent: unfenced. */
@@ -176,7 +179,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     for (const [k, { head, read }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const outcome = judge(head, read, { cfg, now, flights: overlay, owner });
+      const outcome = judge(head, read, { cfg, now, flights: overlay, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];

@@ -1,0 +1,54 @@
+/**
+ * Progress of `msgx redecide` on stderr: on a terminal one redrawn bar with rate and ETA, else a
+ * line at most once a second. Time from the injected clock.
+ */
+import type { Clock } from '../platform/clock.ts';
+import type { RedecideProgress } from '../write/redecide/redecision.ts';
+
+export interface ProgressOutput {
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+  write(text: string): unknown;
+}
+
+const BAR = 24;
+
+export function formatRedecideProgress(p: RedecideProgress, elapsedSeconds: number, bar: boolean): string {
+  const rate = elapsedSeconds > 0 ? p.events / elapsedSeconds : 0;
+  const left = Math.max(p.total - p.events, 0);
+  const eta = rate > 0 ? `${Math.ceil(left / rate)}s` : left === 0 ? '0s' : '?';
+  const share = p.total > 0 ? Math.min(1, p.events / p.total) : 1;
+  const counts = `${p.events}/${p.total} decisions, ${p.decided} messages re-decided, ${Math.round(rate)} ev/s, ETA ${eta}`;
+  if (!bar) return `redecide: ${counts}, position ${p.position}`;
+  const filled = Math.round(share * BAR);
+  return `redecide [${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}] ${String(Math.floor(share * 100)).padStart(3)}% ${counts}`;
+}
+
+export function progressReporter(out: ProgressOutput, clock: Clock, intervalMs = 1000): {
+  report(p: RedecideProgress, force?: boolean): void;
+  done(): void;
+} {
+  const started = clock.now().getTime();
+  let last = Number.NEGATIVE_INFINITY;
+  let drawn = false;
+  const tty = out.isTTY === true;
+  return {
+    report(p, force = false) {
+      const now = clock.now().getTime();
+      // A bar may redraw often; lines only once per interval.
+      if (!force && now - last < (tty ? 100 : intervalMs)) return;
+      last = now;
+      const line = formatRedecideProgress(p, (now - started) / 1000, tty);
+      if (tty) {
+        out.write(`\r${line.slice(0, Math.max(20, (out.columns ?? 120) - 1))}\x1b[K`);
+        drawn = true;
+      } else {
+        out.write(`${line}\n`);
+      }
+    },
+    done() {
+      if (drawn) out.write('\n');
+      drawn = false;
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * What `msgx redecide` reads of the log: whole decisions after a position (up to a last one), with
+ * the raw input of every decision that ended a message's processing. Read-only; positions up to a
+ * committed head are all committed (they are handed out under pipeline_lock in commit order).
+ */
+import type { Change } from '../../domain/changes.ts';
+import type { Queryable } from '../../platform/db.ts';
+
+/** Decision kinds that end a message's processing (its outcome); `Parked` once it exists. */
+export const OUTCOME_KINDS = ['Applied', 'Skipped', 'Dead', 'Parked'] as const;
+
+export interface LoggedDecision {
+  readonly position: string;
+  readonly msgId: string | null;
+  readonly kind: string;
+  readonly handler: string | null;
+  readonly handlerVersion: number | null;
+  readonly payload: {
+    readonly changes?: readonly Change[];
+    readonly errorClass?: string;
+    readonly causeClass?: string;
+    readonly reason?: string;
+    readonly supersedes?: readonly { readonly msgId: string; readonly digest: string }[];
+    readonly [key: string]: unknown;
+  };
+  /** UTC ISO instant. */
+  readonly recordedAt: string;
+  /** The message's raw XML, for outcome decisions only (null otherwise). */
+  readonly rawXml: string | null;
+  readonly nulReplaced: boolean;
+}
+
+interface Row {
+  position: string;
+  msg_id: string | null;
+  kind: string;
+  handler: string | null;
+  handler_version: number | null;
+  payload: LoggedDecision['payload'];
+  recorded_at: string;
+  raw_xml: string | null;
+  nul_replaced: boolean | null;
+}
+
+/**
+ * Up to `limit` decisions with `after < position <= upTo`, ascending; with `withRaw`, outcome
+ * decisions come with their message's raw XML.
+ */
+export async function readLogPage(q: Queryable, after: string, upTo: string, limit: number, withRaw = true): Promise<LoggedDecision[]> {
+  const { rows } = await q.query<Row>(
+    `SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version, d.payload,
+            to_char(d.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at,
+            m.raw_xml, m.nul_replaced
+       FROM decision_event d
+       LEFT JOIN inbox_message m ON $5::boolean AND m.msg_id = d.msg_id AND d.kind = ANY($4::text[])
+      WHERE d.position > $1::bigint AND d.position <= $2::bigint
+      ORDER BY d.position
+      LIMIT $3`,
+    [after, upTo, limit, OUTCOME_KINDS, withRaw],
+  );
+  return rows.map((r) => ({
+    position: r.position,
+    msgId: r.msg_id,
+    kind: r.kind,
+    handler: r.handler,
+    handlerVersion: r.handler_version,
+    payload: r.payload ?? {},
+    recordedAt: r.recorded_at,
+    rawXml: r.raw_xml,
+    nulReplaced: r.nul_replaced ?? false,
+  }));
+}
+
+/** The highest committed position ('0' for an empty log). */
+export async function logHead(q: Queryable): Promise<string> {
+  const { rows } = await q.query<{ head: string }>('SELECT COALESCE(max(position), 0)::bigint AS head FROM decision_event');
+  return rows[0]?.head ?? '0';
+}
+
+/** The last position recorded before `instant` ('0' if none): `--from <instant>` folds what was decided before it. */
+export async function positionBefore(q: Queryable, instant: Date): Promise<string> {
+  const { rows } = await q.query<{ p: string }>(
+    'SELECT COALESCE(max(position), 0)::bigint AS p FROM decision_event WHERE recorded_at < $1', [instant],
+  );
+  return rows[0]?.p ?? '0';
+}
+
+/** The last position recorded at or before `instant` ('0' if none): `--to <instant>`. */
+export async function positionAtOrBefore(q: Queryable, instant: Date): Promise<string> {
+  const { rows } = await q.query<{ p: string }>(
+    'SELECT COALESCE(max(position), 0)::bigint AS p FROM decision_event WHERE recorded_at <= $1', [instant],
+  );
+  return rows[0]?.p ?? '0';
+}
+
+/**
+ * Identities bound by messages decided at or before `position` (the prefix a re-decision after it
+ * starts from): identity → message id.
+ */
+export async function identitiesBoundBy(q: Queryable, position: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (position === '0') return out;
+  const { rows } = await q.query<{ identity_key: string; msg_id: string }>(
+    `SELECT identity_key, msg_id FROM proc_state WHERE identity_key IS NOT NULL AND decided_position <= $1::bigint
+     UNION ALL
+     SELECT identity_key, msg_id FROM proc_state_hst WHERE identity_key IS NOT NULL AND decided_position <= $1::bigint`,
+    [position],
+  );
+  for (const r of rows) out.set(r.identity_key, r.msg_id);
+  return out;
+}
+
+/** Current processing state of some messages (msg id → state). */
+export async function procStatesOf(q: Queryable, msgIds: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (msgIds.length === 0) return out;
+  const { rows } = await q.query<{ msg_id: string; state: string }>(
+    'SELECT msg_id, state FROM proc_state WHERE msg_id = ANY($1::bigint[])', [msgIds],
+  );
+  for (const r of rows) out.set(r.msg_id, r.state);
+  return out;
+}

@@ -1,0 +1,316 @@
+/**
+ * The engine of `msgx redecide` (docs/contract/system.md §10): fold the log up to a position, then decide every
+ * message after it again — in log order, with the handlers, codec and configuration of this
+ * process — into a second, private fold, and compare outcomes and end states with the log's.
+ * Reads only; nothing it holds is visible to anyone else. Safe beside a running writer: it reads
+ * committed positions up to a head fixed when it starts (and `advance` can go on later, e.g. under
+ * the pipeline lock before corrections are appended).
+ *
+ * What is decided again, per decision of the range:
+ *   - a decision that ended a message (Applied, Skipped, Dead, Parked): decode → identity → decide
+ *     with today's code against the re-decided flights; retries (Failed) are bookkeeping, not
+ *     outcomes, and are passed over;
+ *   - the history sweep: decided again as the pump does, right behind each re-decided outcome that
+ *     moves the latest operation day (sweepOnAdvance); the log's own sweeps (FlightsArchived)
+ *     count on the log's side only;
+ *   - a Correction: only on the log's side (the re-decision reaches its state by itself);
+ *   - any other decision with changes (operator actions): applied as it is, on both sides.
+ * A message whose logged outcome is a failure that replay can retry (not MALFORMED) and that now
+ * decides is not folded in: it is listed apart (`replayableMessages`), for `msgx replay`, not for a
+ * correction — unless a later decision of the range already ended it.
+ */
+import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
+import type { Change } from '../../domain/changes.ts';
+import { correctionChanges } from '../../domain/correction.ts';
+import type { Decider } from '../../domain/decide.ts';
+import { applyDecision } from '../../domain/evolve.ts';
+import type { FlightState } from '../../domain/flight.ts';
+import { ENVELOPE_FIELDS, flightDiff, isEmptyDiff, type FlightDiff } from '../../domain/flightDiff.ts';
+import { compareFlids } from '../../domain/flid.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Queryable } from '../../platform/db.ts';
+import { judge, readHead, type JudgeContext } from '../pump/evaluate.ts';
+import type { Head } from '../pump/findHeads.ts';
+import { flidsOf } from '../pump/outcome.ts';
+import {
+  canonicalJson, decidedOutcome, hasEffect, isFailure, loggedOutcome, outcomeDigest, sameOutcome, shown, type OutcomeView,
+} from './outcomeView.ts';
+import { OUTCOME_KINDS, identitiesBoundBy, readLogPage, type LoggedDecision } from './readLogPage.ts';
+import { createHash } from 'node:crypto';
+
+export interface MessageDifference {
+  readonly msgId: string;
+  readonly before: OutcomeView;
+  readonly after: OutcomeView;
+}
+
+export interface FlightDifference extends FlightDiff {
+  readonly flid: string;
+}
+
+/** The report of docs/contract/system.md §10 / issue 18 (the `--json` object). */
+export interface RedecideReport {
+  readonly reportId: string;
+  readonly from: string;
+  readonly to: string;
+  /** Messages decided again. */
+  readonly decided: number;
+  readonly differingMessages: readonly MessageDifference[];
+  readonly differingFlights: readonly FlightDifference[];
+  /** Messages that failed (CODEC_ERROR, UNSUPPORTED, INFRA, EXHAUSTED) and decide now: replay them. */
+  readonly replayableMessages: readonly MessageDifference[];
+}
+
+export interface RedecideProgress {
+  /** Decisions read after `from`. */
+  readonly events: number;
+  /** Decisions in the range (from, to] as known now. */
+  readonly total: number;
+  readonly decided: number;
+  readonly position: string;
+}
+
+export interface RedecisionOptions {
+  readonly cfg: JudgeContext['cfg'] & Pick<Config, 'historyKeepDays'>;
+  /** The handlers (default: the registry's). */
+  readonly decide?: Decider;
+  /** Report (and correct) only these flights; every message is still decided again. */
+  readonly flights?: ReadonlySet<string>;
+  readonly pageSize?: number;
+  readonly onProgress?: (p: RedecideProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+interface Entry {
+  readonly position: string;
+  readonly msgId: string;
+  readonly before: OutcomeView;
+  readonly after: OutcomeView;
+  readonly digest: string;
+  readonly flids: readonly string[];
+}
+
+/** One Correction decision to append: its flight, changes and what it names. */
+export interface PlannedCorrection {
+  readonly flid: string;
+  readonly changes: Change[];
+  readonly supersedes: { msgId: string; digest: string }[];
+  readonly handlerVersions: Record<string, number>;
+}
+
+const REPLAYABLE_VERDICTS = new Set(['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED']);
+
+export class Redecision {
+  /** The log's flights (every decision folded as recorded, corrections included). */
+  readonly logFlights = new Map<string, FlightState>();
+  /** The re-decided flights. */
+  private newFlights = new Map<string, FlightState>();
+  private readonly touched = new Set<string>();
+  private bound = new Map<string, string>();
+  private readonly differing: Entry[] = [];
+  private readonly replayable = new Map<string, Entry>();
+  /** msg id → corrections that superseded an outcome of it (digest and correction position). */
+  private readonly superseded = new Map<string, { digest: string; position: string }[]>();
+  /** flid → handler name → version, of the re-decided outcomes that touched it. */
+  private readonly handlers = new Map<string, Map<string, number>>();
+  /** The latest operation day of the re-decided traffic (the sweep's "today"). */
+  private latestNew: string | null = null;
+  private pos: string;
+  private events = 0;
+  private decidedCount = 0;
+  private total = 0;
+
+  private constructor(readonly from: string, private readonly opts: RedecisionOptions) {
+    this.pos = from;
+  }
+
+  /** Fold the log up to `from` (both sides start there). */
+  static async start(q: Queryable, from: string, opts: RedecisionOptions): Promise<Redecision> {
+    const r = new Redecision(from, opts);
+    const page = opts.pageSize ?? 5000;
+    let after = '0';
+    for (;;) {
+      const rows = await readLogPage(q, after, from, page, false);
+      for (const d of rows) {
+        const changes = d.payload.changes;
+        if (Array.isArray(changes) && changes.length > 0) {
+          applyDecision(r.logFlights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
+          r.latestNew = latestDayAfter(r.latestNew, changes);
+        }
+        after = d.position;
+      }
+      if (rows.length < page) break;
+      opts.signal?.throwIfAborted();
+    }
+    // States are never edited once in a map (applyDecision replaces them), so the two folds may share them.
+    r.newFlights = new Map(r.logFlights);
+    r.bound = await identitiesBoundBy(q, from);
+    return r;
+  }
+
+  /** The last position folded. */
+  get position(): string {
+    return this.pos;
+  }
+
+  /** Read and decide again every decision after `position` up to `upTo`. */
+  async advance(q: Queryable, upTo: string): Promise<void> {
+    const page = this.opts.pageSize ?? 5000;
+    this.total = Math.max(this.total, Number(BigInt(upTo) - BigInt(this.from)));
+    let next = readLogPage(q, this.pos, upTo, page);
+    for (;;) {
+      const rows = await next;
+      const last = rows[rows.length - 1];
+      if (last === undefined) break;
+      const more = rows.length === page;
+      // The next page is asked for before this one is decided: PostgreSQL and the decisions overlap.
+      if (more) next = readLogPage(q, last.position, upTo, page);
+      for (const d of rows) this.step(d);
+      this.pos = last.position;
+      this.opts.onProgress?.({ events: this.events, total: this.total, decided: this.decidedCount, position: this.pos });
+      if (!more) break;
+      if (this.opts.signal?.aborted) {
+        await next.catch(() => undefined);
+        this.opts.signal.throwIfAborted();
+      }
+    }
+  }
+
+  private step(d: LoggedDecision): void {
+    this.events++;
+    const changes = Array.isArray(d.payload.changes) ? d.payload.changes : [];
+    if (changes.length > 0) this.fold(this.logFlights, d, changes);
+    if (d.kind === 'Correction') {
+      for (const s of d.payload.supersedes ?? []) {
+        const list = this.superseded.get(s.msgId) ?? [];
+        list.push({ digest: s.digest, position: d.position });
+        this.superseded.set(s.msgId, list);
+      }
+      return;
+    }
+    if (d.msgId !== null && d.rawXml !== null && (OUTCOME_KINDS as readonly string[]).includes(d.kind)) {
+      this.redecide(d, d.msgId, d.rawXml);
+      return;
+    }
+    if (d.kind === 'FlightsArchived') return; // the re-decided traffic sweeps by itself (redecide)
+    if (changes.length > 0) {
+      this.fold(this.newFlights, d, changes);
+      this.latestNew = latestDayAfter(this.latestNew, changes);
+    }
+  }
+
+  private fold(flights: Map<string, FlightState>, d: LoggedDecision, changes: readonly Change[]): Set<string> {
+    const touched = applyDecision(flights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
+    for (const f of touched) this.touched.add(f);
+    return touched;
+  }
+
+  private redecide(d: LoggedDecision, msgId: string, rawXml: string): void {
+    this.decidedCount++;
+    // A later outcome of the same message (it was replayed) supersedes an earlier replay candidate.
+    this.replayable.delete(msgId);
+    const now = new Date(d.recordedAt);
+    const head: Head = {
+      msgId, state: 'PENDING', attempts: 0, nextAttemptAt: null, firstFailureAt: null, identityKey: null, rawXml, nulReplaced: d.nulReplaced,
+    };
+    const { cfg } = this.opts;
+    const read = readHead(head, cfg, now);
+    const identity = read.ok ? read.identity : null;
+    const holder = identity === null ? undefined : this.bound.get(identity);
+    const owner = holder === undefined || holder === msgId ? null : holder;
+    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
+    const before = loggedOutcome(d);
+    const after = decidedOutcome(outcome);
+    const entry = (): Entry => {
+      const a = shown(after);
+      const flids = new Set([...flidsOf(before.changes), ...flidsOf(after.changes)]);
+      return { position: d.position, msgId, before: shown(before), after: a, digest: outcomeDigest(a), flids: [...flids] };
+    };
+    if (isFailure(before) && REPLAYABLE_VERDICTS.has(before.verdict ?? '') && hasEffect(after)) {
+      // An ordinary replay, not a correction: the log's outcome stays in the re-decided fold.
+      this.replayable.set(msgId, entry());
+      return;
+    }
+    if (outcome.identity !== null && identity !== null && !this.bound.has(identity)) this.bound.set(identity, msgId);
+    if (!sameOutcome(before, after)) this.differing.push(entry());
+    if (outcome.kind === 'Applied') {
+      const touched = this.fold(this.newFlights, d, outcome.changes);
+      for (const flid of touched) {
+        const hs = this.handlers.get(flid) ?? new Map<string, number>();
+        hs.set(outcome.handler, outcome.handlerVersion);
+        this.handlers.set(flid, hs);
+      }
+      // The history sweep in FIFO order, as the pump decides it (traffic time, never the clock).
+      const next = latestDayAfter(this.latestNew, outcome.changes);
+      for (const sweep of sweepOnAdvance(this.newFlights, this.latestNew, next, cfg.historyKeepDays)) this.fold(this.newFlights, d, [sweep]);
+      this.latestNew = next;
+    }
+  }
+
+  private wanted(flids: readonly string[]): boolean {
+    const only = this.opts.flights;
+    return only === undefined || flids.some((f) => only.has(f));
+  }
+
+  private isSuperseded(e: Entry): boolean {
+    return (this.superseded.get(e.msgId) ?? []).some((s) => s.digest === e.digest && BigInt(s.position) > BigInt(e.position));
+  }
+
+  private flightDifferences(): FlightDifference[] {
+    const out: FlightDifference[] = [];
+    for (const flid of [...this.touched].sort(compareFlids)) {
+      if (!this.wanted([flid])) continue;
+      const diff = flightDiff(this.logFlights.get(flid), this.newFlights.get(flid), { ignore: ENVELOPE_FIELDS });
+      if (!isEmptyDiff(diff)) out.push({ flid, ...diff });
+    }
+    return out;
+  }
+
+  private openEntries(): Entry[] {
+    return this.differing.filter((e) => !this.isSuperseded(e) && this.wanted(e.flids));
+  }
+
+  /**
+   * The report. `replayStates` (msg id → current processing state) drops replay candidates that
+   * were replayed meanwhile (no longer PARKED/DEAD/FAILED).
+   */
+  report(replayStates?: ReadonlyMap<string, string>): RedecideReport {
+    const differingFlights = this.flightDifferences();
+    const entries = this.openEntries();
+    const stillFailed = (id: string) => {
+      const s = replayStates?.get(id);
+      return s === undefined || s === 'PARKED' || s === 'DEAD' || s === 'FAILED';
+    };
+    const replayable = [...this.replayable.values()].filter((e) => this.wanted(e.flids) && stillFailed(e.msgId));
+    const view = (e: Entry): MessageDifference => ({ msgId: e.msgId, before: e.before, after: e.after });
+    const reportId = createHash('sha256')
+      .update(canonicalJson({ from: this.from, to: this.pos, m: entries.map((e) => [e.msgId, e.digest]), f: differingFlights }))
+      .digest('hex')
+      .slice(0, 16);
+    return {
+      reportId,
+      from: this.from,
+      to: this.pos,
+      decided: this.decidedCount,
+      differingMessages: entries.map(view),
+      differingFlights,
+      replayableMessages: replayable.map(view),
+    };
+  }
+
+  /** Message ids of the replay candidates (to look up their current state). */
+  replayCandidates(): string[] {
+    return [...this.replayable.keys()];
+  }
+
+  /** One correction per differing flight: the changes that bring the log's flight to the re-decided one. */
+  corrections(): PlannedCorrection[] {
+    const entries = this.openEntries();
+    return this.flightDifferences().map(({ flid }) => ({
+      flid,
+      changes: correctionChanges(this.logFlights.get(flid), this.newFlights.get(flid)),
+      supersedes: entries.filter((e) => e.flids.includes(flid)).map((e) => ({ msgId: e.msgId, digest: e.digest })),
+      handlerVersions: Object.fromEntries([...(this.handlers.get(flid) ?? new Map<string, number>())].sort(([a], [b]) => (a < b ? -1 : 1))),
+    }));
+  }
+}
