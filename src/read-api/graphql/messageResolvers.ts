@@ -49,6 +49,29 @@ function metaOf(m: MessageRecord, tz: string): MetaFields {
 const metaField = (name: Exclude<keyof MetaFields, 'decoded'>) => (m: MessageRecord, _a: unknown, ctx: ReadContext) =>
   metaOf(m, ctx.deps.tz)[name];
 
+type ChangeRecord = Record<string, unknown>;
+
+/** The decision's changes, narrowed to `onlyFlid` (flight-less summaries kept). */
+function ownChanges(d: DecisionParent): ChangeRecord[] {
+  const changes = Array.isArray(d.payload.changes) ? (d.payload.changes as ChangeRecord[]) : [];
+  const only = d.onlyFlid;
+  if (only === undefined) return changes;
+  return changes
+    .filter((c) => typeof c.flid !== 'string' || c.flid === only)
+    .map((c) => (Array.isArray(c.flids) ? { ...c, flids: c.flids.filter((f) => f === only) } : c));
+}
+
+/** The payload with only `onlyFlid`'s changes, and any list of flight ids narrowed to it. */
+function flightPart(d: DecisionParent): Record<string, unknown> {
+  const part: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(d.payload)) {
+    if (key === 'changes') part[key] = ownChanges(d);
+    else if (Array.isArray(value) && /flids$/i.test(key)) part[key] = value.filter((f) => f === d.onlyFlid);
+    else part[key] = value;
+  }
+  return part;
+}
+
 export const messageResolvers = {
   Query: {
     message(_: unknown, args: { id: string }, ctx: ReadContext): Promise<MessageRecord | null> {
@@ -80,12 +103,11 @@ export const messageResolvers = {
   },
   Decision: {
     changes(d: DecisionParent) {
-      const changes = Array.isArray(d.payload.changes) ? (d.payload.changes as Record<string, unknown>[]) : [];
-      return changes
-        .filter((c) => d.onlyFlid === undefined || typeof c.flid !== 'string' || c.flid === d.onlyFlid)
-        .map((c) => ({ type: String(c.type), flid: typeof c.flid === 'string' ? c.flid : null, data: JSON.stringify(c) }));
+      return ownChanges(d).map((c) => ({ type: String(c.type), flid: typeof c.flid === 'string' ? c.flid : null, data: JSON.stringify(c) }));
     },
-    payload: (d: DecisionParent) => JSON.stringify(d.payload),
+    // In flightHistory a decision shows only that flight's part (issue 13): a plan snapshot's
+    // payload names thousands of flights, and a page of 500 of them must not carry all of them.
+    payload: (d: DecisionParent) => JSON.stringify(d.onlyFlid === undefined ? d.payload : flightPart(d)),
   },
   Delivery: {
     ref: (r: DeliveryRecord) => (r.ref === null || r.ref === undefined ? null : JSON.stringify(r.ref)),
