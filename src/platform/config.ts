@@ -88,6 +88,7 @@ const schema = z.object({
   MSGX_BACKOFF_MS: msList.default([1000, 2000, 4000, 8000, 16000]),
   MSGX_BACKOFF_CAP_MS: int(0).default(60_000),
   MSGX_HEAD_DEADLINE_MS: int(0).default(600_000),
+  MSGX_HEAD_BLOCKED_WARN_MS: int(0).default(60_000),
   MSGX_SCHD_FLUSH_MS: int(10).default(3000),
   MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
   MSGX_IDENTITY_INCLUDE_DAY: bool.default(false),
@@ -99,6 +100,9 @@ const schema = z.object({
     .trim()
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
     .optional(),
+  // Reference data (issue 16): VIPL personal data in the read API; ask for every kind at start.
+  MSGX_EXPOSE_PERSONAL_DATA: bool.default(false),
+  MSGX_REQUEST_REFERENCE_AT_START: bool.default(true),
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
@@ -131,6 +135,8 @@ const schema = z.object({
     .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio between 0 and 1, e.g. 0.01')
     .transform(Number)
     .default(0.01),
+  MSGX_SHADOW: bool.default(false),
+  MSGX_SHADOW_TOPIC_PREFIX: z.string().trim().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be a non-empty Kafka topic prefix such as shadow.').default('shadow.'),
   MSGX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -155,6 +161,8 @@ export interface Config {
   readonly backoffMs: readonly number[];
   readonly backoffCapMs: number;
   readonly headDeadlineMs: number;
+  /** A head FAILED for this long (since its first failure) gets one warn line. */
+  readonly headBlockedWarnMs: number;
   readonly schdFlushMs: number;
   readonly schdFlushLimit: number;
   readonly identityIncludeDay: boolean;
@@ -163,6 +171,10 @@ export interface Config {
   readonly requestExpireMs: number;
   readonly requestPlanDailyAt: string | undefined;
   readonly esdbUrl: string | undefined;
+  /** Serve VIPL records whole and VIPL messages' raw XML (default: kind, code and VRNK only). */
+  readonly exposePersonalData: boolean;
+  /** A writer whose reference store is empty requests every kind (RQRD) once at start. */
+  readonly requestReferenceAtStart: boolean;
   readonly archiveAfterDays: number;
   readonly historyKeepDays: number;
   readonly logLevel: Parsed['MSGX_LOG_LEVEL'];
@@ -183,6 +195,8 @@ export interface Config {
     readonly checkAt: string;
     readonly sampleRatio: number;
   };
+  /** Shadow run beside the legacy system (SYSTEM.md §11; also `msgx start --shadow`). */
+  readonly shadow: { readonly enabled: boolean; readonly topicPrefix: string };
 }
 
 export class ConfigError extends Error {
@@ -230,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backoffMs: Object.freeze(p.MSGX_BACKOFF_MS),
     backoffCapMs: p.MSGX_BACKOFF_CAP_MS,
     headDeadlineMs: p.MSGX_HEAD_DEADLINE_MS,
+    headBlockedWarnMs: p.MSGX_HEAD_BLOCKED_WARN_MS,
     schdFlushMs: p.MSGX_SCHD_FLUSH_MS,
     schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,
     identityIncludeDay: p.MSGX_IDENTITY_INCLUDE_DAY,
@@ -238,6 +253,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestExpireMs: p.MSGX_REQUEST_EXPIRE_MS,
     requestPlanDailyAt: p.MSGX_REQUEST_PLAN_DAILY_AT,
     esdbUrl: p.MSGX_ESDB_URL,
+    exposePersonalData: p.MSGX_EXPOSE_PERSONAL_DATA,
+    requestReferenceAtStart: p.MSGX_REQUEST_REFERENCE_AT_START,
     archiveAfterDays: p.MSGX_ARCHIVE_AFTER_DAYS,
     historyKeepDays: p.MSGX_HISTORY_KEEP_DAYS,
     logLevel: p.MSGX_LOG_LEVEL,
@@ -252,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkAt: p.MSGX_CONSISTENCY_CHECK_AT,
       sampleRatio: p.MSGX_CONSISTENCY_SAMPLE_RATIO,
     }),
+    shadow: Object.freeze({ enabled: p.MSGX_SHADOW, topicPrefix: p.MSGX_SHADOW_TOPIC_PREFIX }),
   });
 }
 

@@ -31,6 +31,8 @@ export interface DispatcherDeps {
   /** The writer lock: deliveries are claimed with its epoch (issue 13). Absent: unfenced. */
   readonly fence?: WriterFence;
   readonly claimGraceMs?: number;
+  /** The targets to drain (default all; shadow mode leaves out COUTMSGS). */
+  readonly targets?: readonly Target[];
 }
 
 export interface Dispatcher extends Service {
@@ -76,7 +78,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     async start() {
       await listener.start();
       log.info({ kafka: deps.sink.description, routingId: deps.cfg.coutmsgsRoutingId }, 'dispatcher started');
-      loops = TARGETS.map((t) =>
+      loops = (deps.targets ?? TARGETS).map((t) =>
         runTargetLoop(workers[t], latches[t], stop.signal, {
           clock: deps.clock,
           log: log.child({ target: t }),

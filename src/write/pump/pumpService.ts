@@ -8,6 +8,7 @@ import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Decider } from '../../domain/decide.ts';
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { applyDecision } from '../../domain/evolve.ts';
+import { foldReference } from '../../domain/reference/state.ts';
 import { commitDecisions, type CommitResult, type Prepared, type SweepDecision } from './commitDecisions.ts';
 import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
 import { findHeads, identityOwners, type Head } from './findHeads.ts';
@@ -16,6 +17,7 @@ import { failureVerdict, type Outcome } from './outcome.ts';
 import { createListener, Latch } from './wakeup.ts';
 import { Channels } from '../../platform/channels.ts';
 import type { WriteModel } from './writeModel.ts';
+import { BlockedHeadWarning, warnOperatorWork } from './pumpWarnings.ts';
 
 /** How many heads one scan fetches (decided in id order). */
 const PREFETCH = 500;
@@ -86,6 +88,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   /** Heads still to be decided one per transaction, after a group commit failed. */
   let singles = 0;
   let drainWaiters: { after: number; resolve: () => void }[] = [];
+  const blockedHead = new BlockedHeadWarning(log, cfg.headBlockedWarnMs);
   let loop: Promise<void> | undefined;
 
   /** Commit a prepared group; on a database error retry once, then fall back to one head at a time. */
@@ -132,6 +135,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         inOrder &&= model.apply(res.sweepPositions[k]![j]!, null, res.recordedAt, [s.change]);
       });
       if (outcome.kind !== 'Failed') opts.onTerminal?.(head.msgId);
+      // e.g. an empty reference snapshot; the texts name kinds and counts, never record values.
+      const warnings = outcome.kind === 'Applied' || outcome.kind === 'Skipped' ? outcome.reference?.warnings : undefined;
+      for (const warning of warnings ?? []) log.warn({ msgId: head.msgId, position: res.positions[k] }, warning);
     });
     const swept = group.flatMap((p) => p.sweeps ?? []);
     if (swept.length > 0) {
@@ -139,6 +145,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       log.info({ flightsArchived: swept.reduce((n, x) => n + x.change.flids.length, 0), beforeDay: s.change.beforeDay, latestDay: s.latestDay }, 'history sweep decided');
     }
     if (!inOrder) await model.catchUp(pool);
+    warnOperatorWork(log, group, res.positions);
     singles = Math.max(0, singles - group.length);
     log.debug({ decided: group.length, position: res.positions.at(-1) }, 'decided');
     // A FAILED head stays the head: rescan, and wait for its backoff (head-of-line blocking).
@@ -172,6 +179,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
 
     const overlay = new FlightOverlay(model.flights);
+    let reference = model.reference;
     const bound = new Map<string, string>();
     const group: Prepared[] = [];
     let latest = model.latestDay;
@@ -179,13 +187,14 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     for (const [k, { head, read }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const outcome = judge(head, read, { cfg, now, flights: overlay, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
+      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];
       if (outcome.kind === 'Applied') {
         const position = String(BigInt(basis) + appended);
         applyDecision(overlay, { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes });
+        reference = foldReference(reference, outcome.changes);
         // History sweep in FIFO order: when this decision moved the latest operation day (traffic
         // time, never the wall clock), the flights that fell out of the keep window leave right behind it.
         const next = latestDayAfter(latest, outcome.changes);
@@ -206,6 +215,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   async function scan(): Promise<number> {
     const heads = await findHeads(pool, PREFETCH);
     if (heads.length === 0) return cfg.pollIntervalMs;
+    blockedHead.check(heads[0], clock.now());
     let next = 0;
     while (next < heads.length && !stop.signal.aborted) {
       const { group, basis, now, waitMs } = await prepareGroup(heads, next);
