@@ -14,6 +14,7 @@ import { subscriptionResolvers } from './subscriptionResolvers.ts';
 import type { FlightFeed } from '../live/flightFeed.ts';
 import { isConnectionError, SqlState, sqlState } from '../../platform/db.ts';
 import { badInput } from './errors.ts';
+import { operationsResolvers } from './operationsResolvers.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 /** Tokens one GraphQL document may have (GraphiQL's introspection query has ~300). */
@@ -24,6 +25,7 @@ const UNREACHABLE_LOG_EVERY_MS = 60_000;
 const typeDefs = [
   readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'),
   readFileSync(new URL('./reference.graphql', import.meta.url), 'utf8'),
+  readFileSync(new URL('./operations.graphql', import.meta.url), 'utf8'),
 ];
 
 type ServerContext = Record<string, unknown>;
@@ -40,6 +42,7 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
       historyResolvers,
       pipelineResolvers,
       referenceResolvers,
+      operationsResolvers,
       subscriptionResolvers(feed),
     ],
   });
@@ -72,7 +75,8 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
   return createYoga<ServerContext, ReadContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    graphiql: { title: 'msgx' },
+    // GraphiQL is msgx's own page (pages/pageRoutes.ts): yoga's loads its scripts from a CDN.
+    graphiql: false,
     landingPage: false,
     // yoga's default CORS reflects any origin with credentials. Off unless origins are configured;
     // then exactly those, without credentials (the API has no cookies).
