@@ -19,6 +19,7 @@
  * decides is not folded in: it is listed apart (`replayableMessages`), for `msgx replay`, not for a
  * correction — unless a later decision of the range already ended it.
  */
+import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import type { Change } from '../../domain/changes.ts';
 import { correctionChanges } from '../../domain/correction.ts';
@@ -105,6 +106,8 @@ export class Redecision {
   readonly logFlights = new Map<string, FlightState>();
   /** The re-decided flights. */
   private newFlights = new Map<string, FlightState>();
+  /** The re-decided reference store (reference messages are decided against it, as in the pump). */
+  private newReference: ReferenceState = EMPTY_REFERENCE;
   private readonly touched = new Set<string>();
   private bound = new Map<string, string>();
   private readonly differing: Entry[] = [];
@@ -135,6 +138,7 @@ export class Redecision {
         const changes = d.payload.changes;
         if (Array.isArray(changes) && changes.length > 0) {
           applyDecision(r.logFlights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
+          r.newReference = foldReference(r.newReference, changes);
           r.latestNew = latestDayAfter(r.latestNew, changes);
         }
         after = d.position;
@@ -195,6 +199,7 @@ export class Redecision {
     if (d.kind === 'FlightsArchived') return; // the re-decided traffic sweeps by itself (redecide)
     if (changes.length > 0) {
       this.fold(this.newFlights, d, changes);
+      this.newReference = foldReference(this.newReference, changes);
       this.latestNew = latestDayAfter(this.latestNew, changes);
     }
   }
@@ -218,7 +223,7 @@ export class Redecision {
     const identity = read.ok ? read.identity : null;
     const holder = identity === null ? undefined : this.bound.get(identity);
     const owner = holder === undefined || holder === msgId ? null : holder;
-    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
+    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, reference: this.newReference, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
     const before = loggedOutcome(d);
     const after = decidedOutcome(outcome);
     const entry = (): Entry => {
@@ -235,6 +240,7 @@ export class Redecision {
     if (!sameOutcome(before, after)) this.differing.push(entry());
     if (outcome.kind === 'Applied') {
       const touched = this.fold(this.newFlights, d, outcome.changes);
+      this.newReference = foldReference(this.newReference, outcome.changes);
       for (const flid of touched) {
         const hs = this.handlers.get(flid) ?? new Map<string, number>();
         hs.set(outcome.handler, outcome.handlerVersion);
