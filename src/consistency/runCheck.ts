@@ -118,7 +118,7 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
 
     progress('writebacks', upTo, fold.events, flightsChecked);
     const grace = opts.writebackGraceMs ?? DEFAULT_WRITEBACK_GRACE_MS;
-    const wb = await checkWritebacks(client, new Date(started.getTime() - grace));
+    const wb = await checkWritebacks(client, new Date(started.getTime() - grace), positions.log);
     mismatches.push(...wb.mismatches);
     await client.query('COMMIT');
     progress('done', upTo, fold.events, flightsChecked);

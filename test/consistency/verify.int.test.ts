@@ -169,6 +169,16 @@ describe('damage done with direct SQL is reported exactly', () => {
     expect((await check()).mismatches).toEqual([
       { check: 'writebacks', msgId: m.id, state: 'SUCCEEDED', problem: 'write-back neither done nor pending', log: 'DONE or PENDING', row: null },
     ]);
+    const d = await one<{ id: string }>("SELECT msg_id::text AS id FROM proc_state WHERE state = 'SKIPPED' ORDER BY msg_id LIMIT 1");
+    await db.pool.query("UPDATE proc_state SET backfill_status = 'PROCESSED', decided_position = 999999 WHERE msg_id = $1", [d.id]);
+    const { pos } = await one<{ pos: string }>('SELECT decided_position::text AS pos FROM proc_state WHERE msg_id = $1', [m.id]);
+    undo.push(() => db.pool.query("UPDATE proc_state SET backfill_status = 'SKIPPED', decided_position = $2 WHERE msg_id = $1", [d.id, pos]));
+    const { head } = await one<{ head: string }>('SELECT max(position)::text AS head FROM decision_event');
+    expect((await check()).mismatches).toEqual([
+      { check: 'writebacks', msgId: m.id, state: 'SUCCEEDED', problem: 'write-back neither done nor pending', log: 'DONE or PENDING', row: null },
+      { check: 'writebacks', msgId: d.id, state: 'SKIPPED', problem: 'write-back status', log: 'SKIPPED', row: 'PROCESSED' },
+      { check: 'writebacks', msgId: d.id, state: 'SKIPPED', problem: 'terminal decision not in the log', log: `a position in 1..${head}`, row: '999999' },
+    ].sort((a, b) => Number(a.msgId) - Number(b.msgId)));
     // Younger than the grace period: not checked yet.
     const young = await runCheck(db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 3_600_000 * 24 * 365 * 100 });
     expect(young.mismatches).toEqual([]);
