@@ -1,5 +1,7 @@
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
 import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
+import { shadowMailbox } from '../platform/mailbox/shadowMailbox.ts';
+import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, type RunMode } from '../platform/runMode.ts';
 import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
@@ -12,6 +14,8 @@ import { createJobs } from '../write/jobs/jobsService.ts';
 import { createPump } from '../write/pump/pumpService.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
 import { createWriterLock } from '../write/writerLock.ts';
+import { cutOver, enterShadow, ShadowRefused } from '../write/shadow/runModeChange.ts';
+import { unsafeForShadow } from '../write/shadow/shadowSafety.ts';
 
 export const ROLES = ['all', 'writer', 'api'] as const;
 export type Role = (typeof ROLES)[number];
@@ -22,20 +26,34 @@ export interface App {
   httpPort(): number;
   /** Why the app stopped itself, if it did (the writer lost its lock): the process must exit non-zero. */
   failure(): Error | undefined;
+  /** The run mode as recorded in the database (or forced by --shadow / MSGX_SHADOW). */
+  mode(): Promise<ModeName>;
+}
+
+export interface AssembleOptions {
+  readonly role: Role;
+  readonly standby: boolean;
+  /** `msgx start --shadow` (MSGX_SHADOW=true does the same): SYSTEM.md §11. */
+  readonly shadow?: boolean;
+  /** Who starts it, for the ShadowStarted / CutOver decisions (user@host). */
+  readonly operator?: string;
+  /** The pump's handlers (default: the registry's); tests inject another set here. */
+  readonly decide?: Decider;
 }
 
 /**
  * The composition root: which services run for a role, in start order (stopped in reverse).
  * writer = ingest, pump, projectors, dispatcher, jobs; api = HTTP (GraphQL, compat, health, metrics).
  */
-export interface AssembleOptions {
-  readonly role: Role;
-  readonly standby: boolean;
-  /** The pump's handlers (default: the registry's); tests inject another set here. */
-  readonly decide?: Decider;
-}
-
 export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App> {
+  const shadow = opts.shadow === true || rt.cfg.shadow.enabled;
+  const writerRole = opts.role === 'all' || opts.role === 'writer';
+  if (shadow && writerRole) {
+    const problems = unsafeForShadow(rt.cfg);
+    if (problems.length > 0) throw new ShadowRefused(`cannot start in shadow mode:\n  ${problems.join('\n  ')}`);
+  }
+  // What /readyz, /metrics, pipeline and the compat entry say: the database's mode, shadow at once when asked for.
+  const mode: ModeProbe = createModeProbe(rt.readPool, shadow ? { shadow: true, topicPrefix: rt.cfg.shadow.topicPrefix } : null);
   const readiness: ReadinessCheck[] = [
     { name: 'postgres', check: async () => void (await rt.pool.query('SELECT 1')) },
     { name: 'mailbox', check: () => rt.mailbox.ping() },
@@ -44,10 +62,10 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   const services: Service[] = [];
   let failure: Error | undefined;
 
-  routes.push(createMetricsRoute(rt));
+  routes.push(createMetricsRoute(rt, mode));
   if (opts.role === 'all' || opts.role === 'api') {
     // GraphQL (+ SSE subscriptions), POST /cminmsgs/send; the live-update feed runs as a service.
-    const readApi = createReadApi(rt);
+    const readApi = createReadApi(rt, { mode });
     routes.push(...readApi.routes);
     readiness.push(...readApi.readiness);
     services.push(...readApi.services);
@@ -60,6 +78,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
     routes,
     readiness,
     maxConnections: rt.cfg.httpMaxConnections,
+    mode: async () => modeName(await mode()),
   });
   services.push(http);
 
@@ -71,19 +90,9 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
       process.kill(process.pid, 'SIGTERM');
     };
     services.push(createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost }));
-    const model = new WriteModel();
-    const backfill = createBackfill(rt);
-    const ingest = createIngest(rt);
-    readiness.push(ingest.readiness);
-    services.push(ingest, createPump(rt, { model, onTerminal: () => backfill.kick(), ...(opts.decide ? { decide: opts.decide } : {}) }), backfill, createJobs(rt));
-    // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
-    services.push(...createProjectionServices(rt).services);
-    // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
-    const delivery = createDeliveryServices(rt);
-    services.push(...delivery.services);
-    readiness.push(...delivery.readiness);
-    // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
-    services.push(createSentinel({ pool: rt.pool, clock: rt.clock, log: rt.log, cfg: rt.cfg }));
+    // Everything else of the writer is built once the lock is held: its mode (shadow, cut-over) is
+    // decided then, by the one writer, and every service is built for that mode.
+    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide }));
   }
 
   const started: Service[] = [];
@@ -92,6 +101,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   return {
     httpPort: () => http.port(),
     failure: () => failure,
+    mode: async () => modeName(await mode()),
     async start() {
       for (const s of services) {
         if (stopped) throw new Error('stopped during start-up');
@@ -111,6 +121,96 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
       const pending = starting;
       if (pending) await pending.stop().catch((err: unknown) => rt.log.error({ err, service: pending.name }, 'stop failed'));
       for (const s of started.reverse()) await s.stop().catch((err: unknown) => rt.log.error({ err, service: s.name }, 'stop failed'));
+      started.length = 0;
+    },
+  };
+}
+
+/**
+ * The writer's services after the lock: record the mode (enter shadow, or cut over a shadow
+ * database), then ingest → pump → backfill → jobs → projectors → delivery, built for that mode.
+ * In shadow mode the services see a mailbox that refuses every write (shadowMailbox), the pump
+ * records no write-back, the backfill does not run, COUTMSGS is not delivered and Kafka topics are
+ * prefixed.
+ */
+function writerServices(
+  rt: Runtime,
+  opts: { shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined },
+): Service {
+  const log = rt.log.child({ role: 'writer' });
+  const started: Service[] = [];
+  let starting: Service | undefined;
+  let stopped = false;
+
+  async function decideMode(): Promise<RunMode> {
+    const now = rt.clock.now();
+    if (opts.shadow) {
+      const mode = await enterShadow(rt.pool, { topicPrefix: rt.cfg.shadow.topicPrefix, now, requestedBy: opts.operator });
+      log.warn(
+        { mode: 'shadow', topicPrefix: mode.topicPrefix, since: mode.shadowSince },
+        'SHADOW MODE: CMINMSGS is read by its own watermark and never written (no write-back), nothing is inserted into COUTMSGS, Kafka topics are prefixed',
+      );
+      return mode;
+    }
+    const co = await cutOver(rt.pool, { now, requestedBy: opts.operator });
+    if (co) {
+      log.warn(
+        { cutoverPosition: co.mode.cutoverPosition, watermark: co.mode.cutoverWatermark, undecided: co.undecided },
+        'CUT-OVER: this database leaves shadow mode; decisions up to the cut-over position are never written back or sent to production topics, new ones are',
+      );
+      if (co.undecided > 0) log.warn({ undecided: co.undecided }, 'cut-over: messages ingested in shadow but not decided yet will be written back when decided');
+    }
+    return readRunMode(rt.pool);
+  }
+
+  function build(mode: RunMode): Service[] {
+    const wrt: Runtime = mode.shadow ? { ...rt, mailbox: shadowMailbox(rt.mailbox) } : rt;
+    const model = new WriteModel();
+    const backfill = createBackfill(wrt);
+    const pump = createPump(wrt, {
+      model,
+      onTerminal: mode.shadow ? undefined : () => backfill.kick(),
+      writeBack: !mode.shadow,
+      ...(opts.decide ? { decide: opts.decide } : {}),
+    });
+    const delivery = createDeliveryServices(wrt, { mode });
+    const ingest = createIngest(wrt);
+    opts.readiness.push(ingest.readiness, ...delivery.readiness);
+    return [
+      ingest,
+      pump,
+      // No write-back in shadow mode: nothing is registered for it, and the scanner does not run.
+      ...(mode.shadow ? [] : [backfill]),
+      createJobs(wrt),
+      // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
+      ...createProjectionServices(wrt).services,
+      // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
+      ...delivery.services,
+      // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
+      createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg }),
+    ];
+  }
+
+  return {
+    name: 'writer',
+    async start() {
+      const services = build(await decideMode());
+      for (const s of services) {
+        if (stopped) throw new Error('stopped during start-up');
+        starting = s;
+        try {
+          await s.start();
+        } finally {
+          starting = undefined;
+        }
+        started.push(s);
+      }
+    },
+    async stop() {
+      stopped = true;
+      const pending = starting;
+      if (pending) await pending.stop().catch((err: unknown) => log.error({ err, service: pending.name }, 'stop failed'));
+      for (const s of started.reverse()) await s.stop().catch((err: unknown) => log.error({ err, service: s.name }, 'stop failed'));
       started.length = 0;
     },
   };

@@ -6,6 +6,7 @@ import { redecideCommand } from './redecideCommand.ts';
 import { replayCommand } from './replayCommand.ts';
 import { replayDeliveriesCommand } from './replayDeliveriesCommand.ts';
 import { requestPlanCommand } from './requestPlanCommand.ts';
+import { requestReferenceCommand } from './requestReferenceCommand.ts';
 import { startCommand } from './startCommand.ts';
 import { statusCommand } from './statusCommand.ts';
 import { verifyCommand } from './verifyCommand.ts';
@@ -32,6 +33,7 @@ export const commands: Record<string, Command> = {
   replay: replayCommand,
   'replay-deliveries': replayDeliveriesCommand,
   'request-plan': requestPlanCommand,
+  'request-reference': requestReferenceCommand,
   rebuild: rebuildCommand,
   redecide: redecideCommand,
   verify: verifyCommand,

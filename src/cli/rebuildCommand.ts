@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
 import { formatProgress } from '../projections/rebuild/progress.ts';
 import { rebuildFlights } from '../projections/rebuild/rebuildFlights.ts';
+import { rebuildReference } from '../projections/reference/rebuildReference.ts';
 import type { Command } from './commands.ts';
 import { createProgressLine } from './progressLine.ts';
 import { UsageError } from './main.ts';
@@ -10,12 +11,14 @@ import { UsageError } from './main.ts';
 const CANCELLED = 130;
 
 export const rebuildCommand: Command = {
-  summary: 'rebuild the flight read models from the log beside the live ones, then swap: flights [--page-size N]',
-  usage: 'flights [--page-size N]',
+  summary: 'rebuild read models from the log without downtime: flights [--page-size N] | reference | (none: every projection)',
+  usage: '[flights [--page-size N] | reference]',
   help:
     'Folds the whole decision log into scratch tables beside the live ones while msgx keeps running, then\n' +
     'swaps them in. Progress goes to stderr (one line in place on a terminal, plain lines otherwise).\n' +
-    'Ctrl-C cancels cleanly (exit 130): the live tables stay as they are.',
+    'Ctrl-C cancels cleanly (exit 130): the live tables stay as they are.\n' +
+    '`reference` rebuilds the reference-data and seasonal-schedule rows in one transaction (readers see the\n' +
+    'old rows until it commits); with no name, flights and then reference are rebuilt.',
   async run(args, { cfg, log }) {
     const { values, positionals } = parseArgs({
       args: [...args],
@@ -27,7 +30,10 @@ export const rebuildCommand: Command = {
     if (name === 'outbox') {
       throw new UsageError('the outbox feeder is never rebuilt: its rows are deliveries, and re-feeding them would re-send them');
     }
-    if (name !== 'flights' || extra.length > 0) throw new UsageError(`usage: msgx rebuild flights (got '${positionals.join(' ')}')`);
+    if ((name !== undefined && name !== 'flights' && name !== 'reference') || extra.length > 0) {
+      throw new UsageError(`usage: msgx rebuild [flights|reference] (got '${positionals.join(' ')}')`);
+    }
+    const targets = name === undefined ? ['flights', 'reference'] : [name];
     const pageSize = values['page-size'] === undefined ? undefined : Number(values['page-size']);
     if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 100_000)) {
       throw new UsageError(`--page-size must be a whole number 1-100000 (got '${values['page-size']}')`);
@@ -47,7 +53,7 @@ export const rebuildCommand: Command = {
     for (const [sig, ls] of Object.entries(foreign)) for (const l of ls) process.off(sig, l);
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    try {
+    const rebuildFlightsStep = async (): Promise<number> => {
       const result = await rebuildFlights({
         pool: rt.pool,
         clock: rt.clock,
@@ -75,6 +81,28 @@ export const rebuildCommand: Command = {
           process.stderr.write(`rebuild refused:\n${result.problems.map((p) => `  ${p}\n`).join('')}`);
           return 1;
       }
+    };
+    try {
+      if (targets.includes('flights')) {
+        const code = await rebuildFlightsStep();
+        if (code !== 0) return code;
+      }
+      if (targets.includes('reference')) {
+        const r = await rebuildReference({ pool: rt.pool, clock: rt.clock, log: rt.log.child({ role: 'rebuild' }), signal: abort.signal });
+        if (r.ok) {
+          process.stdout.write(
+            `rebuilt reference: ${r.events} events, ${r.records} records, ${r.seasons} seasons, up to position ${r.position}, ` +
+              `in ${r.seconds.toFixed(1)} s; the live projector continues from there\n`,
+          );
+        } else if (r.reason === 'cancelled') {
+          process.stderr.write('rebuild reference cancelled: rolled back, live rows untouched\n');
+          return CANCELLED;
+        } else {
+          process.stderr.write('rebuild reference refused: another reference rebuild is running\n');
+          return 1;
+        }
+      }
+      return 0;
     } finally {
       progress.done();
       process.off('SIGINT', onSignal);

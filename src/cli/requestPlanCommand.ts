@@ -1,5 +1,8 @@
+import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { commandMode } from '../platform/runMode.ts';
 import { openRuntime } from '../platform/runtime.ts';
+import { NOT_SENT_IN_SHADOW, recordShadowRequest } from '../write/requests/recordShadowRequest.ts';
 import { describeWindow, requestPlan } from '../write/requests/requestPlan.ts';
 import { parseWindowTime } from '../write/requests/requestWindow.ts';
 import type { Command } from './commands.ts';
@@ -24,6 +27,15 @@ export const requestPlanCommand: Command = {
 
     const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'request-plan' });
     try {
+      if ((await commandMode(rt.pool, cfg)).shadow) {
+        // The database runs as shadow: recorded as a decision, never sent (docs/operations.md "Shadow run").
+        const rec = await recordShadowRequest(rt.pool, { from, to, now: rt.clock.now(), requestedBy: `${os.userInfo().username}@${os.hostname()}` });
+        process.stdout.write(
+          `plan request for ${describeWindow(from, to, cfg.airportTz)} recorded as decision ${rec!.position}, NOT sent\n` +
+            `(${NOT_SENT_IN_SHADOW})\n`,
+        );
+        return 0;
+      }
       const r = await requestPlan({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg, log }, from, to);
       const lines = [`plan request ${r.mgid} (req ${r.reqId}) for ${describeWindow(from, to, cfg.airportTz)}`];
       if (r.send?.sent) {

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
 import { UsageError } from './main.ts';
@@ -6,18 +7,24 @@ import { assemble, ROLES, type Role } from './assemble.ts';
 
 export const startCommand: Command = {
   summary: 'run the service (roles: all | writer | api), --standby to wait for the writer lock',
-  usage: '[--role all|writer|api] [--standby] [--force]',
+  usage: '[--role all|writer|api] [--standby] [--force] [--shadow]',
   help:
     'Runs msgx until SIGINT/SIGTERM (Ctrl-C), then stops its services in order and exits 0.\n' +
     '  --role all      everything (default); writer: ingest, pump, projectors, delivery; api: the read API only\n' +
     '  --standby       wait as a hot standby for the writer lock (serves the API meanwhile); stops at once on a signal\n' +
     '  --force         migrate a database that holds tables that are not msgx\'s\n' +
+    '  --shadow        shadow run beside the legacy system (also MSGX_SHADOW=true): CMINMSGS read by its own\n' +
+    '                  watermark and never written, no COUTMSGS, Kafka topics prefixed MSGX_SHADOW_TOPIC_PREFIX\n' +
+    '                  (default shadow.); recorded in the database. Restarting without it is the cut-over\n' +
     'Without MSGX_DATABASE_URL it runs an embedded PostgreSQL under MSGX_DATA_DIR; a second msgx start on\n' +
     'the same folder refuses (exit 1), other commands connect to the running one and never stop it.',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({
       args: [...args],
-      options: { role: { type: 'string', default: 'all' }, standby: { type: 'boolean', default: false }, force: { type: 'boolean', default: false } },
+      options: {
+        role: { type: 'string', default: 'all' }, standby: { type: 'boolean', default: false }, force: { type: 'boolean', default: false },
+        shadow: { type: 'boolean', default: false },
+      },
       strict: true,
     });
     const role = values.role as Role;
@@ -49,7 +56,13 @@ export const startCommand: Command = {
       log.info('msgx stopped during start-up');
       return 0;
     }
-    const app = await assemble(rt, { role, standby: values.standby ?? false });
+    let app;
+    try {
+      app = await assemble(rt, { role, standby: values.standby ?? false, shadow: values.shadow ?? false, operator: `${os.userInfo().username}@${os.hostname()}` });
+    } catch (err) {
+      await rt.close().catch(() => undefined);
+      throw err;
+    }
     const runtime = rt;
     const stopped = new Promise<void>((resolve) => {
       // Also while app.start() runs (a standby waits there for the writer lock).
@@ -76,7 +89,10 @@ export const startCommand: Command = {
         await rt.close().catch(() => undefined);
         throw err;
       }
-      if (!signalled) log.info({ role, http: `http://localhost:${app.httpPort()}/graphql` }, 'msgx started');
+      if (!signalled) {
+        const mode = await app.mode().catch(() => 'unknown');
+        log.info({ role, mode, http: `http://localhost:${app.httpPort()}/graphql` }, mode === 'shadow' ? 'msgx started in SHADOW mode' : 'msgx started');
+      }
     }
     await stopped;
     const failure = app.failure();

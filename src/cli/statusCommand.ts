@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../platform/clock.ts';
+import { modeName, readRunMode } from '../platform/runMode.ts';
 import { openRuntime } from '../platform/runtime.ts';
 import { pipelineStatus, type PipelineStatus } from '../write/pump/pipelineStatus.ts';
 import type { Command } from './commands.ts';
@@ -13,13 +14,23 @@ export const statusCommand: Command = {
     const rt = await openRuntime(cfg, log, { poolMax: 1, command: 'status' });
     try {
       const s = await pipelineStatus(rt.pool);
-      process.stdout.write(values.json ? JSON.stringify(s, null, 2) + '\n' : formatStatus(s, systemClock.now()));
+      const mode = await readRunMode(rt.pool);
+      process.stdout.write(
+        values.json ? JSON.stringify({ ...s, mode: modeName(mode), shadow: mode }, null, 2) + '\n' : formatMode(mode) + formatStatus(s, systemClock.now()),
+      );
       return 0;
     } finally {
       await rt.close();
     }
   },
 };
+
+/** The mode line of `msgx status` (SYSTEM.md §11). */
+export function formatMode(m: Awaited<ReturnType<typeof readRunMode>>): string {
+  if (m.shadow) return `mode           SHADOW since ${m.shadowSince?.toISOString() ?? '?'} (no write-back, no COUTMSGS, topics prefixed '${m.topicPrefix}')\n`;
+  if (m.cutoverAt) return `mode           production, cut over from shadow at ${m.cutoverAt.toISOString()} (shadow decisions up to position ${m.cutoverPosition})\n`;
+  return 'mode           production\n';
+}
 
 export function formatStatus(s: PipelineStatus, now: Date): string {
   const age = (d: Date) => `${Math.max(0, Math.round((now.getTime() - d.getTime()) / 1000))} s`;

@@ -9,6 +9,7 @@ import type {
   Allocation, BridgeOp, ChockEvent, Delay, FlightFields, FlightLists, GroundService, Instant, ListName, RoutePoint,
 } from './flight.ts';
 import type { SchdStyp } from './catalogue.ts';
+import { isReferenceChange, type ReferenceChange } from './reference/changes.ts';
 
 export interface FlightCreated {
   type: 'FlightCreated';
@@ -69,7 +70,8 @@ export interface PlanSnapshotApplied {
 export interface FlightsArchived { type: 'FlightsArchived'; flids: string[]; beforeDay: string }
 
 export type FlightChange = FlightCreated | FlightUpdated | ListReplaced | FlightDeleted | FlightRestored;
-export type Change = FlightChange | PlanSnapshotApplied | FlightsArchived;
+/** Reference data and seasonal schedules: no flight (src/domain/reference/changes.ts). */
+export type Change = FlightChange | PlanSnapshotApplied | FlightsArchived | ReferenceChange;
 export type ChangeType = Change['type'];
 
 /** Which change replaces which list. */
@@ -102,5 +104,5 @@ export function listOf(change: ListReplaced): ListName {
 }
 
 export function isFlightChange(change: Change): change is FlightChange {
-  return change.type !== 'PlanSnapshotApplied' && change.type !== 'FlightsArchived';
+  return change.type !== 'PlanSnapshotApplied' && change.type !== 'FlightsArchived' && !isReferenceChange(change);
 }

@@ -12,8 +12,11 @@ import { decideFlop } from './handlers/flop.ts';
 import { handlerFor, type HandlerInfo } from './handlers/registry.ts';
 import { decideSchdSnapshot, decideSchdUpsert } from './handlers/schd.ts';
 import type { Message } from './message.ts';
+import { decideReference, type SkippedRecord } from './reference/decideReference.ts';
+import { decideSeasonal } from './reference/decideSeasonal.ts';
+import { EMPTY_REFERENCE, type ReferenceState } from './reference/state.ts';
 
-export type SkipReason = 'unknown-flight' | 'flight-deleted';
+export type SkipReason = 'unknown-flight' | 'flight-deleted' | 'unknown-record';
 
 export interface Decision {
   ok: true;
@@ -26,22 +29,31 @@ export interface Decision {
   unknownFlids?: string[];
   /** FLOP blocks skipped because their flight is deleted. */
   deletedFlids?: string[];
+  /** Reference / seasonal records left out (no key, invalid period or DYOP). */
+  skippedRecords?: SkippedRecord[];
+  /** Reference DEL of codes the store does not hold. */
+  unknownRecords?: string[];
+  /** Remarks for the audit (RECS differs, records skipped). */
+  notes?: string[];
+  /** To be logged at warn level (an empty snapshot); never carries record values. */
+  warnings?: string[];
 }
 
 /**
  * What decides a message: `decide` below, over the registry's handlers. The pump and `msgx redecide`
  * take one as a port, so a test can run them with another handler set (e.g. one with a bug).
  */
-export type Decider = (flights: ReadonlyMap<string, FlightState>, message: Message) => Decision;
+export type Decider = (flights: ReadonlyMap<string, FlightState>, message: Message, reference?: ReferenceState) => Decision;
 
 function handlerOf(message: Message): HandlerInfo {
-  const h = handlerFor(message.type, message.styp);
+  const h = handlerFor(message.type === 'REFERENCE' ? message.kind : message.type, message.styp);
   // The codec only produces catalogued subtypes and the registry covers the catalogue (tested).
   if (h === undefined) throw new Error(`no handler registered for ${message.type}/${message.styp}`);
   return h;
 }
 
-export function decide(flights: ReadonlyMap<string, FlightState>, message: Message): Decision {
+/** `reference`: the reference store (for reference messages; flights' decisions do not read it). */
+export function decide(flights: ReadonlyMap<string, FlightState>, message: Message, reference: ReferenceState = EMPTY_REFERENCE): Decision {
   const h = handlerOf(message);
   const base = { ok: true, handler: h.name, handlerVersion: h.version } as const;
   switch (message.type) {
@@ -60,6 +72,17 @@ export function decide(flights: ReadonlyMap<string, FlightState>, message: Messa
       if (out.applied === 0 && message.ops.length > 0) {
         decision.skipped = out.unknownFlids.length > 0 ? 'unknown-flight' : 'flight-deleted';
       }
+      return decision;
+    }
+    case 'REFERENCE':
+    case 'SCHS': {
+      const out = message.type === 'SCHS' ? decideSeasonal(message) : decideReference(reference, message);
+      const decision: Decision = { ...base, changes: out.changes };
+      if (out.skippedRecords.length > 0) decision.skippedRecords = out.skippedRecords;
+      if (out.unknownRecords.length > 0) decision.unknownRecords = out.unknownRecords;
+      if (out.notes.length > 0) decision.notes = out.notes;
+      if (out.warnings.length > 0) decision.warnings = out.warnings;
+      if (out.skipped) decision.skipped = out.skipped;
       return decision;
     }
   }

@@ -88,6 +88,12 @@ export function evolve(state: FlightState | undefined, change: Change): FlightSt
       return state;
     case 'FlightsArchived':
       return state !== undefined && change.flids.includes(state.flid) ? undefined : state;
+    case 'ReferenceUpserted':
+    case 'ReferenceDeleted':
+    case 'ReferenceSnapshotApplied':
+    case 'SeasonalScheduleReplaced':
+      // Reference data and seasonal schedules: no flight (src/domain/reference/state.ts).
+      return state;
     default:
       if (state === undefined) return change.type === 'FlightCreated' ? created(change, undefined) : undefined;
       return state.flid === change.flid ? applyFlightChange(state, change) : state;

@@ -6,6 +6,9 @@
  */
 import type { FlopFieldStyp, FlopListStyp, SchdStyp } from './catalogue.ts';
 import type { FlightFields, FlightLists, Instant, ListName } from './flight.ts';
+import type { SeasonalFlight } from './reference/changes.ts';
+import type { ReferenceStyp, SeasonalStyp } from './reference/kinds.ts';
+import type { RefFields, RefValue } from './reference/record.ts';
 
 /** The envelope (`MSG/META`), validated. TYPE/STYP are normalized (`TYPE=FDEL` → FLOP/FDEL). */
 export interface Meta {
@@ -77,4 +80,48 @@ export interface FlopMessage {
   ops: FlopOp[];
 }
 
-export type Message = SchdMessage | FlopMessage;
+/** One record of a reference message: its elements (DEL/ADD/DNLD) or its patch (UPD). */
+export interface ReferenceRecordIn {
+  /** 1-based place among the message's records. */
+  index: number;
+  /** The key element's text; null: a keyless record (listed and skipped). */
+  code: string | null;
+  /** Elements with a value (empty ones left out). */
+  fields: RefFields;
+  /** UPD: every element present, empty ones as null (clear). */
+  patch: Readonly<Record<string, RefValue | null>>;
+}
+
+/** Reference data (reference.md): records directly under MSG, named after TYPE. */
+export interface ReferenceMessage {
+  type: 'REFERENCE';
+  /** The kind (TYPE), e.g. AIRL. */
+  kind: string;
+  styp: ReferenceStyp;
+  meta: Meta;
+  /** RECS as sent (a hint only), null when absent or not a number. */
+  declaredRecords: number | null;
+  records: ReferenceRecordIn[];
+}
+
+/** A record of a seasonal schedule that cannot be planned (listed in the decision). */
+export interface SeasonalRecordSkipped {
+  index: number;
+  reason: 'invalid-period' | 'invalid-dyop';
+  detail: string;
+}
+
+/** SCHS DNLD/RESP: the whole schedule of one season. */
+export interface SeasonalMessage {
+  type: 'SCHS';
+  styp: SeasonalStyp;
+  meta: Meta;
+  season: string;
+  startDate: string | null;
+  endDate: string | null;
+  declaredRecords: number | null;
+  flights: SeasonalFlight[];
+  skippedRecords: SeasonalRecordSkipped[];
+}
+
+export type Message = SchdMessage | FlopMessage | ReferenceMessage | SeasonalMessage;

@@ -17,7 +17,12 @@ export type DecisionKind =
   | 'GapExpired'
   | 'DeliveryReplayRequested'
   /** msgx redecide --apply: brings one flight to its re-decided state (src/write/redecide). */
-  | 'Correction';
+  | 'Correction'
+  /** Shadow run and cut-over (src/write/shadow): the mode changes, audited. */
+  | 'ShadowStarted'
+  | 'CutOver'
+  /** A plan request recorded in shadow mode instead of being sent (COUTMSGS is not written). */
+  | 'PlanRequestRecorded';
 
 /** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
 export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead'];

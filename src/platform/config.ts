@@ -97,6 +97,9 @@ const schema = z.object({
     .trim()
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
     .optional(),
+  // Reference data (issue 16): VIPL personal data in the read API; ask for every kind at start.
+  MSGX_EXPOSE_PERSONAL_DATA: bool.default(false),
+  MSGX_REQUEST_REFERENCE_AT_START: bool.default(true),
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
@@ -129,6 +132,8 @@ const schema = z.object({
     .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio between 0 and 1, e.g. 0.01')
     .transform(Number)
     .default(0.01),
+  MSGX_SHADOW: bool.default(false),
+  MSGX_SHADOW_TOPIC_PREFIX: z.string().trim().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be a non-empty Kafka topic prefix such as shadow.').default('shadow.'),
   MSGX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -161,6 +166,10 @@ export interface Config {
   readonly requestExpireMs: number;
   readonly requestPlanDailyAt: string | undefined;
   readonly esdbUrl: string | undefined;
+  /** Serve VIPL records whole and VIPL messages' raw XML (default: kind, code and VRNK only). */
+  readonly exposePersonalData: boolean;
+  /** A writer whose reference store is empty requests every kind (RQRD) once at start. */
+  readonly requestReferenceAtStart: boolean;
   readonly archiveAfterDays: number;
   readonly historyKeepDays: number;
   readonly logLevel: Parsed['MSGX_LOG_LEVEL'];
@@ -181,6 +190,8 @@ export interface Config {
     readonly checkAt: string;
     readonly sampleRatio: number;
   };
+  /** Shadow run beside the legacy system (SYSTEM.md §11; also `msgx start --shadow`). */
+  readonly shadow: { readonly enabled: boolean; readonly topicPrefix: string };
 }
 
 export class ConfigError extends Error {
@@ -236,6 +247,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestExpireMs: p.MSGX_REQUEST_EXPIRE_MS,
     requestPlanDailyAt: p.MSGX_REQUEST_PLAN_DAILY_AT,
     esdbUrl: p.MSGX_ESDB_URL,
+    exposePersonalData: p.MSGX_EXPOSE_PERSONAL_DATA,
+    requestReferenceAtStart: p.MSGX_REQUEST_REFERENCE_AT_START,
     archiveAfterDays: p.MSGX_ARCHIVE_AFTER_DAYS,
     historyKeepDays: p.MSGX_HISTORY_KEEP_DAYS,
     logLevel: p.MSGX_LOG_LEVEL,
@@ -250,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkAt: p.MSGX_CONSISTENCY_CHECK_AT,
       sampleRatio: p.MSGX_CONSISTENCY_SAMPLE_RATIO,
     }),
+    shadow: Object.freeze({ enabled: p.MSGX_SHADOW, topicPrefix: p.MSGX_SHADOW_TOPIC_PREFIX }),
   });
 }
 

@@ -3,6 +3,7 @@
  * map of flights with the domain's `applyDecision` (the one definition of what a change does),
  * remember which flights and plan snapshots must be written, then write them.
  */
+import { isFlightChange } from '../domain/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { applyDecision } from '../domain/evolve.ts';
 import type { Queryable } from '../platform/db.ts';
@@ -25,7 +26,7 @@ export function referencedFlids(events: readonly DecisionEvent[]): string[] {
   for (const e of events) {
     for (const c of e.changes ?? []) {
       if (c.type === 'FlightsArchived') for (const f of c.flids) out.add(f);
-      else if (c.type !== 'PlanSnapshotApplied') out.add(c.flid);
+      else if (isFlightChange(c)) out.add(c.flid);
     }
   }
   return [...out];

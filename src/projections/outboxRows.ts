@@ -4,9 +4,12 @@
  *               changes without a flight (PlanSnapshotApplied) get flid null (a Kafka record with no key)
  *   KAFKA_SCHD  one row per touched flight that still exists: its FlightView as of this decision
  *   COUTMSGS    one row per change a configured route accepts
+ * Reference-data and seasonal-schedule changes get no rows (they are not flight events; VIPL
+ * records are personal data).
  * `seq` numbers the rows of one (decision, target) from 0, which makes re-feeding idempotent.
  */
-import type { Change } from '../domain/changes.ts';
+import { isFlightChange, type Change } from '../domain/changes.ts';
+import { isReferenceChange } from '../domain/reference/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { toFlightView } from '../domain/flightView.ts';
 import type { DecisionEvent } from '../log/readDecisions.ts';
@@ -31,8 +34,11 @@ export interface OutboxRow {
  */
 export const isSentKind = (kind: string): boolean => kind === 'Applied' || kind === 'Correction';
 
+/** Changes that leave msgx through the outbox: not reference data or seasonal schedules (VIPL is personal data). */
+export const isSentChange = (change: Change): boolean => !isReferenceChange(change);
+
 export function changeFlid(change: Change): string | null {
-  return change.type === 'PlanSnapshotApplied' || change.type === 'FlightsArchived' ? null : change.flid;
+  return isFlightChange(change) ? change.flid : null;
 }
 
 export function outboxRowsFor(
@@ -45,7 +51,9 @@ export function outboxRowsFor(
     ? { position: event.position }
     : { msgId: event.msgId, position: event.position };
   const base = { sourcePosition: event.position, msgId: event.msgId, headers };
-  const rows: OutboxRow[] = event.changes.map((change, seq) => {
+  // Reference data and seasonal schedules stay in msgx (VIPL is personal data): not sent out.
+  const changes = event.changes.filter(isSentChange);
+  const rows: OutboxRow[] = changes.map((change, seq) => {
     const flid = changeFlid(change);
     return {
       ...base, target: 'KAFKA_MSG', seq, flid,
@@ -58,7 +66,7 @@ export function outboxRowsFor(
     if (state) rows.push({ ...base, target: 'KAFKA_SCHD', seq: seq++, flid, payload: toFlightView(state) });
   }
   seq = 0;
-  for (const change of event.changes) {
+  for (const change of changes) {
     const flid = changeFlid(change);
     const flight = flid === null ? undefined : flights.get(flid);
     for (const route of routes) {

@@ -13,6 +13,7 @@ import { createFlightProjector } from './flightProjector.ts';
 import { createOutboxFeeder } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorService } from './projectorService.ts';
+import { createReferenceProjector } from './reference/referenceProjector.ts';
 import { Wakeup } from './wakeup.ts';
 
 export interface ProjectionServicesOptions {
@@ -26,8 +27,9 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const flightsWake = new Wakeup();
   const outboxWake = new Wakeup();
   const esdbWake = new Wakeup();
+  const referenceWake = new Wakeup();
   const listener = createDecisionListener({
-    pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake], clock: rt.clock, log, retryMs: pollIntervalMs,
+    pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log, retryMs: pollIntervalMs,
   });
   const flights = createProjectorService({
     pool: rt.pool, projector: createFlightProjector(), wakeup: flightsWake, clock: rt.clock,
@@ -37,7 +39,12 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
     pool: rt.pool, projector: createOutboxFeeder({ clock: rt.clock, routes: opts.coutmsgsRoutes }), wakeup: outboxWake,
     clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs,
   });
-  const services: Service[] = [listener, flights, outbox];
+  // Reference data and seasonal schedules (src/projections/reference).
+  const reference = createProjectorService({
+    pool: rt.pool, projector: createReferenceProjector(), wakeup: referenceWake, clock: rt.clock,
+    log: log.child({ projector: 'reference' }), pollIntervalMs,
+  });
+  const services: Service[] = [listener, flights, outbox, reference];
   if (rt.cfg.esdbUrl) services.push(...esdbServices(rt, rt.cfg.esdbUrl, esdbWake));
   return { services };
 }

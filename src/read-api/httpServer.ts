@@ -23,6 +23,8 @@ export interface HttpServerOptions {
   readonly checkTimeoutMs?: number;
   /** open connections at most (MSGX_HTTP_MAX_CONNECTIONS); more are refused by the kernel queue / closed */
   readonly maxConnections?: number;
+  /** The run mode shown by /readyz ('shadow' | 'production'); omitted when not given. */
+  readonly mode?: () => Promise<string>;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface HttpServer extends Service {
 export function createHttpServer(opts: HttpServerOptions): HttpServer {
   const builtIn: Route[] = [
     { method: 'GET', path: '/healthz', handler: (_q, res) => json(res, 200, { status: 'ok' }) },
-    { method: 'GET', path: '/readyz', handler: (_q, res) => readyz(res, opts.readiness ?? [], opts.checkTimeoutMs ?? 2000) },
+    { method: 'GET', path: '/readyz', handler: (_q, res) => readyz(res, opts.readiness ?? [], opts.checkTimeoutMs ?? 2000, opts.mode) },
   ];
   const dispatch = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     applySecurityHeaders(res);
@@ -140,7 +142,7 @@ export function requestPath(target: string | undefined): string | undefined {
   }
 }
 
-async function readyz(res: http.ServerResponse, checks: readonly ReadinessCheck[], timeoutMs: number): Promise<void> {
+async function readyz(res: http.ServerResponse, checks: readonly ReadinessCheck[], timeoutMs: number, mode?: () => Promise<string>): Promise<void> {
   const results = await Promise.all(
     checks.map(async (c) => {
       try {
@@ -152,7 +154,9 @@ async function readyz(res: http.ServerResponse, checks: readonly ReadinessCheck[
     }),
   );
   const ok = results.every((r) => r.ok);
-  json(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', checks: results });
+  // The mode comes from the database: unknown (null) while it cannot be read; the postgres check says why.
+  const shown = mode ? { mode: await withTimeout(mode(), timeoutMs).catch(() => null) } : {};
+  json(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', ...shown, checks: results });
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

@@ -3,6 +3,7 @@
  * compatibility entry POST /cminmsgs/send, and /metrics — as routes of the shared HTTP server,
  * plus the live-update feed as a service. Uses rt.readPool only, and never writes to it.
  */
+import { createModeProbe, type ModeProbe } from '../platform/runMode.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
 import { cminmsgsSendRoute } from './compat/cminmsgsSend.ts';
@@ -21,8 +22,9 @@ export interface ReadApi {
 
 type ReadRuntime = Pick<Runtime, 'cfg' | 'log' | 'clock' | 'pool' | 'readPool' | 'mailbox'>;
 
-export function createReadApi(rt: ReadRuntime): ReadApi {
+export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}): ReadApi {
   const log = rt.log.child({ role: 'read-api' });
+  const mode = opts.mode ?? createModeProbe(rt.readPool);
   // NOTIFY reaches only sessions on the primary (a hot standby refuses LISTEN, and may not yet show
   // the committed rows when the notification arrives), so the feed listens and reads on rt.pool,
   // which is the same pool as rt.readPool unless MSGX_READ_DATABASE_URL names a replica. Read-only.
@@ -35,7 +37,9 @@ export function createReadApi(rt: ReadRuntime): ReadApi {
       tz: rt.cfg.airportTz,
       identityIncludeDay: rt.cfg.identityIncludeDay,
       mailbox: rt.mailbox,
+      mode,
       allowedOrigins: rt.cfg.allowedOrigins,
+      exposePersonalData: rt.cfg.exposePersonalData,
     },
     feed,
   );
@@ -57,6 +61,7 @@ export function createReadApi(rt: ReadRuntime): ReadApi {
         allowedOrigins: rt.cfg.allowedOrigins,
         senders: rt.cfg.compatSenders,
         tz: rt.cfg.airportTz,
+        mode,
       }),
     ],
   };
@@ -80,6 +85,6 @@ export function metricsRoute(metrics: Metrics): Route {
   };
 }
 
-export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock'>): Route {
-  return metricsRoute(createMetrics({ db: rt.readPool, clock: rt.clock }));
+export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock'>, mode?: ModeProbe): Route {
+  return metricsRoute(createMetrics({ db: rt.readPool, clock: rt.clock, mode: mode ?? createModeProbe(rt.readPool) }));
 }

@@ -4,3 +4,5 @@
  */
 export const FLIGHTS_PROJECTOR = 'flights';
 export const OUTBOX_PROJECTOR = 'outbox';
+/** Reference data and seasonal schedules (src/projections/reference). */
+export const REFERENCE_PROJECTOR = 'reference';

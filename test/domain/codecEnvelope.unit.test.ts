@@ -74,7 +74,8 @@ describe('MALFORMED', () => {
     ['DTTM month 13', withMeta(META_OK.replace('20250314091207', '20251314091207'))],
     ['DTTM in body format', withMeta(META_OK.replace('20250314091207', '14MAR250930'))],
     ['TYPE missing', withMeta(META_OK.replace('<TYPE>FLOP</TYPE>', ''))],
-    ['STYP not 4 letters', withMeta(META_OK.replace('<STYP>ESTT</STYP>', '<STYP>ES1</STYP>'))],
+    ['STYP of 2 characters', withMeta(META_OK.replace('<STYP>ESTT</STYP>', '<STYP>ES</STYP>'))],
+    ['STYP of 5 characters', withMeta(META_OK.replace('<STYP>ESTT</STYP>', '<STYP>ESTTT</STYP>'))],
     ['a repeated META field', withMeta(`${META_OK}<SNDR>X</SNDR>`)],
     ['a META field with children', withMeta(META_OK.replace('<SNDR>AODB</SNDR>', '<SNDR><X>1</X></SNDR>'))],
   ])('%s', (_what, xml) => {

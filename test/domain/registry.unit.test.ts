@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { FLOP_SUBTYPES, SCHD_SUBTYPES } from '../../src/domain/catalogue.ts';
 import { HANDLERS, handlerFor } from '../../src/domain/handlers/registry.ts';
+import { REFERENCE_KIND_NAMES, REFERENCE_SUBTYPES } from '../../src/domain/reference/kinds.ts';
 
 describe('handler registry', () => {
-  it('has exactly the 32 handlers of the catalogue', () => {
-    const expected = [...SCHD_SUBTYPES.map((s) => `SCHD/${s}`), ...FLOP_SUBTYPES.map((s) => `FLOP/${s}`)].sort();
-    expect(Object.keys(HANDLERS).sort()).toEqual(expected);
-    expect(expected).toHaveLength(32);
+  it('has exactly the 32 flight handlers of the catalogue, 23 × 5 reference handlers and SCHS DNLD/RESP', () => {
+    const flights = [...SCHD_SUBTYPES.map((s) => `SCHD/${s}`), ...FLOP_SUBTYPES.map((s) => `FLOP/${s}`)];
+    const reference = REFERENCE_KIND_NAMES.flatMap((k) => REFERENCE_SUBTYPES.map((s) => `${k}/${s}`));
+    expect(Object.keys(HANDLERS).sort()).toEqual([...flights, ...reference, 'SCHS/DNLD', 'SCHS/RESP'].sort());
+    expect(flights).toHaveLength(32);
+    expect(reference).toHaveLength(115);
+    expect(handlerFor('AIRL', 'UPD')?.name).toBe('reference.AIRL.UPD');
+    expect(handlerFor('SCHS', 'DNLD')?.name).toBe('reference.SCHS.DNLD');
   });
 
   it('names and versions every handler', () => {

@@ -64,6 +64,19 @@ describe('msgx rebuild', () => {
     expect(await readCheckpoint(db.pool, 'flights')).toBe(head);
   });
 
+  it('rebuilds reference alone, and every projection with no name', async () => {
+    const ref = await msgx(['rebuild', 'reference']);
+    expect(ref.code, ref.stderr).toBe(0);
+    expect(ref.stdout).toMatch(new RegExp(`^rebuilt reference: \\d+ events, \\d+ records, \\d+ seasons, up to position ${head}`, 'm'));
+    expect(await readCheckpoint(db.pool, 'reference')).toBe(head);
+    const before = await tableOid();
+    const all = await msgx(['rebuild']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toMatch(/^rebuilt flights: .*\nrebuilt reference: /m);
+    expect(await tableOid()).not.toBe(before);
+    expect(await readCheckpoint(db.pool, 'reference')).toBe(head);
+  });
+
   it('refuses to rebuild the outbox and unknown names', async () => {
     const outbox = await msgx(['rebuild', 'outbox']);
     expect(outbox.code).toBe(2);

@@ -44,7 +44,7 @@ describe('pipeline', () => {
     expect(r.data!.pipeline).toEqual({
       inboxWatermark: '5', backlog: 3 + 2, uncopied: 2, failed: 1, dead: 1, headAgeSeconds: 120, logPosition: '4',
       head: { id: '3', state: 'FAILED', errorClass: 'INFRA', attempts: 1 },
-      projections: [{ name: 'flights', position: '4', lag: '0' }, { name: 'outbox', position: '1', lag: '3' }],
+      projections: [{ name: 'flights', position: '4', lag: '0' }, { name: 'outbox', position: '1', lag: '3' }, { name: 'reference', position: '1', lag: '3' }],
       outbox: [
         { target: 'KAFKA_MSG', pending: 1, dead: 0, oldestPendingAgeSeconds: 30 },
         { target: 'KAFKA_SCHD', pending: 0, dead: 0, oldestPendingAgeSeconds: null },

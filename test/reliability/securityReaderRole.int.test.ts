@@ -23,6 +23,10 @@ const READABLE = [
   'inbox_id_range', 'consistency_check',
   // 100: the Corrections that superseded a message's outcome (message(id) shows them).
   'correction_supersedes',
+  // 080: the reference read models
+  'reference_record', 'seasonal_flight', 'seasonal_season',
+  // 110: the run mode (pipeline.mode / pipeline.shadow), readable by default privileges
+  'run_mode',
 ].sort();
 
 async function refusal(run: () => Promise<unknown>): Promise<string | undefined> {

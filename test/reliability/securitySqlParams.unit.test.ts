@@ -33,6 +33,13 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
     'table', 'columnNames(spec.columns)', 'unnestOf(spec.columns)',
   ],
   'src/projections/snapLog.ts': ['table', 'unnestOf(COLUMNS)'], // table = FlightTables.snapLog
+  // Reference read models: column lists and UPDATE SET built from the module's constant column specs.
+  'src/projections/reference/writeReference.ts': [
+    'names(RECORD_COLUMNS)', 'unnestOf(RECORD_COLUMNS)', "updates(RECORD_COLUMNS, ['kind', 'code'])",
+    'names(FLIGHT_COLUMNS)', 'unnestOf(FLIGHT_COLUMNS)', 'names(SEASON_COLUMNS)', 'unnestOf(SEASON_COLUMNS)', "updates(SEASON_COLUMNS, ['season'])",
+  ],
+  // Constant SELECT lists, WHERE and ORDER BY texts of the module (values travel as $n).
+  'src/read-api/sql/selectReference.ts': ['RECORD_COLUMNS', 'WHERE', "ISO('max(updated_at)')", 'SEASONAL_WHERE', 'SEASONAL_ORDER'],
   // Rebuild: constant schema names, the constant projection table list, and DDL printed by the
   // catalog itself (pg_get_constraintdef) with quoted constraint names.
   'src/projections/rebuild/switchTables.ts': ["tables.map((t) => `public.${t}`).join(', ')", 't', 'RETIRED_SCHEMA', 'SCRATCH_SCHEMA'],

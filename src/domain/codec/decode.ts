@@ -15,6 +15,9 @@ import type { Message, Meta } from '../message.ts';
 import { isValidTimeZone } from '../time.ts';
 import { decodeFlopBody } from './flopBody.ts';
 import { decodeMeta } from './meta.ts';
+import { decodeReferenceBody } from './referenceBody.ts';
+import { decodeSchsBody } from './schsBody.ts';
+import { isReferenceStyp, isSeasonalStyp, REFERENCE_KINDS, SEASONAL_TYPE } from '../reference/kinds.ts';
 import { BodyError } from './readers.ts';
 import { decodeSchdBody } from './schdBody.ts';
 import { parseXml } from './xmlTree.ts';
@@ -62,6 +65,12 @@ function decodeUnbounded(raw: string, opts: DecodeOptions): DecodeResult {
       }
       if (meta.type === 'FLOP' && isFlopStyp(meta.styp)) {
         return { ok: true, message: decodeFlopBody(xml.root, meta.styp, meta, opts.tz) };
+      }
+      if (Object.hasOwn(REFERENCE_KINDS, meta.type) && isReferenceStyp(meta.styp)) {
+        return { ok: true, message: decodeReferenceBody(xml.root, REFERENCE_KINDS[meta.type]!, meta.styp, meta) };
+      }
+      if (meta.type === SEASONAL_TYPE && isSeasonalStyp(meta.styp)) {
+        return { ok: true, message: decodeSchsBody(xml.root, meta.styp, meta) };
       }
       return { ok: false, errorClass: 'UNSUPPORTED', error: `no handler for ${meta.type}/${meta.styp}`, meta };
     } catch (err) {

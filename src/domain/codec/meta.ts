@@ -8,6 +8,8 @@ import { childrenNamed, type XmlElement } from './xmlTree.ts';
 const INT64_MAX = 9223372036854775807n;
 const DIGITS = /^\d{1,19}$/;
 const FOUR_LETTERS = /^[A-Za-z]{4}$/;
+/** STYP: 3 or 4 letters or digits (ADD, UPD, DEL, DNLD, …; interface.md). */
+const SUBTYPE = /^[A-Za-z0-9]{3,4}$/;
 
 interface MetaFields {
   SNDR: string; SEQN: string; DTTM: string; TYPE: string; STYP: string;
@@ -40,7 +42,7 @@ function checkFields(f: Record<string, string>): { ok: true; m: MetaFields } | {
   if (TYPE === undefined) return bad('TYPE', 'missing');
   if (!FOUR_LETTERS.test(TYPE)) return bad('TYPE', 'not 4 letters');
   if (STYP === undefined) return bad('STYP', 'missing');
-  if (!FOUR_LETTERS.test(STYP)) return bad('STYP', 'not 4 letters');
+  if (!SUBTYPE.test(STYP)) return bad('STYP', 'not 3 or 4 letters or digits');
   return {
     ok: true,
     m: {

@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { crossSiteRefusal } from '../../platform/http/crossSite.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
+import type { ModeProbe } from '../../platform/runMode.ts';
 import { json, type Route } from '../httpServer.ts';
 import { checkContentType, readTextBody } from './readTextBody.ts';
 
@@ -29,7 +30,13 @@ export interface CminmsgsSendDeps {
   readonly senders?: readonly string[];
   /** airport zone, to read META when `senders` is set */
   readonly tz?: string;
+  /** The run mode: in shadow mode the entry is refused (it would write the legacy system's inbox). */
+  readonly mode?: ModeProbe;
 }
+
+/** Why the entry answers 403 in shadow mode. */
+export const SHADOW_REFUSAL =
+  'msgx runs in shadow mode: POST /cminmsgs/send would write the shared inbox CMINMSGS of the legacy system, so it is refused until cut-over';
 
 export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
   const maxBytes = deps.maxBytes ?? MAX_MESSAGE_BYTES;
@@ -47,6 +54,11 @@ export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
         res.setHeader('connection', 'close');
         deps.log.info({ origin: req.headers.origin, secFetchSite: req.headers['sec-fetch-site'] }, 'cminmsgs/send: cross-site request refused');
         json(res, 403, { error: crossSite });
+        return;
+      }
+      if (deps.mode && (await deps.mode()).shadow) {
+        req.resume();
+        json(res, 403, { error: SHADOW_REFUSAL });
         return;
       }
       const badType = checkContentType(req.headers['content-type']);

@@ -2,6 +2,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Queryable } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
+import type { ModeProbe } from '../../platform/runMode.ts';
 import type { FlightLists, FlightState } from '../../domain/flight.ts';
 import { emptyLists } from '../../domain/lists.ts';
 import { DETAIL_TABLES, type DetailTable } from '../../readModel/flightRows.ts';
@@ -10,6 +11,7 @@ import { selectFlightsByFlid } from '../sql/selectBoard.ts';
 import { selectDetailLists } from '../sql/selectFlightLists.ts';
 import { selectDecisionsByMsgIds, type DecisionRecord } from '../sql/selectDecisions.ts';
 import { selectMessages, type MessageRecord } from '../sql/selectMessages.ts';
+import { selectReferenceByKeys, type ReferenceRow } from '../sql/selectReference.ts';
 
 /** What the read API needs from the runtime: a read-only pool and a few settings. */
 export interface ReadApiDeps {
@@ -24,6 +26,10 @@ export interface ReadApiDeps {
   readonly mailbox?: Pick<Mailbox, 'countAfter'>;
   /** MSGX_ALLOWED_ORIGINS: CORS is answered for these origins only; none (the default) → no CORS at all. */
   readonly allowedOrigins?: readonly string[];
+  /** MSGX_EXPOSE_PERSONAL_DATA: serve VIPL records whole and VIPL raw XML (default false). */
+  readonly exposePersonalData?: boolean;
+  /** The run mode for pipeline.mode / pipeline.shadow (default: read from `db`). */
+  readonly mode?: ModeProbe;
 }
 
 export interface Loaders {
@@ -32,6 +38,8 @@ export interface Loaders {
   readonly details: Readonly<Record<DetailTable, BatchLoader<string, FlightLists>>>;
   readonly message: BatchLoader<string, MessageRecord | null>;
   readonly decisionsByMsg: BatchLoader<string, DecisionRecord[]>;
+  /** Reference records by `kind \0 code` (every …Info field). */
+  readonly reference: BatchLoader<string, ReferenceRow | null>;
 }
 
 export interface ReadContext {
@@ -50,5 +58,6 @@ export function createLoaders(db: Queryable): Loaders {
     ) as Record<DetailTable, BatchLoader<string, FlightLists>>,
     message: createBatchLoader((ids) => selectMessages(db, ids), null),
     decisionsByMsg: createBatchLoader((ids) => selectDecisionsByMsgIds(db, ids), []),
+    reference: createBatchLoader((keys) => selectReferenceByKeys(db, keys), null),
   };
 }

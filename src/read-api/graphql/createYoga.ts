@@ -8,6 +8,7 @@ import { flightResolvers } from './flightResolvers.ts';
 import { historyResolvers } from './historyResolvers.ts';
 import { messageResolvers } from './messageResolvers.ts';
 import { pipelineResolvers } from './pipelineResolvers.ts';
+import { referenceResolvers } from './referenceResolvers.ts';
 import { createDateTimeScalar, DateScalar } from './scalars.ts';
 import { subscriptionResolvers } from './subscriptionResolvers.ts';
 import type { FlightFeed } from '../live/flightFeed.ts';
@@ -17,7 +18,10 @@ export const GRAPHQL_PATH = '/graphql';
 /** While the database is unreachable every query fails the same way: say so once per this period. */
 const UNREACHABLE_LOG_EVERY_MS = 60_000;
 
-const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
+const typeDefs = [
+  readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'),
+  readFileSync(new URL('./reference.graphql', import.meta.url), 'utf8'),
+];
 
 type ServerContext = Record<string, unknown>;
 export type ReadYoga = YogaServerInstance<ServerContext, ReadContext>;
@@ -32,6 +36,7 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
       messageResolvers,
       historyResolvers,
       pipelineResolvers,
+      referenceResolvers,
       subscriptionResolvers(feed),
     ],
   });

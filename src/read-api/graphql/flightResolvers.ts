@@ -8,6 +8,7 @@ import { listField, toFlightView, toListView, type FlightView, type ListField } 
 import { LIST_NAMES, orderList } from '../../domain/lists.ts';
 import { LIST_MAPPINGS } from '../../readModel/flightRows.ts';
 import type { Loaders, ReadContext } from './context.ts';
+import { tagAllocations } from './referenceResolvers.ts';
 
 export interface FlightParent extends FlightView {
   /** true when the lists above are the flight's (folded state); false: load them from the read model. */
@@ -29,9 +30,9 @@ function listResolver<L extends ListName>(list: L) {
   const field = listField(list);
   const table = LIST_MAPPINGS[list].table;
   return async (p: FlightParent, _a: unknown, ctx: ReadContext): Promise<FlightView[ListField<L>]> => {
-    if (p.listsIncluded) return p[field];
+    if (p.listsIncluded) return tagAllocations(list, p[field]) as FlightView[ListField<L>];
     const lists = await (p.loaders ?? ctx.loaders).details[table].load(p.flid);
-    return toListView(list, lists[list]);
+    return tagAllocations(list, toListView(list, lists[list])) as FlightView[ListField<L>];
   };
 }
 

@@ -10,6 +10,15 @@ import { requireInt64 } from './errors.ts';
 import type { DecisionRecord } from '../sql/selectDecisions.ts';
 import { selectDeliveriesByPositions, type DeliveryRecord } from '../sql/selectDeliveries.ts';
 import type { MessageRecord } from '../sql/selectMessages.ts';
+import { isPersonalType, REFERENCE_KINDS } from '../../domain/reference/kinds.ts';
+import { publicFields, type RefFields } from '../../domain/reference/record.ts';
+
+/** A change as shown: the elements of a personal record (VIPL) withheld unless exposed. */
+function shownChange(c: Record<string, unknown>, ctx: ReadContext): Record<string, unknown> {
+  if (ctx.deps.exposePersonalData === true || typeof c.kind !== 'string' || !isPersonalType(c.kind)) return c;
+  if (c.fields === undefined || c.fields === null || typeof c.fields !== 'object') return c;
+  return { ...c, fields: publicFields(c.fields as RefFields, REFERENCE_KINDS[c.kind]!) };
+}
 
 /** A decision as a GraphQL parent; `onlyFlid` narrows its changes (flightHistory). */
 export interface DecisionParent extends DecisionRecord {
@@ -70,6 +79,9 @@ export const messageResolvers = {
       const meta = metaOf(m, ctx.deps.tz).decoded ?? decodedMeta(m.rawXml, ctx.deps.tz);
       return meta ? identityKey(meta, { includeDay: ctx.deps.identityIncludeDay }) : null;
     },
+    // VIPL messages carry personal data: no raw text unless MSGX_EXPOSE_PERSONAL_DATA=true.
+    rawXml: (m: MessageRecord, _a: unknown, ctx: ReadContext) =>
+      ctx.deps.exposePersonalData !== true && isPersonalType(metaOf(m, ctx.deps.tz).type ?? decodedMeta(m.rawXml, ctx.deps.tz)?.type) ? null : m.rawXml,
     state: (m: MessageRecord) => m.state ?? 'PENDING',
     attempts: (m: MessageRecord) => m.attempts ?? 0,
     decisions: (m: MessageRecord, _a: unknown, ctx: ReadContext): Promise<DecisionParent[]> => ctx.loaders.decisionsByMsg.load(m.id),
@@ -79,13 +91,16 @@ export const messageResolvers = {
     },
   },
   Decision: {
-    changes(d: DecisionParent) {
+    changes(d: DecisionParent, _a: unknown, ctx: ReadContext) {
       const changes = Array.isArray(d.payload.changes) ? (d.payload.changes as Record<string, unknown>[]) : [];
       return changes
         .filter((c) => d.onlyFlid === undefined || typeof c.flid !== 'string' || c.flid === d.onlyFlid)
-        .map((c) => ({ type: String(c.type), flid: typeof c.flid === 'string' ? c.flid : null, data: JSON.stringify(c) }));
+        .map((c) => ({ type: String(c.type), flid: typeof c.flid === 'string' ? c.flid : null, data: JSON.stringify(shownChange(c, ctx)) }));
     },
-    payload: (d: DecisionParent) => JSON.stringify(d.payload),
+    payload(d: DecisionParent, _a: unknown, ctx: ReadContext) {
+      if (!Array.isArray(d.payload.changes)) return JSON.stringify(d.payload);
+      return JSON.stringify({ ...d.payload, changes: (d.payload.changes as Record<string, unknown>[]).map((c) => shownChange(c, ctx)) });
+    },
   },
   Delivery: {
     ref: (r: DeliveryRecord) => (r.ref === null || r.ref === undefined ? null : JSON.stringify(r.ref)),

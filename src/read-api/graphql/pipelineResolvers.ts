@@ -1,4 +1,5 @@
 import type { ReadContext } from './context.ts';
+import { modeName, readRunMode } from '../../platform/runMode.ts';
 import { selectPipeline } from '../sql/selectPipeline.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
 
@@ -39,7 +40,16 @@ export const pipelineResolvers = {
       const p = await selectPipeline(ctx.deps.db);
       const notCopied = await uncopied(ctx, p.watermark);
       const now = ctx.deps.clock.now();
+      const mode = await (ctx.deps.mode ?? (() => readRunMode(ctx.deps.db)))();
       return {
+        mode: modeName(mode),
+        shadow: mode.topicPrefix === null ? null : {
+          active: mode.shadow,
+          topicPrefix: mode.topicPrefix,
+          since: mode.shadowSince,
+          cutoverAt: mode.cutoverAt,
+          cutoverPosition: mode.cutoverPosition,
+        },
         inboxWatermark: p.watermark,
         backlog: p.backlog + (notCopied ?? 0),
         uncopied: notCopied,

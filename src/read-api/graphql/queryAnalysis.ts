@@ -39,7 +39,7 @@ export interface QuerySummary {
 }
 
 /** Paginated fields and their default page size (graphql.md). */
-export const PAGINATED: Readonly<Record<string, number>> = { flights: 100, flightHistory: 100 };
+export const PAGINATED: Readonly<Record<string, number>> = { flights: 100, flightHistory: 100, reference: 100, seasonalFlights: 100 };
 
 /**
  * Per-instance weight of fields whose resolution is dearer than a column: the raw XML (up to

@@ -6,6 +6,7 @@
 import client from 'prom-client';
 import type { Clock } from '../../platform/clock.ts';
 import type { Queryable } from '../../platform/db.ts';
+import type { ModeProbe } from '../../platform/runMode.ts';
 import { OUTBOX_TARGETS, selectPipeline } from '../sql/selectPipeline.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
 import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
@@ -19,7 +20,7 @@ export interface Metrics {
   scrape(): Promise<string>;
 }
 
-export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetrics?: boolean }): Metrics {
+export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetrics?: boolean; mode?: ModeProbe }): Metrics {
   const registry = new client.Registry();
   if (deps.defaultMetrics !== false) client.collectDefaultMetrics({ register: registry, prefix: 'msgx_process_' });
   const g = (name: string, help: string, labelNames: string[] = []) =>
@@ -34,6 +35,7 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetric
   const projLag = g('msgx_projection_lag', 'Decisions not yet applied by each projector', ['projection']);
   const outboxPending = g('msgx_outbox_pending', 'Outbox events waiting for delivery', ['target']);
   const outboxDead = g('msgx_outbox_dead', 'Outbox events DEAD', ['target']);
+  const shadow = g('msgx_shadow_mode', '1 while msgx runs in shadow mode beside the legacy system (no write-back, no COUTMSGS, prefixed topics), else 0');
   const outboxAge = g('msgx_outbox_oldest_pending_age_seconds', 'Age of the oldest pending outbox event', ['target']);
   const decisions = new client.Counter({
     name: 'msgx_decisions_total', help: 'Decisions appended to the log, by kind', labelNames: ['kind'], registers: [registry],
@@ -65,6 +67,7 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetric
   async function refresh(): Promise<void> {
     const p = await selectPipeline(deps.db);
     const now = deps.clock.now().getTime();
+    if (deps.mode) shadow.set((await deps.mode()).shadow ? 1 : 0);
     backlog.set(p.backlog);
     failed.set(p.failed);
     dead.set(p.dead);

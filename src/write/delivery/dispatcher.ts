@@ -27,6 +27,8 @@ export interface DispatcherDeps {
   readonly idlePollMs?: number;
   /** Most KAFKA_MSG rows per producer call. Default 200. */
   readonly msgBatchMax?: number;
+  /** The targets to drain (default all; shadow mode leaves out COUTMSGS). */
+  readonly targets?: readonly Target[];
 }
 
 export interface Dispatcher extends Service {
@@ -72,7 +74,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     async start() {
       await listener.start();
       log.info({ kafka: deps.sink.description, routingId: deps.cfg.coutmsgsRoutingId }, 'dispatcher started');
-      loops = TARGETS.map((t) =>
+      loops = (deps.targets ?? TARGETS).map((t) =>
         runTargetLoop(workers[t], latches[t], stop.signal, {
           clock: deps.clock,
           log: log.child({ target: t }),

@@ -108,10 +108,11 @@ export function decisionOf(msgId: string, o: Outcome): NewDecision {
           changes: o.changes,
           ...(o.unknownFlids ? { unknownFlids: o.unknownFlids } : {}),
           ...(o.deletedFlids ? { deletedFlids: o.deletedFlids } : {}),
+          ...(o.reference ?? {}),
         },
       };
     case 'Skipped':
-      return { msgId, kind: 'Skipped', handler: o.handler, handlerVersion: o.handlerVersion, flids: o.flids, payload: { reason: o.reason } };
+      return { msgId, kind: 'Skipped', handler: o.handler, handlerVersion: o.handlerVersion, flids: o.flids, payload: { reason: o.reason, ...(o.reference ?? {}) } };
     case 'Failed':
       return {
         msgId,

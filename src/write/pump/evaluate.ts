@@ -1,16 +1,19 @@
 import { decode } from '../../domain/codec/decode.ts';
-import { decide, type Decider } from '../../domain/decide.ts';
+import { decide, type Decider, type Decision } from '../../domain/decide.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { identityKey } from '../../domain/identity.ts';
 import type { Message } from '../../domain/message.ts';
+import { EMPTY_REFERENCE, type ReferenceState } from '../../domain/reference/state.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Head } from './findHeads.ts';
-import { failureVerdict, type Outcome } from './outcome.ts';
+import { failureVerdict, type Outcome, type ReferenceNotes } from './outcome.ts';
 
 export interface JudgeContext {
   readonly cfg: Pick<Config, 'airportTz' | 'identityIncludeDay' | 'maxAttempts' | 'headDeadlineMs' | 'backoffMs' | 'backoffCapMs'>;
   readonly now: Date;
   readonly flights: ReadonlyMap<string, FlightState>;
+  /** The reference store (reference messages are decided against it); empty when absent. */
+  readonly reference?: ReferenceState;
   /** The message that already holds the head's identity (see identityToCheck), if any. */
   readonly owner: string | null;
   /** The handlers (default: the registry's, `decide`); a test may inject another set. */
@@ -66,12 +69,13 @@ export function judge(head: Head, read: ReadHead, ctx: JudgeContext): Outcome {
   }
   let decision;
   try {
-    decision = (ctx.decide ?? decide)(ctx.flights, message);
+    decision = (ctx.decide ?? decide)(ctx.flights, message, ctx.reference ?? EMPTY_REFERENCE);
   } catch (err) {
     const error = `decide failed: ${err instanceof Error ? err.message : String(err)}`;
     return { ...failureVerdict(ctx.cfg, ctx.now, head, 'CODEC_ERROR', error), identity, meta: message.meta };
   }
-  const common = { identity, meta: message.meta, handler: decision.handler, handlerVersion: decision.handlerVersion };
+  const notes = referenceNotes(decision);
+  const common = { identity, meta: message.meta, handler: decision.handler, handlerVersion: decision.handlerVersion, ...(notes ? { reference: notes } : {}) };
   if (decision.skipped !== undefined) {
     return { ...common, kind: 'Skipped', reason: decision.skipped, flids: [...(decision.unknownFlids ?? []), ...(decision.deletedFlids ?? [])] };
   }
@@ -82,6 +86,15 @@ export function judge(head: Head, read: ReadHead, ctx: JudgeContext): Outcome {
     ...(decision.unknownFlids ? { unknownFlids: decision.unknownFlids } : {}),
     ...(decision.deletedFlids ? { deletedFlids: decision.deletedFlids } : {}),
   };
+}
+
+function referenceNotes(d: Decision): ReferenceNotes | undefined {
+  const out: { -readonly [K in keyof ReferenceNotes]: ReferenceNotes[K] } = {};
+  if (d.skippedRecords) out.skippedRecords = d.skippedRecords;
+  if (d.unknownRecords) out.unknownRecords = d.unknownRecords;
+  if (d.notes) out.notes = d.notes;
+  if (d.warnings) out.warnings = d.warnings;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Change } from '../../domain/changes.ts';
+import { isFlightChange, type Change } from '../../domain/changes.ts';
 import type { Meta } from '../../domain/message.ts';
 import { backoffDelay, type Config } from '../../platform/config.ts';
 
@@ -21,6 +21,8 @@ export type Outcome =
       readonly changes: readonly Change[];
       readonly unknownFlids?: readonly string[];
       readonly deletedFlids?: readonly string[];
+      /** Reference data: records left out, unknown DEL codes, remarks, warnings (see domain Decision). */
+      readonly reference?: ReferenceNotes;
     })
   | (Common & {
       readonly kind: 'Skipped';
@@ -28,8 +30,17 @@ export type Outcome =
       readonly handler: string | null;
       readonly handlerVersion: number | null;
       readonly flids: readonly string[];
+      readonly reference?: ReferenceNotes;
     })
   | (Common & Failure);
+
+/** What a reference decision lists besides its changes (stored in the payload; warnings are also logged). */
+export interface ReferenceNotes {
+  readonly skippedRecords?: readonly { readonly index: number; readonly reason: string; readonly detail?: string }[];
+  readonly unknownRecords?: readonly string[];
+  readonly notes?: readonly string[];
+  readonly warnings?: readonly string[];
+}
 
 export type Failure =
   | {
@@ -83,7 +94,7 @@ export function flidsOf(changes: readonly Change[]): string[] {
   const out = new Set<string>();
   for (const c of changes) {
     if (c.type === 'FlightsArchived') c.flids.forEach((f) => out.add(f));
-    else if (c.type !== 'PlanSnapshotApplied') out.add(c.flid);
+    else if (isFlightChange(c)) out.add(c.flid);
   }
   return [...out];
 }

@@ -7,6 +7,7 @@ import type { Service } from '../../platform/service.ts';
 import type { Decider } from '../../domain/decide.ts';
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { applyDecision } from '../../domain/evolve.ts';
+import { foldReference } from '../../domain/reference/state.ts';
 import { commitDecisions, type CommitResult, type Prepared, type SweepDecision } from './commitDecisions.ts';
 import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
 import { findHeads, identityOwners, type Head } from './findHeads.ts';
@@ -128,6 +129,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         inOrder &&= model.apply(res.sweepPositions[k]![j]!, null, res.recordedAt, [s.change]);
       });
       if (outcome.kind !== 'Failed') opts.onTerminal?.(head.msgId);
+      // e.g. an empty reference snapshot; the texts name kinds and counts, never record values.
+      const warnings = outcome.kind === 'Applied' || outcome.kind === 'Skipped' ? outcome.reference?.warnings : undefined;
+      for (const warning of warnings ?? []) log.warn({ msgId: head.msgId, position: res.positions[k] }, warning);
     });
     const swept = group.flatMap((p) => p.sweeps ?? []);
     if (swept.length > 0) {
@@ -168,6 +172,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
 
     const overlay = new FlightOverlay(model.flights);
+    let reference = model.reference;
     const bound = new Map<string, string>();
     const group: Prepared[] = [];
     let latest = model.latestDay;
@@ -175,13 +180,14 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     for (const [k, { head, read }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const outcome = judge(head, read, { cfg, now, flights: overlay, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
+      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];
       if (outcome.kind === 'Applied') {
         const position = String(BigInt(basis) + appended);
         applyDecision(overlay, { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes });
+        reference = foldReference(reference, outcome.changes);
         // History sweep in FIFO order: when this decision moved the latest operation day (traffic
         // time, never the wall clock), the flights that fell out of the keep window leave right behind it.
         const next = latestDayAfter(latest, outcome.changes);

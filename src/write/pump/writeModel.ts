@@ -3,6 +3,7 @@ import type { Change } from '../../domain/changes.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
+import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 
 const PAGE = 5000;
 
@@ -15,6 +16,8 @@ const PAGE = 5000;
  */
 export class WriteModel {
   readonly flights = new Map<string, FlightState>();
+  /** The reference store (kind → code → elements), folded from the same log; replaced, never edited. */
+  reference: ReferenceState = EMPTY_REFERENCE;
   private pos = 0n;
   private latest: string | null = null;
   private catchingUp: Promise<number> | undefined;
@@ -43,6 +46,7 @@ export class WriteModel {
   async reload(q: Queryable): Promise<number> {
     await this.catchingUp?.catch(() => undefined);
     this.flights.clear();
+    this.reference = EMPTY_REFERENCE;
     this.pos = 0n;
     this.latest = null;
     return this.catchUp(q);
@@ -55,7 +59,10 @@ export class WriteModel {
   apply(position: string, msgId: string | null, recordedAt: Date, changes: readonly Change[]): boolean {
     const p = BigInt(position);
     if (p !== this.pos + 1n) return false;
-    if (changes.length > 0) applyDecision(this.flights, { position, msgId, recordedAt: recordedAt.toISOString(), changes });
+    if (changes.length > 0) {
+      applyDecision(this.flights, { position, msgId, recordedAt: recordedAt.toISOString(), changes });
+      this.reference = foldReference(this.reference, changes);
+    }
     this.latest = latestDayAfter(this.latest, changes);
     this.pos = p;
     return true;

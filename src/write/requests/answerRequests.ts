@@ -9,7 +9,8 @@ export interface Answered {
   readonly mgid: string;
   /** msg_id of the SCHD/RESP that answered. */
   readonly answeredBy: string | null;
-  readonly by: 'rmid' | 'window';
+  /** rmid / window: a plan request (RQFD); kind: a reference request (RQRD) answered by a RESP of its kind. */
+  readonly by: 'rmid' | 'window' | 'kind';
 }
 
 interface RespRow {
@@ -23,6 +24,7 @@ interface RespRow {
 }
 
 const RESP_FILTER = JSON.stringify({ changes: [{ type: 'PlanSnapshotApplied', stype: 'RESP' }] });
+const REFERENCE_RESP_FILTER = JSON.stringify({ changes: [{ type: 'ReferenceSnapshotApplied', stype: 'RESP' }] });
 
 /**
  * Read the log after the tracker's cursor for Applied SCHD/RESP decisions (a PlanSnapshotApplied
@@ -49,13 +51,24 @@ export async function answerRequests(pool: pg.Pool, tz: string, batch = 500): Pr
         `SELECT d.position, d.msg_id AS "msgId", d.recorded_at AS "recordedAt", d.payload->'changes' AS changes,
                 (m.sndr IS NOT NULL) AS "metaKnown", m.rmid, m.raw_xml AS "rawXml"
            FROM decision_event d LEFT JOIN inbox_message m ON m.msg_id = d.msg_id
-          WHERE d.position > $1 AND d.position <= $2 AND d.kind = 'Applied' AND d.payload @> $3::jsonb
+          WHERE d.position > $1 AND d.position <= $2 AND d.kind = 'Applied' AND (d.payload @> $3::jsonb OR d.payload @> $5::jsonb)
           ORDER BY d.position LIMIT $4`,
-        [cursor, horizon, RESP_FILTER, batch],
+        [cursor, horizon, RESP_FILTER, batch, REFERENCE_RESP_FILTER],
       ));
     }
     const answered: Answered[] = [];
     for (const r of rows) {
+      const refKind = referenceRespKind(r.changes);
+      if (refKind !== undefined) {
+        // RQRD: answered by the RESP of its kind (an empty RESP answers too: the AODB replied).
+        const res = await c.query<{ reqId: string; mgid: string }>(
+          `UPDATE req_track SET state = 'DONE', done_at = $2, answered_by = $3
+            WHERE kind = 'RQRD' AND ref_kind = $1 AND state IN ('SENT', 'WAITING') RETURNING req_id AS "reqId", mgid`,
+          [refKind, r.recordedAt, r.msgId],
+        );
+        for (const a of res.rows) answered.push({ ...a, answeredBy: r.msgId, by: 'kind' });
+        continue;
+      }
       const snapshot = respSnapshot(r.changes);
       if (!snapshot) continue;
       const rmid = r.metaKnown ? r.rmid : rmidFromXml(r.rawXml, tz);
@@ -87,6 +100,14 @@ function respSnapshot(changes: unknown): PlanSnapshotApplied | undefined {
   return (changes as { type?: unknown; stype?: unknown }[]).find(
     (ch): ch is PlanSnapshotApplied => ch.type === 'PlanSnapshotApplied' && ch.stype === 'RESP',
   );
+}
+
+function referenceRespKind(changes: unknown): string | undefined {
+  if (!Array.isArray(changes)) return undefined;
+  const c = (changes as { type?: unknown; stype?: unknown; kind?: unknown }[]).find(
+    (ch) => ch.type === 'ReferenceSnapshotApplied' && ch.stype === 'RESP' && typeof ch.kind === 'string',
+  );
+  return c?.kind as string | undefined;
 }
 
 function rmidFromXml(raw: string | null, tz: string): string | null {

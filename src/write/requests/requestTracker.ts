@@ -4,7 +4,11 @@ import { createListener, Latch } from '../pump/wakeup.ts';
 import { answerRequests } from './answerRequests.ts';
 import { runDailyRequest } from './dailyRequest.ts';
 import { expireRequests, nextRequestDue } from './expireRequests.ts';
+import { recordShadowRequest } from './recordShadowRequest.ts';
+import { localDate, localInstant, nextDate } from './aodbTime.ts';
+import { dailyRunToday, nextDayWindow } from './requestWindow.ts';
 import { sendRequests, type RequestDeps } from './sendRequests.ts';
+import { requestReferenceAtStart } from './requestReference.ts';
 
 export interface RequestTrackerDeps extends RequestDeps {
   /** For LISTEN msgx_decision. */
@@ -13,6 +17,10 @@ export interface RequestTrackerDeps extends RequestDeps {
   readonly dailyAt: string | undefined;
   /** Safety poll. Default 60 s. */
   readonly pollMs?: number;
+  /** MSGX_REQUEST_REFERENCE_AT_START: request every reference kind once when the store is empty. */
+  readonly referenceAtStart?: boolean;
+  /** Shadow mode: nothing is sent; the daily request is recorded as a decision (recordShadowRequest). */
+  readonly shadow?: boolean;
 }
 
 /**
@@ -33,14 +41,42 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
     log,
   });
   let loop: Promise<void> | null = null;
+  let referenceAtStart = deps.referenceAtStart === true;
+
+  /** Shadow mode: the daily request is recorded (once per day), never sent. */
+  const shadowRound = async (): Promise<Date> => {
+    const wakeAt = [deps.clock.now().getTime() + (deps.pollMs ?? 60_000)];
+    if (deps.dailyAt) {
+      const now = deps.clock.now();
+      const tz = deps.cfg.airportTz;
+      const dueAt = dailyRunToday(now, deps.dailyAt, tz);
+      if (now.getTime() < dueAt.getTime()) {
+        wakeAt.push(dueAt.getTime());
+      } else {
+        const w = nextDayWindow(now, tz);
+        const rec = await recordShadowRequest(deps.pool, { from: w.from, to: w.to, now, dailyFor: w.day, requestedBy: 'msgx (daily)' });
+        if (rec) log.info({ day: w.day, position: rec.position }, 'shadow mode: daily plan request recorded, not sent');
+        const [h, m] = deps.dailyAt.split(':').map(Number) as [number, number];
+        wakeAt.push(localInstant(nextDate(localDate(now, tz)), h, m, tz).getTime());
+      }
+    }
+    return new Date(Math.min(...wakeAt));
+  };
 
   const round = async (): Promise<Date> => {
+    if (deps.shadow) return shadowRound();
+    if (referenceAtStart) {
+      const asked = await requestReferenceAtStart(deps);
+      referenceAtStart = false;
+      if (asked) log.info({ kinds: asked.length, sent: asked.filter((a) => a.send?.sent).length }, 'reference store is empty: every kind requested (RQRD)');
+    }
     await sendRequests(deps);
     for (const a of await answerRequests(deps.pool, deps.cfg.airportTz)) {
-      log.info({ reqId: a.reqId, mgid: a.mgid, answeredBy: a.answeredBy, matchedBy: a.by }, 'plan request answered (DONE)');
+      const what = a.by === 'kind' ? 'reference request' : 'plan request';
+      log.info({ reqId: a.reqId, mgid: a.mgid, answeredBy: a.answeredBy, matchedBy: a.by }, `${what} answered (DONE)`);
     }
     for (const mgid of await expireRequests(deps.pool, deps.clock.now())) {
-      log.warn({ mgid }, 'plan request EXPIRED without an answer');
+      log.warn({ mgid }, `${mgid.startsWith('MSGX-RR') ? 'reference' : 'plan'} request EXPIRED without an answer`);
     }
     const wakeAt = [deps.clock.now().getTime() + (deps.pollMs ?? 60_000)];
     if (deps.dailyAt) {

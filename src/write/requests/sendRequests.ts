@@ -5,6 +5,7 @@ import { withTransaction } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import { rqfdXml } from './rqfdXml.ts';
+import { rqrdXml } from './rqrdXml.ts';
 
 export interface RequestDeps {
   readonly pool: pg.Pool;
@@ -20,9 +21,12 @@ export type SendResult =
 
 interface DueRow {
   reqId: string;
+  /** RQFD (plan) or RQRD (reference kind `refKind`). */
+  kind: string;
+  refKind: string | null;
   mgid: string;
-  from: Date;
-  to: Date;
+  from: Date | null;
+  to: Date | null;
   attempts: number;
 }
 
@@ -35,7 +39,7 @@ interface DueRow {
 export async function sendRequests(deps: RequestDeps, reqId?: string): Promise<SendResult[]> {
   const now = deps.clock.now();
   const { rows } = await deps.pool.query<DueRow>(
-    `SELECT req_id AS "reqId", mgid, window_from AS "from", window_to AS "to", send_attempts AS attempts
+    `SELECT req_id AS "reqId", kind, ref_kind AS "refKind", mgid, window_from AS "from", window_to AS "to", send_attempts AS attempts
        FROM req_track
       WHERE state = 'REGISTERED' AND expires_at > $1 AND (next_send_at IS NULL OR next_send_at <= $1)
         AND ($2::bigint IS NULL OR req_id = $2::bigint)
@@ -56,7 +60,9 @@ async function sendOne(deps: RequestDeps, row: DueRow): Promise<SendResult | nul
     const locked = await c.query("SELECT 1 FROM req_track WHERE req_id = $1 AND state = 'REGISTERED' FOR UPDATE SKIP LOCKED", [row.reqId]);
     if (locked.rowCount === 0) return null; // someone else is sending it, or it moved on
     const now = deps.clock.now();
-    const xml = rqfdXml({ seqn: row.reqId, mgid: row.mgid, sentAt: now, from: row.from, to: row.to }, deps.cfg.airportTz);
+    const xml = row.kind === 'RQRD'
+      ? rqrdXml({ seqn: row.reqId, mgid: row.mgid, sentAt: now, kind: row.refKind! }, deps.cfg.airportTz)
+      : rqfdXml({ seqn: row.reqId, mgid: row.mgid, sentAt: now, from: row.from!, to: row.to! }, deps.cfg.airportTz);
     let coutmsgsId: string;
     try {
       coutmsgsId = await deps.mailbox.insertOutbound({ xml, routingId: deps.cfg.coutmsgsRoutingId, insertedAt: now });
@@ -69,14 +75,15 @@ async function sendOne(deps: RequestDeps, row: DueRow): Promise<SendResult | nul
         new Date(now.getTime() + backoffDelay(deps.cfg, attempts)),
         error,
       ]);
-      deps.log.warn({ err, reqId: row.reqId, mgid: row.mgid, attempts }, 'plan request not sent; will retry');
+      deps.log.warn({ err, reqId: row.reqId, mgid: row.mgid, attempts, kind: row.refKind ?? row.kind }, `${row.kind === 'RQRD' ? 'reference' : 'plan'} request not sent; will retry`);
       return { reqId: row.reqId, sent: false, error };
     }
     await c.query(
       "UPDATE req_track SET state = 'SENT', coutmsgs_id = $2, sent_at = $3, send_attempts = send_attempts + 1, last_error = NULL WHERE req_id = $1",
       [row.reqId, coutmsgsId, now],
     );
-    deps.log.info({ reqId: row.reqId, mgid: row.mgid, coutmsgsId }, 'plan request sent (RQFD to COUTMSGS)');
+    if (row.kind === 'RQRD') deps.log.info({ reqId: row.reqId, mgid: row.mgid, coutmsgsId, refKind: row.refKind }, 'reference request sent (RQRD to COUTMSGS)');
+    else deps.log.info({ reqId: row.reqId, mgid: row.mgid, coutmsgsId }, 'plan request sent (RQFD to COUTMSGS)');
     return { reqId: row.reqId, sent: true, coutmsgsId };
   });
 }

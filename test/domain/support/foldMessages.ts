@@ -9,6 +9,7 @@ import { decide } from '../../../src/domain/decide.ts';
 import { applyDecision } from '../../../src/domain/evolve.ts';
 import type { FlightState } from '../../../src/domain/flight.ts';
 import { identityKey } from '../../../src/domain/identity.ts';
+import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../../src/domain/reference/state.ts';
 
 export interface Outcome {
   state: 'SUCCEEDED' | 'SKIPPED' | 'DEAD';
@@ -23,12 +24,15 @@ export interface FoldOptions {
 
 export interface FoldResult {
   flights: Map<string, FlightState>;
+  /** The reference store after the messages. */
+  reference: ReferenceState;
   outcomes: Outcome[];
 }
 
 /** Fold `xmls` in order; message ids are 1-based positions in the list. */
 export function foldMessages(xmls: readonly string[], opts: FoldOptions): FoldResult {
   const flights = new Map<string, FlightState>();
+  let reference = EMPTY_REFERENCE;
   const bound = new Map<string, number>();
   const outcomes: Outcome[] = [];
   let position = 0;
@@ -46,14 +50,15 @@ export function foldMessages(xmls: readonly string[], opts: FoldOptions): FoldRe
       return;
     }
     bound.set(key, msgId);
-    const d = decide(flights, r.message);
+    const d = decide(flights, r.message, reference);
     if (d.skipped !== undefined) {
       outcomes.push({ state: 'SKIPPED', lastError: d.skipped });
       return;
     }
     position += 1;
     applyDecision(flights, { position: String(position), msgId: String(msgId), recordedAt: r.message.meta.sentAt, changes: d.changes });
+    reference = foldReference(reference, d.changes);
     outcomes.push({ state: 'SUCCEEDED' });
   });
-  return { flights, outcomes };
+  return { flights, reference, outcomes };
 }

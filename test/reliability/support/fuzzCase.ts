@@ -47,7 +47,7 @@ export function judge(c: FuzzCase, r: DecodeResult, elapsedMs: number, planted: 
   const outcome = outcomeOf(r);
   if (r.ok) {
     const type: string = r.message.type;
-    if (type !== 'SCHD' && type !== 'FLOP') return `decoded to an unknown message type ${type}`;
+    if (!['SCHD', 'FLOP', 'REFERENCE', 'SCHS'].includes(type)) return `decoded to an unknown message type ${type}`;
   } else if (!OUTCOMES.includes(r.errorClass) || typeof r.error !== 'string' || r.error.trim() === '') {
     return `not classified: ${JSON.stringify({ errorClass: r.errorClass, error: r.error })}`;
   }
