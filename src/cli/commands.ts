@@ -1,5 +1,7 @@
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
+import { compareCommand } from './compareCommand.ts';
+import { exportCommand } from './exportCommand.ts';
 import { migrateCommand } from './migrateCommand.ts';
 import { rebuildCommand } from './rebuildCommand.ts';
 import { redecideCommand } from './redecideCommand.ts';
@@ -37,4 +39,6 @@ export const commands: Record<string, Command> = {
   rebuild: rebuildCommand,
   redecide: redecideCommand,
   verify: verifyCommand,
+  export: exportCommand,
+  compare: compareCommand,
 };

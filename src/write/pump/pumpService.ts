@@ -16,6 +16,7 @@ import { failureVerdict, type Outcome } from './outcome.ts';
 import { createListener, Latch } from './wakeup.ts';
 import { Channels } from '../../platform/channels.ts';
 import type { WriteModel } from './writeModel.ts';
+import { BlockedHeadWarning, warnOperatorWork } from './pumpWarnings.ts';
 
 /** How many heads one scan fetches (decided in id order). */
 const PREFETCH = 500;
@@ -84,6 +85,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   /** Heads still to be decided one per transaction, after a group commit failed. */
   let singles = 0;
   let drainWaiters: { after: number; resolve: () => void }[] = [];
+  const blockedHead = new BlockedHeadWarning(log, cfg.headBlockedWarnMs);
   let loop: Promise<void> | undefined;
 
   /** Commit a prepared group; on a database error retry once, then fall back to one head at a time. */
@@ -139,6 +141,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       log.info({ flightsArchived: swept.reduce((n, x) => n + x.change.flids.length, 0), beforeDay: s.change.beforeDay, latestDay: s.latestDay }, 'history sweep decided');
     }
     if (!inOrder) await model.catchUp(pool);
+    warnOperatorWork(log, group, res.positions);
     singles = Math.max(0, singles - group.length);
     log.debug({ decided: group.length, position: res.positions.at(-1) }, 'decided');
     // A FAILED head stays the head: rescan, and wait for its backoff (head-of-line blocking).
@@ -208,6 +211,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   async function scan(): Promise<number> {
     const heads = await findHeads(pool, PREFETCH);
     if (heads.length === 0) return cfg.pollIntervalMs;
+    blockedHead.check(heads[0], clock.now());
     let next = 0;
     while (next < heads.length && !stop.signal.aborted) {
       const { group, basis, now, waitMs } = await prepareGroup(heads, next);
