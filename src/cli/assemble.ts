@@ -1,3 +1,4 @@
+import { adminRoutes } from './adminRoutes.ts';
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
 import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
 import { shadowMailbox } from '../platform/mailbox/shadowMailbox.ts';
@@ -65,6 +66,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   routes.push(createMetricsRoute(rt, mode));
   if (opts.role === 'all' || opts.role === 'api') {
     // GraphQL (+ SSE subscriptions), POST /cminmsgs/send; the live-update feed runs as a service.
+    routes.push(...adminRoutes(rt).routes); // /admin/*: operator actions for the console (404 unless MSGX_ADMIN_TOKEN)
     const readApi = createReadApi(rt, { mode });
     routes.push(...readApi.routes);
     readiness.push(...readApi.readiness);

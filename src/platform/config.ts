@@ -87,6 +87,7 @@ const schema = z.object({
   MSGX_BACKOFF_CAP_MS: int(0).default(60_000),
   MSGX_HEAD_DEADLINE_MS: int(0).default(600_000),
   MSGX_HEAD_BLOCKED_WARN_MS: int(0).default(60_000),
+  MSGX_ADMIN_TOKEN: z.string().trim().min(16, 'must be at least 16 characters (optionally label:secret)').optional(),
   MSGX_SCHD_FLUSH_MS: int(10).default(3000),
   MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
   MSGX_IDENTITY_INCLUDE_DAY: bool.default(false),
@@ -161,6 +162,8 @@ export interface Config {
   readonly headDeadlineMs: number;
   /** A head FAILED for this long (since its first failure) gets one warn line. */
   readonly headBlockedWarnMs: number;
+  /** Bearer token of the /admin endpoints (`label:secret` names the operator `label`); unset → admin off. */
+  readonly adminToken: string | undefined;
   readonly schdFlushMs: number;
   readonly schdFlushLimit: number;
   readonly identityIncludeDay: boolean;
@@ -243,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backoffCapMs: p.MSGX_BACKOFF_CAP_MS,
     headDeadlineMs: p.MSGX_HEAD_DEADLINE_MS,
     headBlockedWarnMs: p.MSGX_HEAD_BLOCKED_WARN_MS,
+    adminToken: p.MSGX_ADMIN_TOKEN,
     schdFlushMs: p.MSGX_SCHD_FLUSH_MS,
     schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,
     identityIncludeDay: p.MSGX_IDENTITY_INCLUDE_DAY,
@@ -307,5 +311,6 @@ export function redactUrl(u: string): string {
 }
 
 function redact(key: string, value: string): string {
+  if (key.endsWith('_TOKEN')) return '***';
   return key.endsWith('_URL') ? redactUrl(value) : value;
 }

@@ -9,6 +9,7 @@ import type { ReadinessCheck, Service } from '../platform/service.ts';
 import { cminmsgsSendRoute } from './compat/cminmsgsSend.ts';
 import { createReadYoga, GRAPHQL_PATH, type ReadYoga } from './graphql/createYoga.ts';
 import type { Route } from './httpServer.ts';
+import { pageRoutes, serveGraphiql, wantsGraphiql } from './pages/pageRoutes.ts';
 import { createFlightFeed, type FlightFeed } from './live/flightFeed.ts';
 import { createMetrics, type Metrics } from './metrics/createMetrics.ts';
 
@@ -40,6 +41,7 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
       mode,
       allowedOrigins: rt.cfg.allowedOrigins,
       exposePersonalData: rt.cfg.exposePersonalData,
+      adminEnabled: rt.cfg.adminToken !== undefined,
     },
     feed,
   );
@@ -54,6 +56,8 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
     readiness,
     routes: [
       { method: '*', path: GRAPHQL_PATH, handler: graphqlHandler(yoga) },
+      // The offline GraphiQL and the operator console (pages/): same-origin files from npm packages.
+      ...pageRoutes(),
       cminmsgsSendRoute({
         mailbox: rt.mailbox,
         clock: rt.clock,
@@ -67,9 +71,12 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
   };
 }
 
-/** Yoga's node listener: it also writes the response (and streams SSE). */
+/** Yoga's node listener: it also writes the response (and streams SSE). A browser's page load gets msgx's own GraphiQL. */
 export function graphqlHandler(yoga: ReadYoga): Route['handler'] {
-  return async (req, res) => void (await yoga.requestListener(req, res));
+  return async (req, res) => {
+    if (wantsGraphiql(req)) return serveGraphiql(res);
+    await yoga.requestListener(req, res);
+  };
 }
 
 /** GET /metrics (Prometheus text format), for every role. */

@@ -33,7 +33,7 @@ it('status, migrate and a second start beside a running embedded msgx leave it r
   const env = { MSGX_DATA_DIR: dataDir, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info' };
   const msgx = spawnMsgx(['start'], env);
   try {
-    await waitFor(() => msgx.output().includes('"msgx started"') || msgx.child.exitCode !== null, { timeoutMs: 90_000, what: 'msgx started' });
+    await waitFor(() => msgx.output().includes('"msgx started"') || msgx.child.exitCode !== null, { timeoutMs: 200_000, what: 'msgx started' });
     expect(msgx.child.exitCode, msgx.output().slice(-3000)).toBeNull();
     const port = Number(/"http":"http:\/\/localhost:(\d+)\/graphql"/.exec(msgx.output())![1]);
     const owner = JSON.parse(await readFile(path.join(dataDir, OWNER_FILE), 'utf8')) as OwnerRecord;
@@ -68,4 +68,4 @@ it('status, migrate and a second start beside a running embedded msgx leave it r
   } finally {
     if (msgx.child.exitCode === null && msgx.child.signalCode === null) msgx.child.kill('SIGKILL');
   }
-}, 240_000);
+}, 420_000);

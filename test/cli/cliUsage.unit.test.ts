@@ -27,7 +27,7 @@ describe('usage errors', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).not.toMatch(/\bat .*\.(ts|js):\d+/);
     expect(r.stdout).toBe('');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('help', () => {
@@ -39,13 +39,13 @@ describe('help', () => {
     const flag = await run(['replay', '--help']);
     expect(flag.code).toBe(0);
     expect(flag.stdout).toBe(commandHelp('replay', commands.replay!));
-  }, 60_000);
+  }, 120_000);
 
   it('msgx help <unknown> is a usage error', async () => {
     const r = await run(['help', 'nope']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'nope'/);
-  }, 60_000);
+  }, 120_000);
 
   it('every command has usage text', () => {
     for (const [name, cmd] of Object.entries(commands)) expect(commandHelp(name, cmd)).toMatch(new RegExp(`^usage: msgx ${name} `));

@@ -28,7 +28,7 @@ it.each(['SIGTERM', 'SIGINT'] as const)('a standby waiting for the writer lock e
   const msgx = spawnMsgx(['start', '--standby'], { MSGX_DATABASE_URL: db.url, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info' });
   try {
     await waitFor(() => msgx.output().includes('standby: waiting for the writer lock') || msgx.child.exitCode !== null, {
-      timeoutMs: 60_000, what: 'the standby to wait',
+      timeoutMs: 150_000, what: 'the standby to wait',
     });
     expect(msgx.child.exitCode, msgx.output()).toBeNull();
     const sent = Date.now();
@@ -39,4 +39,4 @@ it.each(['SIGTERM', 'SIGINT'] as const)('a standby waiting for the writer lock e
   } finally {
     if (msgx.child.exitCode === null && msgx.child.signalCode === null) msgx.child.kill('SIGKILL');
   }
-}, 90_000);
+}, 240_000);

@@ -21,11 +21,11 @@ it('a SIGTERM while msgx waits for PostgreSQL ends the wait and exits 0', async 
   });
   const { child } = msgx;
   try {
-    await waitFor(() => msgx.output().includes('PostgreSQL not reachable; waiting for it'), { timeoutMs: 30_000, what: 'the wait for PostgreSQL' });
+    await waitFor(() => msgx.output().includes('PostgreSQL not reachable; waiting for it'), { timeoutMs: 90_000, what: 'the wait for PostgreSQL' });
     child.kill('SIGTERM');
     expect(await msgx.exit).toEqual({ code: 0, signal: null });
     expect(msgx.output()).toContain('msgx stopped during start-up');
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
-}, 60_000);
+}, 150_000);

@@ -30,6 +30,8 @@ export interface ReadApiDeps {
   readonly exposePersonalData?: boolean;
   /** The run mode for pipeline.mode / pipeline.shadow (default: read from `db`). */
   readonly mode?: ModeProbe;
+  /** MSGX_ADMIN_TOKEN is set: the /admin endpoints are on (Query.adminEnabled, for the console). */
+  readonly adminEnabled?: boolean;
 }
 
 export interface Loaders {

@@ -13,6 +13,7 @@ import { createDateTimeScalar, DateScalar } from './scalars.ts';
 import { subscriptionResolvers } from './subscriptionResolvers.ts';
 import type { FlightFeed } from '../live/flightFeed.ts';
 import { isConnectionError } from '../../platform/db.ts';
+import { operationsResolvers } from './operationsResolvers.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 /** While the database is unreachable every query fails the same way: say so once per this period. */
@@ -21,6 +22,7 @@ const UNREACHABLE_LOG_EVERY_MS = 60_000;
 const typeDefs = [
   readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'),
   readFileSync(new URL('./reference.graphql', import.meta.url), 'utf8'),
+  readFileSync(new URL('./operations.graphql', import.meta.url), 'utf8'),
 ];
 
 type ServerContext = Record<string, unknown>;
@@ -37,6 +39,7 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
       historyResolvers,
       pipelineResolvers,
       referenceResolvers,
+      operationsResolvers,
       subscriptionResolvers(feed),
     ],
   });
@@ -65,7 +68,8 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
   return createYoga<ServerContext, ReadContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    graphiql: { title: 'msgx' },
+    // GraphiQL is msgx's own page (pages/pageRoutes.ts): yoga's loads its scripts from a CDN.
+    graphiql: false,
     landingPage: false,
     // yoga's default CORS reflects any origin with credentials. Off unless origins are configured;
     // then exactly those, without credentials (the API has no cookies).

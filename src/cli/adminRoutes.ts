@@ -1,0 +1,146 @@
+/**
+ * Operator actions for the web console (docs/contract/system.md §12): POST /admin/replay,
+ * /admin/replay-deliveries, /admin/request-plan, /admin/rebuild — the same operations as the CLI
+ * commands, each an audited decision naming its operator. They require
+ * `Authorization: Bearer $MSGX_ADMIN_TOKEN`; with the variable unset every /admin path is 404.
+ * A token `label:secret` names the operator `console:label` (plus an `X-Msgx-Operator` name, if
+ * sent). Browsers cannot send the header cross-site without a CORS preflight, which msgx does not
+ * grant, so these are not reachable from another site's page.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type http from 'node:http';
+import { formatProgress, type RebuildProgress } from '../projections/rebuild/progress.ts';
+import { rebuildFlights } from '../projections/rebuild/rebuildFlights.ts';
+import type { Runtime } from '../platform/runtime.ts';
+import { json, type Route } from '../read-api/httpServer.ts';
+import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
+import { isTarget, TARGETS } from '../write/delivery/targets.ts';
+import { REPLAY_CLASSES, replay, type ReplayClass } from '../write/replay/replay.ts';
+import { describeWindow, requestPlan } from '../write/requests/requestPlan.ts';
+import { parseWindowTime } from '../write/requests/requestWindow.ts';
+
+const MAX_BODY = 16 * 1024;
+
+class HttpError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+export interface AdminRoutes {
+  readonly routes: Route[];
+  /** The rebuild started from the console, if any (its last progress line). */
+  rebuildStatus(): { running: boolean; last: string | null; result: string | null };
+}
+
+export function adminRoutes(rt: Runtime): AdminRoutes {
+  const token = rt.cfg.adminToken;
+  const label = token?.includes(':') ? token.slice(0, token.indexOf(':')) : 'admin';
+  const log = rt.log.child({ role: 'admin' });
+  let rebuild: { running: boolean; last: string | null; result: string | null } = { running: false, last: null, result: null };
+
+  const operatorOf = (req: http.IncomingMessage): string => {
+    const named = String(req.headers['x-msgx-operator'] ?? '').trim().replace(/[^\w.@ -]/g, '').slice(0, 40);
+    return named ? `console:${label}/${named}` : `console:${label}`;
+  };
+
+  const authorised = (req: http.IncomingMessage): boolean => {
+    const m = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''));
+    if (!m || !token) return false;
+    const given = Buffer.from(m[1]!.trim());
+    const expected = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+
+  const actions: Record<string, (body: Record<string, unknown>, operator: string) => Promise<unknown>> = {
+    async replay(body, operator) {
+      const errorClass = body.class as ReplayClass;
+      if (!REPLAY_CLASSES.includes(errorClass)) throw new HttpError(400, `class must be one of ${REPLAY_CLASSES.join(', ')}`);
+      const ids = idList(body.ids);
+      const done = await replay(rt.pool, rt.clock, { errorClass, ...(ids ? { ids } : {}), requestedBy: operator });
+      return { replayed: done.map((r) => ({ msgId: r.msgId, fromState: r.fromState, position: r.position })), requestedBy: operator };
+    },
+    async 'replay-deliveries'(body, operator) {
+      const target = String(body.target ?? '');
+      if (!isTarget(target)) throw new HttpError(400, `target must be one of ${TARGETS.join(', ')}`);
+      const eventIds = idList(body.ids);
+      const r = await replayDeadDeliveries(rt.pool, rt.clock, { target, ...(eventIds ? { eventIds } : {}), requestedBy: operator });
+      return { ...r, requestedBy: operator };
+    },
+    async 'request-plan'(body) {
+      const from = parseWindowTime(String(body.from ?? ''), rt.cfg.airportTz);
+      const to = parseWindowTime(String(body.to ?? ''), rt.cfg.airportTz);
+      if (!from || !to || to <= from) throw new HttpError(400, 'from and to must be ISO-8601 date-times, to after from');
+      const r = await requestPlan({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg: rt.cfg, log }, from, to);
+      return { mgid: r.mgid, reqId: r.reqId, window: describeWindow(from, to, rt.cfg.airportTz), sent: r.send?.sent ?? false };
+    },
+    async rebuild(_body, operator) {
+      if (rebuild.running) throw new HttpError(409, 'a rebuild started from the console is running');
+      rebuild = { running: true, last: null, result: null };
+      log.info({ operator }, 'rebuild of the flight read models requested');
+      void rebuildFlights({
+        pool: rt.pool,
+        clock: rt.clock,
+        log: log.child({ scope: 'rebuild' }),
+        onProgress: (p: RebuildProgress) => (rebuild.last = formatProgress('flights', p)),
+      })
+        .then((r) => (rebuild.result = r.ok ? `rebuilt: ${r.events} events, ${r.flights} flights` : `not rebuilt: ${r.reason}`))
+        .catch((err: unknown) => {
+          log.error({ err }, 'rebuild failed');
+          rebuild.result = `failed: ${err instanceof Error ? err.message : String(err)}`;
+        })
+        .finally(() => (rebuild.running = false));
+      return { started: true, requestedBy: operator };
+    },
+  };
+
+  const handler: Route['handler'] = async (req, res) => {
+    const name = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/^\/admin\/?/, '');
+    if (!token) return json(res, 404, { error: 'the admin endpoints are off (MSGX_ADMIN_TOKEN is not set)' });
+    if (!authorised(req)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return json(res, 401, { error: 'Authorization: Bearer <MSGX_ADMIN_TOKEN> required' });
+    }
+    if (req.method === 'GET' && name === 'rebuild') return json(res, 200, rebuild);
+    const action = actions[name];
+    if (!action) return json(res, 404, { error: `no admin action '${name}'` });
+    if (req.method !== 'POST') return json(res, 405, { error: 'POST only' });
+    try {
+      const operator = operatorOf(req);
+      const result = await action(await readJson(req), operator);
+      log.info({ action: name, operator }, 'admin action done');
+      json(res, 200, result);
+    } catch (err) {
+      if (err instanceof HttpError) return json(res, err.status, { error: err.message });
+      throw err;
+    }
+  };
+  return { routes: [{ method: '*', path: '/admin*', handler }], rebuildStatus: () => rebuild };
+}
+
+function idList(v: unknown): string[] | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const list = Array.isArray(v) ? v.map(String) : String(v).split(',');
+  const ids = list.map((s) => s.trim()).filter(Boolean);
+  if (ids.length === 0 || ids.length > 10_000 || !ids.every((s) => /^\d{1,19}$/.test(s))) throw new HttpError(400, 'ids must be a list of whole numbers');
+  return ids;
+}
+
+async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new HttpError(413, `body larger than ${MAX_BODY} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new HttpError(400, 'body must be a JSON object');
+}
