@@ -4,10 +4,13 @@
  * PENDING), with the status its state implies (SUCCEEDED → PROCESSED, SKIPPED → SKIPPED,
  * DEAD → DEAD, as the pump records it) and a terminal decision in the log. The log is gap-free and
  * append-only, so a decided position in 1..head is a decision that exists: no join per message.
+ * A message decided in shadow mode (docs/operations.md "Shadow run and cut-over") is owed no
+ * write-back: its `backfill_state` is empty by design.
  *
  * One scan counts the messages and the bad ones; only when there are bad ones are they listed.
  */
 import type { Queryable } from '../platform/db.ts';
+import { readRunMode } from '../platform/runMode.ts';
 import type { Mismatch } from './report.ts';
 
 /** At most this many messages with a write-back mismatch are listed (all are counted). */
@@ -21,7 +24,10 @@ const TERMINAL = `SELECT msg_id, state, backfill_state, backfill_status, decided
 
 const EXPECTED_STATUS = `CASE t.state WHEN 'SUCCEEDED' THEN 'PROCESSED' WHEN 'SKIPPED' THEN 'SKIPPED' ELSE 'DEAD' END`;
 
-const BAD = `(t.backfill_state IS NULL OR t.backfill_state NOT IN ('DONE', 'PENDING')
+/** $3: the run is in shadow mode; $4: the cut-over position (decided at or before it: in shadow). */
+const SHADOW_DECIDED = `(($3::boolean OR t.decided_position <= $4::bigint) IS TRUE)`;
+
+const BAD = `((t.backfill_state IS NULL AND NOT ${SHADOW_DECIDED}) OR t.backfill_state NOT IN ('DONE', 'PENDING')
               OR t.backfill_status IS DISTINCT FROM ${EXPECTED_STATUS}
               OR t.decided_position IS NULL OR t.decided_position < 1 OR t.decided_position > $2::bigint)`;
 
@@ -32,25 +38,30 @@ interface Row {
   backfill_status: string | null;
   expected_status: string;
   decided_position: string | null;
+  shadow_decided: boolean;
 }
 
-/** `head`: the log head of the check's snapshot. */
-export async function checkWritebacks(q: Queryable, olderThan: Date, head: string): Promise<{ messages: number; mismatches: Mismatch[] }> {
+/** `head`: the log head of the check's snapshot (read here when not given). */
+export async function checkWritebacks(q: Queryable, olderThan: Date, headPosition?: string): Promise<{ messages: number; mismatches: Mismatch[] }> {
+  const head = headPosition ?? (await q.query<{ h: string }>('SELECT COALESCE(max(position), 0)::text AS h FROM decision_event')).rows[0]!.h;
+  const mode = await readRunMode(q);
+  const shadow = [mode.shadow, mode.cutoverPosition];
   const counted = await q.query<{ n: number; bad: number }>(
     `SELECT count(*)::int AS n, count(*) FILTER (WHERE ${BAD})::int AS bad FROM (${TERMINAL}) t`,
-    [olderThan, head],
+    [olderThan, head, ...shadow],
   );
   const { n, bad } = counted.rows[0] ?? { n: 0, bad: 0 };
   if (bad === 0) return { messages: n, mismatches: [] };
   const { rows } = await q.query<Row>(
-    `SELECT t.msg_id, t.state, t.backfill_state, t.backfill_status, ${EXPECTED_STATUS} AS expected_status, t.decided_position
-       FROM (${TERMINAL}) t WHERE ${BAD} ORDER BY t.msg_id LIMIT $3`,
-    [olderThan, head, LIST_LIMIT],
+    `SELECT t.msg_id, t.state, t.backfill_state, t.backfill_status, ${EXPECTED_STATUS} AS expected_status, t.decided_position,
+            ${SHADOW_DECIDED} AS shadow_decided
+       FROM (${TERMINAL}) t WHERE ${BAD} ORDER BY t.msg_id LIMIT $5`,
+    [olderThan, head, ...shadow, LIST_LIMIT],
   );
   const mismatches: Mismatch[] = [];
   for (const r of rows) {
     const base = { check: 'writebacks' as const, msgId: r.msg_id, state: r.state };
-    if (r.backfill_state === null || !['DONE', 'PENDING'].includes(r.backfill_state)) {
+    if (r.backfill_state === null ? !r.shadow_decided : !['DONE', 'PENDING'].includes(r.backfill_state)) {
       mismatches.push({ ...base, problem: 'write-back neither done nor pending', log: 'DONE or PENDING', row: r.backfill_state });
     }
     if (r.backfill_status !== r.expected_status) {
