@@ -95,8 +95,8 @@ describe(`crash matrix: msgx killed at ${PLAN.pointKills} named crash points and
 
       // The traffic really had it all, and every planned kill happened where it was meant to.
       expect(r.messages).toBeGreaterThanOrEqual(1000);
-      expect(r.outcomes.kinds).toEqual(['Applied', 'Dead', 'Failed', 'FlightsArchived', 'Skipped']);
-      expect(r.outcomes.deadClasses).toEqual(['EXHAUSTED', 'MALFORMED']);
+      expect(r.outcomes.kinds).toEqual(['Applied', 'Dead', 'FlightsArchived', 'Parked', 'Skipped']);
+      expect(r.outcomes.deadClasses).toEqual(['MALFORMED']);
       expect(r.outcomes.reasons).toEqual(expect.arrayContaining(['duplicate-of', 'unknown-flight']));
       expect(r.outcomes.handlers).toEqual(expect.arrayContaining(EVERY_HANDLER));
       const hooked = r.kills.filter((k) => k.how === 'hook').map((k) => k.kill.replace(/:\d+$/, ''));
