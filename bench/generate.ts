@@ -75,12 +75,17 @@ const FLOP_KINDS = [
   'ACFT', 'RENO', 'TAOP', 'TRML', 'FLTY', 'FLIN', 'ESTT', 'ACTT', 'PADT', 'BOTM', 'LACL', 'FINT', 'CNCL',
   'FTSS', 'EXSS', 'FDIV', 'FRET', 'STND', 'PSDT', 'GTDT', 'CKDT', 'CLDT', 'CHDT', 'ABTM', 'CHOT', 'DELY',
   'SRVT', 'ERUT', 'FDEL',
+  // The whole interface (interface.md)
+  'EOBT', 'TOBT', 'COBT', 'CTOT', 'IEST', 'APPT', 'EGSR', 'EGST', 'PEDT', 'NEAT', 'NAAT', 'FLAB', 'HNAG',
+  'MAXP', 'REMC', 'RUNW', 'VIPP', 'VIPF', 'PORT', 'PSHT', 'TIPT',
 ] as const;
 // Realistic weights: times and resources dominate; deletes and diversions are rare.
 const FLOP_WEIGHTS: Record<(typeof FLOP_KINDS)[number], number> = {
   ACFT: 2, RENO: 3, TAOP: 1, TRML: 1, FLTY: 1, FLIN: 1, ESTT: 12, ACTT: 6, PADT: 3, BOTM: 3, LACL: 3, FINT: 3,
   CNCL: 1, FTSS: 8, EXSS: 4, FDIV: 0.3, FRET: 0.3, STND: 5, PSDT: 5, GTDT: 5, CKDT: 3, CLDT: 3, CHDT: 2, ABTM: 3,
   CHOT: 3, DELY: 3, SRVT: 2, ERUT: 1, FDEL: 0.2,
+  EOBT: 3, TOBT: 3, COBT: 1, CTOT: 2, IEST: 1, APPT: 1, EGSR: 1, EGST: 1, PEDT: 1, NEAT: 1, NAAT: 1, FLAB: 0.5,
+  HNAG: 0.5, MAXP: 0.5, REMC: 0.5, RUNW: 1, VIPP: 0.3, VIPF: 0.3, PORT: 0.5, PSHT: 1, TIPT: 0.5,
 };
 
 export function generateDay(opts: GenOptions = {}): GeneratedDay {
@@ -212,5 +217,26 @@ function flopBody(
     case 'SRVT': return `<SRVT><SRTC>${pick(['CAT', 'CLN', 'FUE'])}</SRTC><SRQT>1</SRQT><SRST>${t(-50)}</SRST><SRET>${t(-20)}</SRET><SRPR>PROV</SRPR></SRVT>`;
     case 'ERUT': return `<ERUT RTNO="1"><APCD>${pick(AIRPORTS)}</APCD><SCDT>${t(-150)}</SCDT></ERUT><ERUT RTNO="2"><APCD>TAO</APCD><SCAT>${t(0)}</SCAT></ERUT>`;
     case 'FDEL': return '<FDEL/>';
+    case 'EOBT': return `<EOBT>${t(jitter())}</EOBT>`;
+    case 'TOBT': return r() < 0.9 ? `<TOBT>${t(jitter())}</TOBT>` : '';
+    case 'COBT': return `<COBT>${t(jitter())}</COBT>`;
+    case 'CTOT': return `<CTOT>${t(10 + jitter())}</CTOT>`;
+    case 'IEST': return `<IEST>${t(jitter())}</IEST>`;
+    case 'APPT': return `<APPT>${t(-10 + jitter())}</APPT>`;
+    case 'EGSR': return `<EGSR>${t(-3)}</EGSR>`;
+    case 'EGST': return `<EGST>${t(-1)}</EGST>`;
+    case 'PEDT': return `<PEDT>${t(-150 + jitter())}</PEDT>`;
+    case 'NEAT': return `<NEAT>${t(140 + jitter())}</NEAT>`;
+    case 'NAAT': return `<NAAT>${t(145 + jitter())}</NAAT>`;
+    case 'FLAB': return r() < 0.7 ? `<FLAB ARES="${pick(['WEATHER', 'TECH', 'ATC'])}">remark ${Math.floor(r() * 100)}</FLAB>` : '<FLAB/>';
+    case 'HNAG': return `<PHAG>${100000 + Math.floor(r() * 9)}</PHAG><FHAG>${100010 + Math.floor(r() * 9)}</FHAG><MHAG>${100020 + Math.floor(r() * 9)}</MHAG>`;
+    case 'MAXP': return `<MAXP>${120 + Math.floor(r() * 200)}</MAXP>`;
+    case 'REMC': return `<REMC>remark ${Math.floor(r() * 100)} &amp; more</REMC>`;
+    case 'RUNW': return `<RUNW>${pick(['02L', '20R', '01', '19'])}</RUNW>`;
+    case 'VIPP': return `<VIPP>${Math.floor(r() * 4)}</VIPP><VIPR>${Math.floor(r() * 2)}</VIPR>`;
+    case 'VIPF': return `<VIPF><VPCD>VC${1000 + Math.floor(r() * 9000)}</VPCD><VFES>${Math.floor(r() * 4)}</VFES></VIPF>`;
+    case 'PORT': return `<PORT><POTM>${t(jitter())}</POTM><POID>${pick(['O', 'I'])}</POID></PORT>`;
+    case 'PSHT': return `<PSHT PSHN="1"><PSTM>${t(1)}</PSTM><PSID>OUT</PSID><PUST>${pick(STANDS)}</PUST></PSHT>`;
+    case 'TIPT': return `<TIPT><TRTM>${t(30)}</TRTM><TRST>${pick(STANDS)}</TRST></TIPT><TIPT><TRTM>${t(50)}</TRTM><TRST>${pick(STANDS)}</TRST></TIPT>`;
   }
 }

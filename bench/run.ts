@@ -12,6 +12,7 @@ import { memoryFigure } from './figures/memory.ts';
 import { planSnapshotFigure } from './figures/planSnapshot.ts';
 import { pumpFigure } from './figures/pump.ts';
 import { rebuildFigure } from './figures/rebuild.ts';
+import { redecideFigure } from './figures/redecide.ts';
 import { verifyFigure } from './figures/verify.ts';
 import { killChildren } from './harness/child.ts';
 import { dropAll, dropStaleBenchDatabases, serverInfo } from './harness/databases.ts';
@@ -20,7 +21,8 @@ import { progress } from './harness/progress.ts';
 import { formatTable, RESULTS_FILE, writeResults, type FigureOutcome } from './harness/report.ts';
 import { nowMs, round } from './harness/stats.ts';
 
-const FIGURES: readonly Figure[] = [pumpFigure, ingestFigure, planSnapshotFigure, rebuildFigure, verifyFigure, graphqlFigure, endToEndFigure, memoryFigure];
+// redecide after rebuild and verify: it clones the week fixture, which must have no open connections then.
+const FIGURES: readonly Figure[] = [pumpFigure, ingestFigure, planSnapshotFigure, rebuildFigure, verifyFigure, redecideFigure, graphqlFigure, endToEndFigure, memoryFigure];
 
 function selected(args: readonly string[]): readonly Figure[] {
   if (args.length === 0) return FIGURES;

@@ -28,9 +28,10 @@ export interface DayRows {
   readonly flights: number;
 }
 
-export async function decideDay(index: number): Promise<DayRows> {
+/** Day `index` of the week as generated (same seed → same messages). */
+function generateWeekDay(index: number) {
   const day = DAYS[index]!;
-  const gen = generateDay({
+  return generateDay({
     seed: 100 + index,
     day,
     flights: FLIGHTS_PER_DAY,
@@ -39,6 +40,17 @@ export async function decideDay(index: number): Promise<DayRows> {
     flopsPerFlight: FLOPS_PER_FLIGHT,
     fullLists: true,
   });
+}
+
+/** The messages of day `index` that are in the log, in log order (the inbox of `msgx redecide`'s figure). */
+export function loggedMessages(index: number): string[] {
+  const { messages } = generateWeekDay(index);
+  return index === DAYS.length - 1 ? messages.slice(0, -HELD_BACK) : messages;
+}
+
+export async function decideDay(index: number): Promise<DayRows> {
+  const day = DAYS[index]!;
+  const gen = generateWeekDay(index);
   const last = index === DAYS.length - 1;
   const logged = last ? gen.messages.slice(0, -HELD_BACK) : gen.messages;
   const mirror = new DomainMirror();

@@ -6,10 +6,10 @@ import type { Command } from './commands.ts';
 import { UsageError } from './main.ts';
 
 export const replayCommand: Command = {
-  summary: 'move FAILED/DEAD messages back to PENDING: --class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO]',
+  summary: 'move PARKED/FAILED/DEAD messages back to PENDING: --class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO]',
   usage: '--class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO] [--operator NAME]',
   help:
-    'Moves the selected FAILED and DEAD(EXHAUSTED) messages back to PENDING in one transaction, one\n' +
+    'Moves the selected PARKED, FAILED and DEAD(EXHAUSTED) messages back to PENDING in one transaction, one\n' +
     'ReplayRequested decision each, naming the operator (--operator, default user@host). MALFORMED is never\n' +
     'replayed. Safe while msgx runs: the pump picks them up in id order.',
   async run(args, { cfg, log }) {

@@ -6,7 +6,7 @@ import { pipelineStatus, type PipelineStatus } from '../write/pump/pipelineStatu
 import type { Command } from './commands.ts';
 
 export const statusCommand: Command = {
-  summary: 'print backlog, head message, failed/dead counts, open gaps and log positions (--json)',
+  summary: 'print backlog, head message, failed/dead/parked counts, open gaps and log positions (--json)',
   usage: '[--json]',
   help: 'Prints the pipeline status on stdout (--json: as JSON, e.g. for jq). Beside a running embedded msgx it\nconnects to that msgx\'s server and leaves it running.',
   async run(args, { cfg, log }) {
@@ -46,10 +46,10 @@ export function formatStatus(s: PipelineStatus, now: Date): string {
   } else {
     lines.push('head           none (nothing unfinished)');
   }
-  const failed = s.counts.filter((c) => c.state === 'FAILED' || c.state === 'DEAD');
-  const totals = s.counts.filter((c) => c.state !== 'FAILED' && c.state !== 'DEAD');
+  const failed = s.counts.filter((c) => c.state === 'FAILED' || c.state === 'DEAD' || c.state === 'PARKED');
+  const totals = s.counts.filter((c) => c.state !== 'FAILED' && c.state !== 'DEAD' && c.state !== 'PARKED');
   lines.push(`states         ${totals.map((c) => `${c.state} ${c.n}`).join(', ') || '-'}`);
-  lines.push(`failed/dead    ${failed.map((c) => `${c.state}(${c.errorClass}) ${c.n}`).join(', ') || 'none'}`);
+  lines.push(`failed/dead/parked ${failed.map((c) => `${c.state}(${c.errorClass}) ${c.n}`).join(', ') || 'none'}`);
   lines.push(
     `gaps           ${s.gaps.open} open` +
       (s.gaps.lowest ? ` (lowest ${s.gaps.lowest}, oldest ${age(s.gaps.oldestOpenedAt!)})` : '') +

@@ -5,7 +5,7 @@
  */
 import type { ListName } from './flight.ts';
 
-export const SCHD_SUBTYPES = ['DNLD', 'RESP', 'ADFT'] as const;
+export const SCHD_SUBTYPES = ['DNLD', 'RESP', 'ADFT', 'DEL'] as const;
 export type SchdStyp = (typeof SCHD_SUBTYPES)[number];
 
 /**
@@ -31,6 +31,25 @@ export const FLOP_FIELD_SUBTYPES = {
   FDIV: ['FDIV'],
   FRET: ['FRET'],
   STND: ['STND'],
+  // The whole interface (interface.md): 18 field subtypes …
+  EOBT: ['EOBT'],
+  TOBT: ['TOBT'],
+  COBT: ['COBT'],
+  CTOT: ['CTOT'],
+  IEST: ['IEST'],
+  APPT: ['APPT'],
+  EGSR: ['EGSR'],
+  EGST: ['EGST'],
+  PEDT: ['PEDT'],
+  NEAT: ['NEAT'],
+  NAAT: ['NAAT'],
+  FLAB: ['FLAB'],
+  HNAG: ['PHAG', 'FHAG', 'MHAG'],
+  MAXP: ['MAXP'],
+  REMC: ['REMC'],
+  RUNW: ['RUNW'],
+  VIPP: ['VIPP', 'VIPR'],
+  PORT: ['PORT'],
 } as const satisfies Record<string, readonly string[]>;
 export type FlopFieldStyp = keyof typeof FLOP_FIELD_SUBTYPES;
 
@@ -46,10 +65,24 @@ export const FLOP_LIST_SUBTYPES = {
   DELY: 'delays',
   SRVT: 'services',
   ERUT: 'route',
+  // … and 3 list subtypes.
+  VIPF: 'vipGuests',
+  PSHT: 'pushbacks',
+  TIPT: 'tows',
 } as const satisfies Record<string, ListName>;
 export type FlopListStyp = keyof typeof FLOP_LIST_SUBTYPES;
 
 export type FlopStyp = FlopFieldStyp | FlopListStyp | 'FDEL';
+
+/**
+ * Elements set as a unit (interface.md): in a message that carries any element of a unit, an
+ * element of it that is absent clears that part. (FDIV's attributes are a unit too, in
+ * fieldElements.ts.)
+ */
+export const FIELD_UNITS: readonly (readonly string[])[] = [['TAOP', 'TAFL', 'TAID'], ['EXSC', 'EXSR']];
+
+/** FLOP field subtypes whose element may be absent: absent = clear (interface.md: TOBT). */
+export const ABSENT_CLEARS: ReadonlySet<string> = new Set(['TOBT']);
 
 /** Every list element a full FLTR record may carry: the FLOP list subtypes plus ROUT. */
 export const RECORD_LIST_ELEMENTS = { ...FLOP_LIST_SUBTYPES, ROUT: 'adjacent' } as const satisfies Record<string, ListName>;

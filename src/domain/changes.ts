@@ -6,7 +6,8 @@
  * plain data only and never depend on key order.
  */
 import type {
-  Allocation, BridgeOp, ChockEvent, Delay, FlightFields, FlightLists, GroundService, Instant, ListName, RoutePoint,
+  Allocation, BridgeOp, ChockEvent, Delay, FlightFields, FlightLists, GroundService, Instant, ListName, PushbackEvent,
+  RoutePoint, TowEvent, VipGuest,
 } from './flight.ts';
 import type { SchdStyp } from './catalogue.ts';
 import { isReferenceChange, type ReferenceChange } from './reference/changes.ts';
@@ -37,12 +38,17 @@ export interface DelaysReplaced { type: 'DelaysReplaced'; flid: string; items: D
 export interface ServicesReplaced { type: 'ServicesReplaced'; flid: string; items: GroundService[] }
 export interface RouteReplaced { type: 'RouteReplaced'; flid: string; items: RoutePoint[] }
 export interface AdjacentStationsReplaced { type: 'AdjacentStationsReplaced'; flid: string; items: RoutePoint[] }
+export interface VipGuestsReplaced { type: 'VipGuestsReplaced'; flid: string; items: VipGuest[] }
+export interface PushbacksReplaced { type: 'PushbacksReplaced'; flid: string; items: PushbackEvent[] }
+export interface TowsReplaced { type: 'TowsReplaced'; flid: string; items: TowEvent[] }
 
 export type ListReplaced =
   | StandsReplaced | GatesReplaced | CountersReplaced | BeltsReplaced | ChutesReplaced | BridgesReplaced
-  | ChocksReplaced | DelaysReplaced | ServicesReplaced | RouteReplaced | AdjacentStationsReplaced;
+  | ChocksReplaced | DelaysReplaced | ServicesReplaced | RouteReplaced | AdjacentStationsReplaced
+  | VipGuestsReplaced | PushbacksReplaced | TowsReplaced;
 
-export type DeleteReason = 'fdel' | 'plan-snapshot';
+/** fdel: FLOP/FDEL; plan-snapshot: missing from a DNLD/RESP; plan-delete: a record of a SCHD/DEL. */
+export type DeleteReason = 'fdel' | 'plan-snapshot' | 'plan-delete';
 
 export interface FlightDeleted { type: 'FlightDeleted'; flid: string; reason: DeleteReason }
 
@@ -87,6 +93,9 @@ export const LIST_CHANGE_TYPE = {
   services: 'ServicesReplaced',
   route: 'RouteReplaced',
   adjacent: 'AdjacentStationsReplaced',
+  vipGuests: 'VipGuestsReplaced',
+  pushbacks: 'PushbacksReplaced',
+  tows: 'TowsReplaced',
 } as const satisfies Record<ListName, ListReplaced['type']>;
 
 const LIST_OF_CHANGE = Object.fromEntries(

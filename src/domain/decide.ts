@@ -8,15 +8,24 @@
  */
 import type { Change } from './changes.ts';
 import type { FlightState } from './flight.ts';
-import { decideFlop } from './handlers/flop.ts';
+import { decideFlop, type BlockOutcome } from './handlers/flop.ts';
 import { handlerFor, type HandlerInfo } from './handlers/registry.ts';
-import { decideSchdSnapshot, decideSchdUpsert } from './handlers/schd.ts';
+import { decideSchdDelete, decideSchdSnapshot, decideSchdUpsert } from './handlers/schd.ts';
 import type { Message } from './message.ts';
 import { decideReference, type SkippedRecord } from './reference/decideReference.ts';
 import { decideSeasonal } from './reference/decideSeasonal.ts';
 import { EMPTY_REFERENCE, type ReferenceState } from './reference/state.ts';
+import { dropStale } from './stale.ts';
 
-export type SkipReason = 'unknown-flight' | 'flight-deleted' | 'unknown-record';
+export type SkipReason = 'unknown-flight' | 'flight-deleted' | 'unknown-record' | 'stale';
+
+export interface DecideOptions {
+  /**
+   * The message's id (FIFO order). When given, what a later message already set is not
+   * overwritten (the stale rule of a replayed message, stale.ts).
+   */
+  msgId?: string;
+}
 
 export interface Decision {
   ok: true;
@@ -29,6 +38,10 @@ export interface Decision {
   unknownFlids?: string[];
   /** FLOP blocks skipped because their flight is deleted. */
   deletedFlids?: string[];
+  /** Flights for which something was not applied because a later message already set it. */
+  staleFlids?: string[];
+  /** FLOP: every block's outcome, in message order. */
+  blocks?: BlockOutcome[];
   /** Reference / seasonal records left out (no key, invalid period or DYOP). */
   skippedRecords?: SkippedRecord[];
   /** Reference DEL of codes the store does not hold. */
@@ -43,7 +56,7 @@ export interface Decision {
  * What decides a message: `decide` below, over the registry's handlers. The pump and `msgx redecide`
  * take one as a port, so a test can run them with another handler set (e.g. one with a bug).
  */
-export type Decider = (flights: ReadonlyMap<string, FlightState>, message: Message, reference?: ReferenceState) => Decision;
+export type Decider = (flights: ReadonlyMap<string, FlightState>, message: Message, reference?: ReferenceState, opts?: DecideOptions) => Decision;
 
 function handlerOf(message: Message): HandlerInfo {
   const h = handlerFor(message.type === 'REFERENCE' ? message.kind : message.type, message.styp);
@@ -53,12 +66,40 @@ function handlerOf(message: Message): HandlerInfo {
 }
 
 /** `reference`: the reference store (for reference messages; flights' decisions do not read it). */
-export function decide(flights: ReadonlyMap<string, FlightState>, message: Message, reference: ReferenceState = EMPTY_REFERENCE): Decision {
+export function decide(
+  flights: ReadonlyMap<string, FlightState>,
+  message: Message,
+  reference: ReferenceState = EMPTY_REFERENCE,
+  opts: DecideOptions = {},
+): Decision {
+  const decision = decideFresh(flights, message, reference);
+  if (opts.msgId === undefined) return decision;
+  const { changes, staleFlids, allStaleFlids } = dropStale(flights, decision.changes, opts.msgId);
+  if (staleFlids.length === 0) return decision;
+  const out: Decision = { ...decision, changes, staleFlids };
+  if (out.blocks) {
+    const allStale = new Set(allStaleFlids);
+    out.blocks = out.blocks.map((b) => (b.outcome === 'applied' && allStale.has(b.flid) ? { ...b, outcome: 'stale' } : b));
+    if (message.type === 'FLOP' && !out.blocks.some((b) => b.outcome === 'applied')) out.skipped = 'stale';
+  } else if (!changes.some((c) => c.type !== 'PlanSnapshotApplied')) {
+    out.skipped = 'stale';
+  }
+  return out;
+}
+
+function decideFresh(flights: ReadonlyMap<string, FlightState>, message: Message, reference: ReferenceState): Decision {
   const h = handlerOf(message);
   const base = { ok: true, handler: h.name, handlerVersion: h.version } as const;
   switch (message.type) {
     case 'SCHD': {
       const { styp } = message;
+      if (styp === 'DEL') {
+        const out = decideSchdDelete(flights, message);
+        const decision: Decision = { ...base, changes: out.changes };
+        if (out.unknownFlids.length > 0) decision.unknownFlids = out.unknownFlids;
+        if (out.unknownFlids.length === message.records.length && message.records.length > 0) decision.skipped = 'unknown-flight';
+        return decision;
+      }
       const changes = styp === 'ADFT'
         ? decideSchdUpsert(flights, message)
         : decideSchdSnapshot(flights, { ...message, styp });
@@ -66,7 +107,7 @@ export function decide(flights: ReadonlyMap<string, FlightState>, message: Messa
     }
     case 'FLOP': {
       const out = decideFlop(flights, message);
-      const decision: Decision = { ...base, changes: out.changes };
+      const decision: Decision = { ...base, changes: out.changes, blocks: out.blocks };
       if (out.unknownFlids.length > 0) decision.unknownFlids = out.unknownFlids;
       if (out.deletedFlids.length > 0) decision.deletedFlids = out.deletedFlids;
       if (out.applied === 0 && message.ops.length > 0) {

@@ -2,7 +2,8 @@
  * evolve: the single definition of what a change does to a flight. Pure; used by the pump's write
  * model, the flight projector and flight(asOf) alike (all through `applyDecision`).
  *
- * Rules: every flight change bumps stateVersion by 1; operationDay is set once, by FlightCreated,
+ * Rules: every flight change bumps stateVersion by 1 (applyDecision then counts a whole decision as
+ * one version, whatever its number of changes); operationDay is set once, by FlightCreated,
  * and never changes. A change for a flight that is not in the state (which `decide` never emits)
  * leaves the state as it is, so folding is total.
  */
@@ -30,8 +31,14 @@ function created(change: Extract<FlightChange, { type: 'FlightCreated' }>, befor
     status: f.status, publicStatus: f.publicStatus, publicRemark: f.publicRemark, diversionAirport: f.diversionAirport,
     diversionDirection: f.diversionDirection, returnType: f.returnType, agentPassenger: f.agentPassenger,
     agentField: f.agentField, agentMaintenance: f.agentMaintenance,
+    eobt: f.eobt, tobt: f.tobt, cobt: f.cobt, ctot: f.ctot, iest: f.iest, appt: f.appt, egsr: f.egsr, egst: f.egst,
+    prevEstimatedDeparture: f.prevEstimatedDeparture, nextEstimatedArrival: f.nextEstimatedArrival,
+    nextActualArrival: f.nextActualArrival, abnormalReason: f.abnormalReason, abnormalRemark: f.abnormalRemark,
+    maxPassengers: f.maxPassengers, remark: f.remark, runway: f.runway, vipPassengers: f.vipPassengers,
+    vipReserved: f.vipReserved, portTime: f.portTime, portCode: f.portCode,
     stands: l.stands, gates: l.gates, counters: l.counters, belts: l.belts, chutes: l.chutes, bridges: l.bridges,
     chocks: l.chocks, delays: l.delays, services: l.services, route: l.route, adjacent: l.adjacent,
+    vipGuests: l.vipGuests, pushbacks: l.pushbacks, tows: l.tows,
     flid: change.flid,
     // Invariant 9: a flight keeps the operation day it was first created with.
     operationDay: before?.operationDay ?? change.operationDay,
@@ -76,6 +83,9 @@ function applyFlightChange(state: FlightState, change: FlightChange): FlightStat
     case 'ServicesReplaced':
     case 'RouteReplaced':
     case 'AdjacentStationsReplaced':
+    case 'VipGuestsReplaced':
+    case 'PushbacksReplaced':
+    case 'TowsReplaced':
       (next as Record<string, unknown>)[listOf(change)] = copyItems<object>(change.items);
       return next;
   }
@@ -108,16 +118,44 @@ export interface AppliedEvent {
   changes: readonly Change[];
 }
 
+/** The field and list keys a change sets (what `sources` records for it). */
+function keysSet(change: FlightChange): readonly string[] {
+  switch (change.type) {
+    case 'FlightCreated': {
+      const keys: string[] = [];
+      for (const name of FIELD_NAMES) if ((change.fields[name] ?? null) !== null) keys.push(name);
+      for (const list of Object.keys(change.lists) as (keyof typeof change.lists)[]) {
+        if ((change.lists[list]?.length ?? 0) > 0) keys.push(list);
+      }
+      return keys;
+    }
+    case 'FlightUpdated':
+      return Object.keys(change.fields).filter((k) => (FIELD_NAMES as readonly string[]).includes(k));
+    case 'FlightDeleted':
+    case 'FlightRestored':
+      return [];
+    default:
+      return [listOf(change)];
+  }
+}
+
 /**
  * Fold one decision's changes into `flights` (mutated: entries are replaced, never edited in
  * place, so earlier snapshots stay valid — only states made by this call are written to) and stamp
  * lastPosition/lastMsgId/updatedAt on every flight it touched. Returns the touched flids; a returned flid that is no longer in the map was
  * archived.
+ *
+ * `stateVersion` goes up by exactly one per decision that changes a flight (one write = one
+ * version, interface.md), however many changes of the decision touch it. A decision caused by a
+ * message also records, in `sources`, that message as the setter of each field and list it set
+ * (what the stale rule of a replayed message compares against, see stale.ts).
  */
 export function applyDecision(flights: Map<string, FlightState>, event: AppliedEvent): Set<string> {
   const touched = new Set<string>();
   // States evolve made in this call: no one else holds them yet, so they are stamped in place.
   const fresh = new Set<FlightState>();
+  const versionBefore = new Map<string, number>();
+  const setKeys = event.msgId === null ? null : new Map<string, Set<string>>();
   for (const change of event.changes) {
     if (change.type === 'FlightsArchived') {
       for (const flid of change.flids) {
@@ -129,6 +167,12 @@ export function applyDecision(flights: Map<string, FlightState>, event: AppliedE
     const before = flights.get(change.flid);
     const next = evolve(before, change);
     if (next === undefined) continue;
+    if (!versionBefore.has(change.flid)) versionBefore.set(change.flid, before?.stateVersion ?? 0);
+    if (setKeys !== null) {
+      let keys = setKeys.get(change.flid);
+      if (keys === undefined) setKeys.set(change.flid, (keys = new Set()));
+      for (const k of keysSet(change)) keys.add(k);
+    }
     if (next !== before) fresh.add(next);
     flights.set(change.flid, next);
     touched.add(change.flid);
@@ -136,13 +180,26 @@ export function applyDecision(flights: Map<string, FlightState>, event: AppliedE
   for (const flid of touched) {
     const state = flights.get(flid);
     if (state === undefined) continue;
+    const stateVersion = (versionBefore.get(flid) ?? state.stateVersion - 1) + 1;
+    const keys = setKeys?.get(flid);
+    const sources = keys === undefined || keys.size === 0 ? state.sources : withSources(state.sources, keys, event.msgId!);
     if (fresh.has(state)) {
       state.lastPosition = event.position;
       state.lastMsgId = event.msgId;
       state.updatedAt = event.recordedAt;
+      state.stateVersion = stateVersion;
+      if (sources !== undefined) state.sources = sources;
     } else {
-      flights.set(flid, { ...state, lastPosition: event.position, lastMsgId: event.msgId, updatedAt: event.recordedAt });
+      const next: FlightState = { ...state, lastPosition: event.position, lastMsgId: event.msgId, updatedAt: event.recordedAt, stateVersion };
+      if (sources !== undefined) next.sources = sources;
+      flights.set(flid, next);
     }
   }
   return touched;
+}
+
+function withSources(before: Readonly<Record<string, string>> | undefined, keys: ReadonlySet<string>, msgId: string): Record<string, string> {
+  const out: Record<string, string> = { ...before };
+  for (const k of keys) out[k] = msgId;
+  return out;
 }

@@ -46,6 +46,27 @@ export interface FlightFields {
   agentPassenger: string | null;
   agentField: string | null;
   agentMaintenance: string | null;
+  // The whole interface (interface.md): A-CDM and other milestones, all as given by the AODB.
+  eobt: Instant | null;                    // EOBT estimated off-block
+  tobt: Instant | null;                    // TOBT target off-block
+  cobt: Instant | null;                    // COBT calculated off-block
+  ctot: Instant | null;                    // CTOT calculated take-off (slot)
+  iest: Instant | null;                    // IEST inbound estimate
+  appt: Instant | null;                    // APPT approach
+  egsr: Instant | null;                    // EGSR engine start-up request
+  egst: Instant | null;                    // EGST engine start-up
+  prevEstimatedDeparture: Instant | null;  // PEDT
+  nextEstimatedArrival: Instant | null;    // NEAT
+  nextActualArrival: Instant | null;       // NAAT
+  abnormalReason: string | null;           // FLAB@ARES
+  abnormalRemark: string | null;           // FLAB text
+  maxPassengers: number | null;            // MAXP
+  remark: string | null;                   // REMC
+  runway: string | null;                   // RUNW
+  vipPassengers: number | null;            // VIPP
+  vipReserved: number | null;              // VIPR
+  portTime: Instant | null;                // PORT/POTM
+  portCode: string | null;                 // PORT/POID
 }
 
 export type FieldName = keyof FlightFields;
@@ -79,6 +100,12 @@ export interface RoutePoint {
   scheduledArrival: Instant | null;
   scheduledDeparture: Instant | null;
 }
+/** VIPF: one VIP guest (seq = order in the message). */
+export interface VipGuest { seq: number; code: string; escorts: number | null }
+/** PSHT: one push-back event (seq = PSHN). */
+export interface PushbackEvent { seq: number; time: Instant | null; kind: string | null; stand: string | null }
+/** TIPT: one towing event (seq = order in the message). */
+export interface TowEvent { seq: number; time: Instant | null; stand: string | null }
 
 export interface FlightLists {
   stands: Allocation[];          // PSDT  -> flight_stand
@@ -92,6 +119,9 @@ export interface FlightLists {
   services: GroundService[];     // SRVT  -> flight_service
   route: RoutePoint[];           // ERUT  -> flight_route_point kind ERUT
   adjacent: RoutePoint[];        // ROUT  -> flight_route_point kind ROUT
+  vipGuests: VipGuest[];         // VIPF  -> flight_vip
+  pushbacks: PushbackEvent[];    // PSHT  -> flight_pushback
+  tows: TowEvent[];              // TIPT  -> flight_tow
 }
 
 export type ListName = keyof FlightLists;
@@ -102,10 +132,16 @@ export interface FlightState extends FlightFields, FlightLists {
   operationDay: string;
   deleted: boolean;
   deletedReason: string | null;
-  /** +1 per change applied to this flight. */
+  /** +1 per decision that changed this flight (one write = one version). */
   stateVersion: number;
   /** Envelope stamps, set by applyDecision (not by evolve): position as decimal string. */
   lastPosition: string;
   lastMsgId: string | null;
   updatedAt: Instant | null;
+  /**
+   * Which message (msg id) last set each field and list, by key (`estimatedTime`, `gates`, …): kept
+   * by applyDecision in the folded state (write model, flight(asOf)), not in the read model. A
+   * replayed message never overwrites what a later message set (domain/stale.ts).
+   */
+  sources?: Readonly<Record<string, string>>;
 }

@@ -24,6 +24,12 @@ export const EXPORT_COLUMNS = [
   'deleted',
   'stands', 'gates', 'checkInCounters', 'baggageBelts', 'chutes', 'bridges', 'chocks', 'delays', 'services',
   'routePoints', 'adjacentStations',
+  // The whole interface (#15), appended.
+  'milestones.estimatedOffBlock', 'milestones.targetOffBlock', 'milestones.calculatedOffBlock', 'milestones.calculatedTakeOff',
+  'milestones.inboundEstimate', 'milestones.approach', 'milestones.startUpRequest', 'milestones.startUp',
+  'milestones.prevEstimatedDeparture', 'milestones.prevActualDeparture', 'milestones.nextEstimatedArrival', 'milestones.nextActualArrival',
+  'abnormal.reason', 'abnormal.remark', 'maxPassengers', 'remark', 'runway', 'vip.passengers', 'vip.reserved', 'vipGuests',
+  'port.time', 'port.code', 'pushbacks', 'tows',
 ] as const;
 
 export type ExportColumn = (typeof EXPORT_COLUMNS)[number];

@@ -4,7 +4,8 @@
  * they are rendered in that zone with its offset (e.g. `2025-03-14T09:30:00+08:00`).
  */
 import type {
-  Allocation, BridgeOp, ChockEvent, Delay, FlightFields, FlightLists, FlightState, GroundService, Instant, ListName, RoutePoint,
+  Allocation, BridgeOp, ChockEvent, Delay, FlightFields, FlightLists, FlightState, GroundService, Instant, ListName,
+  PushbackEvent, RoutePoint, TowEvent, VipGuest,
 } from './flight.ts';
 import { formatInZone } from './time.ts';
 
@@ -12,9 +13,32 @@ export type DirectionName = 'ARRIVAL' | 'DEPARTURE';
 
 export interface RoutePointView extends RoutePoint { kind: 'ERUT' | 'ROUT' }
 
+/** Fields regrouped into objects of the view (interface.md, graphql.md Additions). */
+type GroupedFields =
+  | 'direction' | 'linkAirline' | 'linkFlightNo' | 'linkFlid' | 'agentPassenger' | 'agentField' | 'agentMaintenance'
+  | 'eobt' | 'tobt' | 'cobt' | 'ctot' | 'iest' | 'appt' | 'egsr' | 'egst'
+  | 'prevEstimatedDeparture' | 'nextEstimatedArrival' | 'nextActualArrival'
+  | 'abnormalReason' | 'abnormalRemark' | 'vipPassengers' | 'vipReserved' | 'portTime' | 'portCode';
+
 /** Fields shown as they are (instants possibly rendered in a zone); the others are regrouped. */
-type PlainFields = Omit<FlightFields,
-  'direction' | 'linkAirline' | 'linkFlightNo' | 'linkFlid' | 'agentPassenger' | 'agentField' | 'agentMaintenance'>;
+type PlainFields = Omit<FlightFields, GroupedFields>;
+
+/** `Flight.milestones`: the whole timeline of a flight in one object (always present). */
+export interface MilestonesView {
+  estimatedOffBlock: Instant | null;
+  targetOffBlock: Instant | null;
+  calculatedOffBlock: Instant | null;
+  calculatedTakeOff: Instant | null;
+  inboundEstimate: Instant | null;
+  approach: Instant | null;
+  startUpRequest: Instant | null;
+  startUp: Instant | null;
+  prevEstimatedDeparture: Instant | null;
+  /** Repeats `Flight.prevActualDeparture` (PADT). */
+  prevActualDeparture: Instant | null;
+  nextEstimatedArrival: Instant | null;
+  nextActualArrival: Instant | null;
+}
 
 export interface FlightView extends PlainFields {
   flid: string;
@@ -39,6 +63,16 @@ export interface FlightView extends PlainFields {
   services: GroundService[];
   routePoints: RoutePointView[];
   adjacentStations: RoutePointView[];
+  milestones: MilestonesView;
+  /** FLAB; null when cleared. */
+  abnormal: { reason: string | null; remark: string | null } | null;
+  /** VIPP/VIPR; null when both cleared. */
+  vip: { passengers: number | null; reserved: number | null } | null;
+  vipGuests: VipGuest[];
+  /** PORT; null when cleared. */
+  port: { time: Instant | null; code: string | null } | null;
+  pushbacks: PushbackEvent[];
+  tows: TowEvent[];
 }
 
 export interface FlightViewOptions {
@@ -76,6 +110,9 @@ const LIST_VIEWS = {
   },
   route: { field: 'routePoints', item: (t: Render) => point(t, 'ERUT') },
   adjacent: { field: 'adjacentStations', item: (t: Render) => point(t, 'ROUT') },
+  vipGuests: { field: 'vipGuests', item: () => (v: VipGuest): VipGuest => ({ ...v }) },
+  pushbacks: { field: 'pushbacks', item: (t: Render) => (p: PushbackEvent): PushbackEvent => ({ ...p, time: t(p.time) }) },
+  tows: { field: 'tows', item: (t: Render) => (w: TowEvent): TowEvent => ({ ...w, time: t(w.time) }) },
 } as const satisfies { [L in ListName]: { field: keyof FlightView; item: (t: Render) => (x: FlightLists[L][number]) => unknown } };
 
 /** The `Flight` field that shows FlightState list `L`. */
@@ -149,5 +186,28 @@ export function toFlightView(s: FlightState, opts: FlightViewOptions = {}): Flig
     services: listView('services', s.services, t),
     routePoints: listView('route', s.route, t),
     adjacentStations: listView('adjacent', s.adjacent, t),
+    milestones: {
+      estimatedOffBlock: t(s.eobt),
+      targetOffBlock: t(s.tobt),
+      calculatedOffBlock: t(s.cobt),
+      calculatedTakeOff: t(s.ctot),
+      inboundEstimate: t(s.iest),
+      approach: t(s.appt),
+      startUpRequest: t(s.egsr),
+      startUp: t(s.egst),
+      prevEstimatedDeparture: t(s.prevEstimatedDeparture),
+      prevActualDeparture: t(s.prevActualDeparture),
+      nextEstimatedArrival: t(s.nextEstimatedArrival),
+      nextActualArrival: t(s.nextActualArrival),
+    },
+    abnormal: allNull(s.abnormalReason, s.abnormalRemark) ? null : { reason: s.abnormalReason, remark: s.abnormalRemark },
+    maxPassengers: s.maxPassengers,
+    remark: s.remark,
+    runway: s.runway,
+    vip: allNull(s.vipPassengers, s.vipReserved) ? null : { passengers: s.vipPassengers, reserved: s.vipReserved },
+    vipGuests: listView('vipGuests', s.vipGuests, t),
+    port: allNull(s.portTime, s.portCode) ? null : { time: t(s.portTime), code: s.portCode },
+    pushbacks: listView('pushbacks', s.pushbacks, t),
+    tows: listView('tows', s.tows, t),
   };
 }

@@ -6,6 +6,7 @@ import type { FlightLists, Instant, ListName } from './flight.ts';
 
 export const LIST_NAMES = [
   'stands', 'gates', 'counters', 'belts', 'chutes', 'bridges', 'chocks', 'delays', 'services', 'route', 'adjacent',
+  'vipGuests', 'pushbacks', 'tows',
 ] as const satisfies readonly ListName[];
 
 /** All lists, from a patch: an absent list is empty. The arrays are the patch's (not copied). */
@@ -15,6 +16,7 @@ export function listsOf(p: Partial<FlightLists>): FlightLists {
     stands: p.stands ?? [], gates: p.gates ?? [], counters: p.counters ?? [], belts: p.belts ?? [], chutes: p.chutes ?? [],
     bridges: p.bridges ?? [], chocks: p.chocks ?? [], delays: p.delays ?? [], services: p.services ?? [],
     route: p.route ?? [], adjacent: p.adjacent ?? [],
+    vipGuests: p.vipGuests ?? [], pushbacks: p.pushbacks ?? [], tows: p.tows ?? [],
   };
 }
 
@@ -106,5 +108,6 @@ export function copyLists(l: Partial<FlightLists>): FlightLists {
     belts: copyItems(l.belts ?? []), chutes: copyItems(l.chutes ?? []), bridges: copyItems(l.bridges ?? []),
     chocks: copyItems(l.chocks ?? []), delays: copyItems(l.delays ?? []), services: copyItems(l.services ?? []),
     route: copyItems(l.route ?? []), adjacent: copyItems(l.adjacent ?? []),
+    vipGuests: copyItems(l.vipGuests ?? []), pushbacks: copyItems(l.pushbacks ?? []), tows: copyItems(l.tows ?? []),
   };
 }

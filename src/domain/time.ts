@@ -197,6 +197,8 @@ export function formatInZone(instant: Instant, tz: string): string {
   const offsetMin = Math.round((wallAsUtcMs(w) - Math.floor(ms / 1000) * 1000) / 60_000);
   const sign = offsetMin < 0 ? '-' : '+';
   const abs = Math.abs(offsetMin);
+  // Milliseconds only when there are any (recorded instants have them, body times never do).
+  const millis = ms - Math.floor(ms / 1000) * 1000;
   return `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}` +
-    `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+    (millis === 0 ? '' : `.${pad(millis, 3)}`) + `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }

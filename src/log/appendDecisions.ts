@@ -12,6 +12,7 @@ export type DecisionKind =
   | 'Skipped'
   | 'Failed'
   | 'Dead'
+  | 'Parked'
   | 'ReplayRequested'
   | 'FlightsArchived'
   | 'GapExpired'
@@ -25,7 +26,7 @@ export type DecisionKind =
   | 'PlanRequestRecorded';
 
 /** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
-export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead'];
+export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead', 'Parked'];
 
 export interface NewDecision {
   readonly msgId: string | null;

@@ -13,7 +13,8 @@
  * class); reading back leaves them null.
  */
 import type {
-  Allocation, BridgeOp, ChockEvent, Delay, Direction, FlightLists, FlightState, GroundService, ListName, RoutePoint,
+  Allocation, BridgeOp, ChockEvent, Delay, Direction, FlightLists, FlightState, GroundService, ListName, PushbackEvent,
+  RoutePoint, TowEvent, VipGuest,
 } from '../domain/flight.ts';
 import { LIST_NAMES, emptyLists, orderList } from '../domain/lists.ts';
 import type { CellValue, ColumnSpec, SqlType } from '../platform/sqlBatch.ts';
@@ -63,12 +64,33 @@ const FLIGHT_MAP: readonly (readonly [ScalarKey, string, SqlType])[] = [
   ['agentPassenger', 'agent_passenger', 'text'],
   ['agentField', 'agent_field', 'text'],
   ['agentMaintenance', 'agent_maintenance', 'text'],
+  ['eobt', 'eobt', 'timestamptz'],
+  ['tobt', 'tobt', 'timestamptz'],
+  ['cobt', 'cobt', 'timestamptz'],
+  ['ctot', 'ctot', 'timestamptz'],
+  ['iest', 'iest', 'timestamptz'],
+  ['appt', 'appt', 'timestamptz'],
+  ['egsr', 'egsr', 'timestamptz'],
+  ['egst', 'egst', 'timestamptz'],
+  ['prevEstimatedDeparture', 'prev_estimated_departure', 'timestamptz'],
+  ['nextEstimatedArrival', 'next_estimated_arrival', 'timestamptz'],
+  ['nextActualArrival', 'next_actual_arrival', 'timestamptz'],
+  ['abnormalReason', 'abnormal_reason', 'text'],
+  ['abnormalRemark', 'abnormal_remark', 'text'],
+  ['maxPassengers', 'max_passengers', 'integer'],
+  ['remark', 'remark', 'text'],
+  ['runway', 'runway', 'text'],
+  ['vipPassengers', 'vip_passengers', 'integer'],
+  ['vipReserved', 'vip_reserved', 'integer'],
+  ['portTime', 'port_time', 'timestamptz'],
+  ['portCode', 'port_code', 'text'],
   ['deleted', 'deleted', 'boolean'],
   ['deletedReason', 'deleted_reason', 'text'],
   ['stateVersion', 'state_version', 'integer'],
   ['lastPosition', 'last_position', 'bigint'],
   ['lastMsgId', 'last_msg_id', 'bigint'],
   ['updatedAt', 'updated_at', 'timestamptz'],
+  ['sources', 'field_sources', 'jsonb'],
 ];
 
 export const FLIGHT_TABLE = 'flight_schd';
@@ -76,7 +98,7 @@ export const FLIGHT_COLUMNS: readonly ColumnSpec[] = FLIGHT_MAP.map(([, name, ty
 
 /** The flight_schd row of a state, in FLIGHT_COLUMNS order. */
 export function flightRow(s: FlightState): CellValue[] {
-  return FLIGHT_MAP.map(([key]) => s[key] as CellValue);
+  return FLIGHT_MAP.map(([key, , type]) => (type === 'jsonb' ? jsonCell(s[key]) : (s[key] as CellValue)));
 }
 
 // ---------------------------------------------------------------- detail tables
@@ -84,6 +106,7 @@ export function flightRow(s: FlightState): CellValue[] {
 export const DETAIL_TABLES = [
   'flight_stand', 'flight_gate', 'flight_counter', 'flight_belt', 'flight_chute',
   'flight_bridge', 'flight_chock', 'flight_delay', 'flight_service', 'flight_route_point',
+  'flight_vip', 'flight_pushback', 'flight_tow',
 ] as const;
 export type DetailTable = (typeof DETAIL_TABLES)[number];
 
@@ -129,6 +152,12 @@ export function instant(v: unknown): string | null {
   return (v instanceof Date ? v : new Date(String(v))).toISOString();
 }
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const jsonCell = (v: unknown): CellValue => (v === undefined || v === null ? null : JSON.stringify(v));
+/** `sources` from its jsonb column (parsed by node-pg, or JSON text): absent when null. */
+function sourcesOf(v: unknown): { sources?: Record<string, string> } {
+  if (v === null || v === undefined) return {};
+  return { sources: (typeof v === 'string' ? JSON.parse(v) : v) as Record<string, string> };
+}
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const int = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const req = (v: unknown): string => String(v);
@@ -226,6 +255,24 @@ export const LIST_MAPPINGS: ListMappings = {
   },
   route: routeList('ERUT'),
   adjacent: routeList('ROUT'),
+  vipGuests: {
+    table: 'flight_vip',
+    columns: [col('seq_no', 'integer'), col('vip_code', 'text'), col('escorts', 'integer')],
+    toCells: (v: VipGuest) => [v.seq, v.code, v.escorts],
+    fromRow: (r) => ({ seq: Number(r.seq_no), code: req(r.vip_code), escorts: int(r.escorts) }),
+  },
+  pushbacks: {
+    table: 'flight_pushback',
+    columns: [col('seq_no', 'integer'), col('push_time', 'timestamptz'), col('kind', 'text'), col('stand_code', 'text')],
+    toCells: (p: PushbackEvent) => [p.seq, p.time, p.kind, p.stand],
+    fromRow: (r) => ({ seq: Number(r.seq_no), time: instant(r.push_time), kind: text(r.kind), stand: text(r.stand_code) }),
+  },
+  tows: {
+    table: 'flight_tow',
+    columns: [col('seq_no', 'integer'), col('tow_time', 'timestamptz'), col('stand_code', 'text')],
+    toCells: (w: TowEvent) => [w.seq, w.time, w.stand],
+    fromRow: (r) => ({ seq: Number(r.seq_no), time: instant(r.tow_time), stand: text(r.stand_code) }),
+  },
 };
 
 export interface DetailTableSpec {
@@ -320,12 +367,33 @@ export function flightFromRows(row: DbRow, lists: FlightLists = emptyLists()): F
     agentPassenger: text(row.agent_passenger),
     agentField: text(row.agent_field),
     agentMaintenance: text(row.agent_maintenance),
+    eobt: instant(row.eobt),
+    tobt: instant(row.tobt),
+    cobt: instant(row.cobt),
+    ctot: instant(row.ctot),
+    iest: instant(row.iest),
+    appt: instant(row.appt),
+    egsr: instant(row.egsr),
+    egst: instant(row.egst),
+    prevEstimatedDeparture: instant(row.prev_estimated_departure),
+    nextEstimatedArrival: instant(row.next_estimated_arrival),
+    nextActualArrival: instant(row.next_actual_arrival),
+    abnormalReason: text(row.abnormal_reason),
+    abnormalRemark: text(row.abnormal_remark),
+    maxPassengers: int(row.max_passengers),
+    remark: text(row.remark),
+    runway: text(row.runway),
+    vipPassengers: int(row.vip_passengers),
+    vipReserved: int(row.vip_reserved),
+    portTime: instant(row.port_time),
+    portCode: text(row.port_code),
     deleted: row.deleted === true,
     deletedReason: text(row.deleted_reason),
     stateVersion: Number(row.state_version),
     lastPosition: req(row.last_position),
     lastMsgId: text(row.last_msg_id),
     updatedAt: instant(row.updated_at),
+    ...sourcesOf(row.field_sources),
     ...(ordered as FlightLists),
   };
 }

@@ -129,7 +129,7 @@ describe('damage done with direct SQL is reported exactly', () => {
     // Detail rows go with the flight (ON DELETE CASCADE): save them first, restore the flight first.
     const details: string[] = ['flight_stand', 'flight_gate', 'flight_counter', 'flight_belt', 'flight_chute', 'flight_bridge', 'flight_chock', 'flight_delay', 'flight_service', 'flight_route_point'];
     const saved = await Promise.all(details.map(async (t) => ({ t, rows: (await db.pool.query(`SELECT to_jsonb(x.*) AS r FROM ${t} x WHERE flid = $1`, [f.flid])).rows })));
-    await deleteRows('flight_schd', 'flid = $1', [f.flid]);
+    // Undo steps run in reverse: the detail rows' step is pushed first so that it runs after the flight's.
     undo.push(async () => {
       for (const s of saved) {
         if (s.rows.length === 0) continue;
@@ -138,6 +138,7 @@ describe('damage done with direct SQL is reported exactly', () => {
         ]);
       }
     });
+    await deleteRows('flight_schd', 'flid = $1', [f.flid]);
     const o = await one<{ pos: string; seq: number; flid: string }>(
       "SELECT source_position::text AS pos, seq, flid FROM msg_event WHERE target = 'KAFKA_MSG' AND flid IS NOT NULL ORDER BY source_position DESC LIMIT 1",
     );
@@ -238,7 +239,7 @@ describe('the writer sentinel', () => {
       });
       const body = (await res.json()) as { data: { pipeline: { consistency: Record<string, unknown> } } };
       expect(body.data.pipeline.consistency).toMatchObject({ sampled: row.sampled, mismatches: 1, trigger: 'start' });
-      expect(Date.parse(body.data.pipeline.consistency.checkedAt as string)).toBe(new Date(row.checked_at).getTime() - (new Date(row.checked_at).getTime() % 1000));
+      expect(Date.parse(body.data.pipeline.consistency.checkedAt as string)).toBe(new Date(row.checked_at).getTime()); // DateTime keeps milliseconds (#15)
     } finally {
       await running.stop();
     }

@@ -106,10 +106,22 @@ describe('FLOP blocks', () => {
     expect(m.ops[0]?.action).toEqual({ kind: 'set-fields', fields: { aircraftType: '738' } });
   });
 
-  it('empty element clears, absent element of a multi-element subtype is unchanged', () => {
+  it('empty element clears; an absent element of a unit (TAOP/TAFL/TAID) clears too, of HNAG/VIPP it is unchanged', () => {
     expect(decodeFlop(flopXml('CNCL', [['1', '<CNCL/>']])).ops[0]?.action).toEqual({ kind: 'set-fields', fields: { cancelTime: null } });
     expect(decodeFlop(flopXml('TAOP', [['1', '<TAFL>MU5122</TAFL><TAID/>']])).ops[0]?.action)
-      .toEqual({ kind: 'set-fields', fields: { linkFlightNo: 'MU5122', linkFlid: null } });
+      .toEqual({ kind: 'set-fields', fields: { linkAirline: null, linkFlightNo: 'MU5122', linkFlid: null } });
+    expect(decodeFlop(flopXml('HNAG', [['1', '<FHAG>7</FHAG>']])).ops[0]?.action).toEqual({ kind: 'set-fields', fields: { agentField: '7' } });
+    expect(decodeFlop(flopXml('VIPP', [['1', '<VIPR>1</VIPR>']])).ops[0]?.action).toEqual({ kind: 'set-fields', fields: { vipReserved: 1 } });
+  });
+
+  it('new subtypes: integers, PORT children, repeated VIPF/TIPT numbered by order, PSHT by PSHN', () => {
+    const action = (styp: string, inner: string) => decodeFlop(flopXml(styp, [['1', inner]])).ops[0]?.action;
+    expect(() => action('MAXP', '<MAXP>many</MAXP>')).toThrow(/FLOP\[1\]\/MAXP: invalid integer 'many'/);
+    expect(action('PORT', '<PORT><POID>I</POID></PORT>')).toEqual({ kind: 'set-fields', fields: { portTime: null, portCode: 'I' } });
+    expect(action('PORT', '<PORT/>')).toEqual({ kind: 'set-fields', fields: { portTime: null, portCode: null } });
+    expect(action('TIPT', '<TIPT/>')).toEqual({ kind: 'replace-list', list: 'tows', items: [] });
+    expect(() => action('PSHT', '<PSHT><PSID>OUT</PSID></PSHT>')).toThrow(/PSHT@PSHN: missing/);
+    expect(() => action('VIPF', '<VIPF><VFES>1</VFES></VIPF>')).toThrow(/VIPF\[1\]\/VPCD: missing/);
   });
 
   it('FDIV: DDES/DDIR together, empty = undone; FRET: REID, empty = undone', () => {
@@ -158,8 +170,8 @@ describe('CODEC_ERROR names the element', () => {
     ['a value element with children', flopXml('ACFT', [['1', '<ACFT><X>1</X></ACFT>']]), 'FLOP[1]/ACFT: expected a value'],
     ['the second block bad', flopXml('ESTT', [['1', '<ESTT>14MAR250930</ESTT>'], ['2', '<ESTT>x</ESTT>']]), "FLOP[2]/ESTT: invalid time 'x'"],
     ['a bad TAID', flopXml('TAOP', [['1', '<TAID>abc</TAID>']]), "FLOP[1]/TAID: invalid flight id 'abc'"],
-    ['FDIV with no DDES/DDIR', flopXml('FDIV', [['1', '<FDIV X="1"/>']]), 'FLOP[1]/FDIV: expected DDES/DDIR'],
-    ['FRET with no REID', flopXml('FRET', [['1', '<FRET X="1"/>']]), 'FLOP[1]/FRET: expected a REID'],
+    ['FDIV with text and no DDES/DDIR', flopXml('FDIV', [['1', '<FDIV>ZBAA</FDIV>']]), 'FLOP[1]/FDIV: expected DDES/DDIR'],
+    ['FRET with text and no REID', flopXml('FRET', [['1', '<FRET>G</FRET>']]), 'FLOP[1]/FRET: expected REID'],
     ['a list item without its number', flopXml('PSDT', [['1', '<PSDT><PSST>1</PSST></PSDT>']]), 'FLOP[1]/PSDT[1]/PSDT@PSNO: missing'],
     ['a list number that is not an integer', flopXml('PSDT', [['1', '<PSDT PSNO="x"><PSST>1</PSST></PSDT>']]), "PSDT@PSNO: invalid integer 'x'"],
     ['a duplicate list number', flopXml('GTDT', [['1', '<GTDT GTNO="1"><GATE>A</GATE></GTDT><GTDT GTNO="1"><GATE>B</GATE></GTDT>']]), 'FLOP[1]/GTDT: duplicate item GTNO=1'],

@@ -54,6 +54,55 @@ describe('META', () => {
   });
 });
 
+describe('the real envelope (interface.md)', () => {
+  const REAL = `<?xml version="1.0" encoding="UTF-8"?>
+<MSG xmlns:xsi = "http://www.w3.org/2001/XMLSchema-instance" xsi:noNamespaceSchemaLocation = "unisysaodbsis.xsd">
+\t<META>
+\t\t<SNDR>AODB</SNDR>
+\t\t<SEQN>1243</SEQN>
+\t\t<DTTM>20181105223126</DTTM>
+\t\t<TYPE>FLOP</TYPE>
+\t\t<STYP>GTDT</STYP>
+\t</META>
+\t<FLOP>
+\t\t<FLID>4242</FLID>
+\t\t<GTDT GTNO = "1">
+\t\t\t<GATE>G20</GATE>
+\t\t\t<PGOT>05nov181900</PGOT>
+\t\t\t<PGCT>05Nov181930</PGCT>
+\t\t</GTDT>
+\t</FLOP>
+</MSG>`;
+
+  it('decodes tabs, newlines, xsi root attributes, spaces around = and any-case months', () => {
+    const m = decodeOk(REAL);
+    expect(m.meta).toMatchObject({ sndr: 'AODB', seqn: '1243', type: 'FLOP', styp: 'GTDT', sentAt: '2018-11-05T14:31:26.000Z' });
+    expect(m.type === 'FLOP' && m.ops[0]).toMatchObject({
+      flid: '4242',
+      action: { kind: 'replace-list', list: 'gates', items: [{ seq: 1, code: 'G20', scheduledStart: '2018-11-05T11:00:00.000Z', scheduledEnd: '2018-11-05T11:30:00.000Z' }] },
+    });
+  });
+
+  it.each([
+    ['with children of its own', '<EXT><ORIG>CIIMS</ORIG><HOPS><HOP>1</HOP></HOPS></EXT>'],
+    ['repeated', '<PRIO>1</PRIO><PRIO>2</PRIO>'],
+    ['empty', '<XTRA/>'],
+    ['an optional field repeated or nested', '<RCVR>A</RCVR><RCVR>B</RCVR><MGID><X/></MGID>'],
+  ])('ignores an unknown META child %s', (_what, extra) => {
+    const m = decodeOk(REAL.replace('<STYP>GTDT</STYP>', `<STYP>GTDT</STYP>${extra}`));
+    expect(m.meta).toMatchObject({ seqn: '1243', styp: 'GTDT' });
+  });
+
+  it.each(['ADD', 'UPD', 'DEL', 'A1', 'N0N3'].filter((s) => s.length >= 3))('takes the 3/4-character STYP %s (UNSUPPORTED until a handler exists, never MALFORMED)', (styp) => {
+    const r = decode(msgXml({ type: 'WXYZ', styp }, '<WXYZ/>'), { tz: TZ });
+    expect(r).toMatchObject({ ok: false, errorClass: 'UNSUPPORTED', meta: { type: 'WXYZ', styp } });
+  });
+
+  it('takes a TYPE with digits', () => {
+    expect(decode(msgXml({ type: 'RQ01', styp: 'NONE' }, '<X/>'), { tz: TZ })).toMatchObject({ errorClass: 'UNSUPPORTED' });
+  });
+});
+
 describe('MALFORMED', () => {
   it.each([
     ['not XML at all', 'this is not xml <MSG><META>'],
@@ -75,7 +124,9 @@ describe('MALFORMED', () => {
     ['DTTM in body format', withMeta(META_OK.replace('20250314091207', '14MAR250930'))],
     ['TYPE missing', withMeta(META_OK.replace('<TYPE>FLOP</TYPE>', ''))],
     ['STYP of 2 characters', withMeta(META_OK.replace('<STYP>ESTT</STYP>', '<STYP>ES</STYP>'))],
-    ['STYP of 5 characters', withMeta(META_OK.replace('<STYP>ESTT</STYP>', '<STYP>ESTTT</STYP>'))],
+    ['STYP of 5 characters', withMeta(META_OK.replace('<STYP>ESTT</STYP>', '<STYP>ESTTS</STYP>'))],
+    ['STYP with a dash', withMeta(META_OK.replace('<STYP>ESTT</STYP>', '<STYP>E-T</STYP>'))],
+    ['TYPE of 3 characters', withMeta(META_OK.replace('<TYPE>FLOP</TYPE>', '<TYPE>FLO</TYPE>'))],
     ['a repeated META field', withMeta(`${META_OK}<SNDR>X</SNDR>`)],
     ['a META field with children', withMeta(META_OK.replace('<SNDR>AODB</SNDR>', '<SNDR><X>1</X></SNDR>'))],
   ])('%s', (_what, xml) => {
@@ -95,13 +146,27 @@ describe('MALFORMED', () => {
     [META_OK.replace('<SEQN>7</SEQN>', '<SEQN>-7</SEQN>'), 'META/SEQN: not a non-negative integer'],
     [META_OK.replace('<SEQN>7</SEQN>', '<SEQN>9223372036854775808</SEQN>'), 'META/SEQN: out of int64 range'],
     [META_OK.replace('<DTTM>20250314091207</DTTM>', ''), 'META/DTTM: missing'],
-    [META_OK.replace('<TYPE>FLOP</TYPE>', '<TYPE>FLOPS</TYPE>'), 'META/TYPE: not 4 letters'],
+    [META_OK.replace('<TYPE>FLOP</TYPE>', '<TYPE>FLOPS</TYPE>'), 'META/TYPE: not 4 letters or digits'],
+    [META_OK.replace('<STYP>ESTT</STYP>', '<STYP>ES</STYP>'), 'META/STYP: not 3 or 4 letters or digits'],
     [META_OK.replace('<STYP>ESTT</STYP>', ''), 'META/STYP: missing'],
     [META_OK.replace('20250314091207', '20250230091207'), "META/DTTM: invalid time '20250230091207' (expected yyyyMMddHHmmss)"],
     // The first problem in SNDR, SEQN, DTTM, TYPE, STYP order wins.
     ['<STYP>1</STYP><TYPE>1</TYPE><SEQN>x</SEQN><SNDR>AODB</SNDR>', 'META/SEQN: not a non-negative integer'],
   ])('says exactly what is wrong: %s', (meta, error) => {
     expect(failure(withMeta(meta)).error).toBe(error);
+  });
+
+  it.each([
+    ["a '<' in an attribute value", flopXml('GTDT', [['1', '<GTDT GTNO="<1"><GATE>A</GATE></GTDT>']])],
+    ['an undeclared &nbsp;', flopXml('EXSS', [['1', '<EXSR>a&nbsp;b</EXSR>']])],
+    ['a reference to U+0000', flopXml('EXSS', [['1', '<EXSR>a&#0;b</EXSR>']])],
+  ])('refuses not well-formed XML: %s', (_what, xml) => {
+    expect(failure(xml).errorClass).toBe('MALFORMED');
+  });
+
+  it('reads <!DOCTYPE inside CDATA or a comment as text', () => {
+    const m = decodeOk(flopXml('EXSS', [['1', '<!-- <!DOCTYPE x> --><EXSR><![CDATA[<!DOCTYPE MSG>]]></EXSR>']]));
+    expect(m.type === 'FLOP' && m.ops[0]?.action).toEqual({ kind: 'set-fields', fields: { publicStatus: null, publicRemark: '<!DOCTYPE MSG>' } });
   });
 
   it('refuses DOCTYPE and ENTITY declarations (no entity expansion at all)', () => {
@@ -118,7 +183,7 @@ describe('MALFORMED', () => {
 
 describe('UNSUPPORTED', () => {
   it.each([
-    ['an unknown FLOP subtype', flopXml('VIPP', [['1', '<VIPP>1</VIPP>']]), 'FLOP/VIPP'],
+    ['an unknown FLOP subtype', flopXml('ZZZZ', [['1', '<ZZZZ>1</ZZZZ>']]), 'FLOP/ZZZZ'],
     ['an unknown SCHD subtype', msgXml({ type: 'SCHD', styp: 'WEEK' }, '<SCHD/>'), 'SCHD/WEEK'],
     ['an unknown TYPE', msgXml({ type: 'RQFD', styp: 'NONE' }, '<RQFD/>'), 'RQFD/NONE'],
   ])('%s, with the META kept', (_what, xml, pair) => {
@@ -154,7 +219,7 @@ describe('XML text', () => {
 
   it('reads CDATA as text and ignores comments and processing instructions', () => {
     const m = decodeOk(flopXml('EXSS', [['1', '<EXSR><![CDATA[a <b> & c]]></EXSR><!-- note --><?pi x?>']]));
-    expect(m.type === 'FLOP' && m.ops[0]?.action).toEqual({ kind: 'set-fields', fields: { publicRemark: 'a <b> & c' } });
+    expect(m.type === 'FLOP' && m.ops[0]?.action).toEqual({ kind: 'set-fields', fields: { publicStatus: null, publicRemark: 'a <b> & c' } });
   });
 
   it('accepts a UTF-8 byte order mark', () => {

@@ -26,6 +26,9 @@ const SAMPLE_ITEMS: Record<ListName, unknown[]> = {
   services: [{ code: 'CAT', quantity: 1, start: null, end: null, provider: null, abnormalReason: null, abnormalRemark: null }],
   route: [{ seq: 1, airport: 'PEK', scheduledArrival: null, scheduledDeparture: null }],
   adjacent: [{ seq: 1, airport: 'TAO', scheduledArrival: null, scheduledDeparture: null }],
+  vipGuests: [{ seq: 1, code: 'VC1', escorts: 2 }],
+  pushbacks: [{ seq: 1, time: null, kind: 'OUT', stand: '214' }],
+  tows: [{ seq: 1, time: null, stand: 'R07' }],
 };
 
 describe('evolve', () => {
@@ -87,7 +90,7 @@ describe('evolve', () => {
 });
 
 describe('applyDecision', () => {
-  it('folds changes, stamps the envelope on touched flights only, returns them', () => {
+  it('folds changes, stamps the envelope on touched flights only (one version per decision), returns them', () => {
     const flights = new Map<string, FlightState>();
     applyDecision(flights, { position: '1', msgId: '10', recordedAt: '2025-03-14T00:00:00.000Z', changes: [created('1'), created('2')] });
     const before2 = flights.get('2');
@@ -101,7 +104,8 @@ describe('applyDecision', () => {
     });
     expect([...touched]).toEqual(['1']);
     expect(flights.get('1')).toMatchObject({
-      status: 'DLY', terminal: 'T2', stateVersion: 3, lastPosition: '2', lastMsgId: '11', updatedAt: '2025-03-14T01:00:00.000Z',
+      status: 'DLY', terminal: 'T2', stateVersion: 2, lastPosition: '2', lastMsgId: '11', updatedAt: '2025-03-14T01:00:00.000Z',
+      sources: expect.objectContaining({ status: '11', terminal: '11' }),
     });
     expect(flights.get('2')).toBe(before2);
     expect(flights.has('404')).toBe(false);

@@ -3,9 +3,11 @@ import { csvHeader, csvLine, EXPORT_COLUMNS, exportRecord, ndjsonLine } from '..
 import { ENVELOPE_FIELDS } from '../../src/domain/flightDiff.ts';
 import type { FlightState } from '../../src/domain/flight.ts';
 import { toFlightView } from '../../src/domain/flightView.ts';
+import { emptyFields } from '../../src/domain/fields.ts';
 import { emptyLists } from '../../src/domain/lists.ts';
 
 const flight = (over: Partial<FlightState> = {}): FlightState => ({
+  ...emptyFields(),
   flid: '880001', ffid: 'CA-CA1501-A-14MAR250930-D', operationDay: '2025-03-14', airline: 'CA', flightNo: 'CA1501', direction: 'A',
   scheduledTime: '2025-03-14T01:30:00.000Z', estimatedTime: null, actualTime: null, prevActualDeparture: null,
   serviceType: null, flightNature: null, aircraftType: null, registration: null, terminal: null, currentStand: null,
@@ -18,7 +20,7 @@ const flight = (over: Partial<FlightState> = {}): FlightState => ({
 
 describe('flight export', () => {
   it('has a column for every Flight field but the log envelope, grouped fields as dotted columns, and no other', () => {
-    const view = toFlightView(flight({ linkAirline: 'MU', agentField: 'X' })) as unknown as Record<string, unknown>;
+    const view = toFlightView(flight({ linkAirline: 'MU', agentField: 'X', abnormalReason: 'TECH', vipPassengers: 1, portCode: 'O' })) as unknown as Record<string, unknown>;
     const expected = Object.entries(view)
       .filter(([k]) => !(ENVELOPE_FIELDS as readonly string[]).includes(k))
       .flatMap(([k, v]) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).map((s) => `${k}.${s}`) : [k]));

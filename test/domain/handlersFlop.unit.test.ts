@@ -1,4 +1,4 @@
-/** The 29 FLOP handlers: one case per subtype pinning its element → field/list mapping, plus skips. */
+/** The 50 FLOP handlers: one case per subtype pinning its element → field/list mapping, plus skips. */
 import { describe, expect, it } from 'vitest';
 import { FLOP_SUBTYPES } from '../../src/domain/catalogue.ts';
 import type { Change } from '../../src/domain/changes.ts';
@@ -63,12 +63,40 @@ const CASES: Case[] = [
       { seq: 2, airport: 'TAO', scheduledArrival: at('1805'), scheduledDeparture: null },
     ] }]],
   ['FDEL', '<FDEL/>', [{ type: 'FlightDeleted', reason: 'fdel' }]],
+  // The whole interface (interface.md).
+  ['EOBT', '<EOBT>14mar251045</EOBT>', [updated({ eobt: at('1045') })]],
+  ['TOBT', '<TOBT>14MAR251046</TOBT>', [updated({ tobt: at('1046') })]],
+  ['COBT', '<COBT>14Mar251047</COBT>', [updated({ cobt: at('1047') })]],
+  ['CTOT', '<CTOT>14MAR251102</CTOT>', [updated({ ctot: at('1102') })]],
+  ['IEST', '<IEST>14MAR250912</IEST>', [updated({ iest: at('0912') })]],
+  ['APPT', '<APPT>14MAR250901</APPT>', [updated({ appt: at('0901') })]],
+  ['EGSR', '<EGSR>14MAR251047</EGSR>', [updated({ egsr: at('1047') })]],
+  ['EGST', '<EGST>14MAR251049</EGST>', [updated({ egst: at('1049') })]],
+  ['PEDT', '<PEDT>14MAR250715</PEDT>', [updated({ prevEstimatedDeparture: at('0715') })]],
+  ['NEAT', '<NEAT>14MAR251255</NEAT>', [updated({ nextEstimatedArrival: at('1255') })]],
+  ['NAAT', '<NAAT>14MAR251258</NAAT>', [updated({ nextActualArrival: at('1258') })]],
+  ['FLAB', '<FLAB ARES="G">POOR VISIBILITY</FLAB>', [updated({ abnormalReason: 'G', abnormalRemark: 'POOR VISIBILITY' })]],
+  ['HNAG', '<PHAG>100001</PHAG><FHAG>100002</FHAG><MHAG>100003</MHAG>', [updated({ agentPassenger: '100001', agentField: '100002', agentMaintenance: '100003' })]],
+  ['MAXP', '<MAXP>158</MAXP>', [updated({ maxPassengers: 158 })]],
+  ['REMC', '<REMC>Gate <![CDATA[A&B]]> closed</REMC>', [updated({ remark: 'Gate A&B closed' })]],
+  ['RUNW', '<RUNW>02L</RUNW>', [updated({ runway: '02L' })]],
+  ['VIPP', '<VIPP>2</VIPP><VIPR>1</VIPR>', [updated({ vipPassengers: 2, vipReserved: 1 })]],
+  ['PORT', '<PORT>\n\t<POTM>14MAR250920</POTM>\n\t<POID>O</POID>\n</PORT>', [updated({ portTime: at('0920'), portCode: 'O' })]],
+  ['VIPF', '<VIPF><VPCD>VC1001</VPCD><VFES>3</VFES></VIPF><VIPF><VPCD>VC1002</VPCD><VFES>0</VFES></VIPF>',
+    [{ type: 'VipGuestsReplaced', items: [{ seq: 1, code: 'VC1001', escorts: 3 }, { seq: 2, code: 'VC1002', escorts: 0 }] }]],
+  ['PSHT', '<PSHT PSHN = "1"><PSTM>14MAR251051</PSTM><PSID>OUT</PSID><PUST>214</PUST></PSHT>',
+    [{ type: 'PushbacksReplaced', items: [{ seq: 1, time: at('1051'), kind: 'OUT', stand: '214' }] }]],
+  ['TIPT', '<TIPT><TRTM>14MAR250955</TRTM><TRST>R07</TRST></TIPT><TIPT><TRTM>14MAR250940</TRTM><TRST>214</TRST></TIPT>',
+    [{ type: 'TowsReplaced', items: [{ seq: 1, time: at('0955'), stand: 'R07' }, { seq: 2, time: at('0940'), stand: '214' }] }]],
 ];
+
+/** Handler versions: 2 for the field subtypes since the whole interface (units set as a whole). */
+const VERSION: Record<string, number> = { flopFields: 2, flopLists: 1, fdel: 1 };
 
 describe('FLOP handlers, one per subtype', () => {
   it('covers every FLOP subtype of the catalogue', () => {
     expect(CASES.map(([s]) => s).sort()).toEqual([...FLOP_SUBTYPES].sort());
-    expect(FLOP_SUBTYPES).toHaveLength(29);
+    expect(FLOP_SUBTYPES).toHaveLength(50);
   });
 
   it.each(CASES)('%s', (styp, inner, changes) => {
@@ -76,7 +104,7 @@ describe('FLOP handlers, one per subtype', () => {
     const before = flights.get('1')!;
     const decision = decide(flights, decodeOk(flopXml(styp, [['1', inner]])));
     expect(decision.handler).toMatch(new RegExp(`\\.${styp}$`));
-    expect(decision.handlerVersion).toBe(1);
+    expect(decision.handlerVersion).toBe(VERSION[decision.handler.split('.')[0]!]);
     expect(decision.skipped).toBeUndefined();
     expect(decision.changes).toEqual(changes.map((c) => ({ ...c, flid: '1' })));
     expect(flights.get('1')).toBe(before); // decide never touches the state it is given
@@ -96,11 +124,55 @@ describe('FLOP semantics', () => {
     expect(toFlightView(flights.get('1')!)).toMatchObject({ cancelled: false, cancelTime: null });
   });
 
-  it('an empty element clears a field, an absent one leaves it', () => {
+  it('TAOP/TAFL/TAID are set as a unit: an element of it that is absent clears that part', () => {
     const flights = fold([SEED, flopXml('TAOP', [['1', '<TAOP>MU</TAOP><TAFL>MU1</TAFL><TAID>9</TAID>']])]);
     const d = step(flights, flopXml('TAOP', [['1', '<TAFL>MU2</TAFL><TAID/>']]));
-    expect(d.changes).toEqual([{ type: 'FlightUpdated', flid: '1', fields: { linkFlightNo: 'MU2', linkFlid: null } }]);
-    expect(flights.get('1')).toMatchObject({ linkAirline: 'MU', linkFlightNo: 'MU2', linkFlid: null });
+    expect(d.changes).toEqual([{ type: 'FlightUpdated', flid: '1', fields: { linkAirline: null, linkFlightNo: 'MU2', linkFlid: null } }]);
+    expect(flights.get('1')).toMatchObject({ linkAirline: null, linkFlightNo: 'MU2', linkFlid: null });
+  });
+
+  it('EXSC/EXSR are a unit too, in FLOPs and in plan records; HNAG agents are not (absent = unchanged)', () => {
+    const flights = fold([SEED, flopXml('EXSS', [['1', '<EXSC>DEL</EXSC><EXSR>延误</EXSR>']]), flopXml('HNAG', [['1', '<PHAG>1</PHAG><FHAG>2</FHAG>']])]);
+    expect(step(flights, flopXml('EXSS', [['1', '<EXSC>BOR</EXSC>']])).changes)
+      .toEqual([{ type: 'FlightUpdated', flid: '1', fields: { publicStatus: 'BOR', publicRemark: null } }]);
+    expect(step(flights, flopXml('HNAG', [['1', '<MHAG>3</MHAG>']])).changes)
+      .toEqual([{ type: 'FlightUpdated', flid: '1', fields: { agentMaintenance: '3' } }]);
+    step(flights, schdXml('ADFT', [fltr('1', '14MAR251040', '<EXSR>on time</EXSR>')]));
+    expect(flights.get('1')).toMatchObject({ publicStatus: null, publicRemark: 'on time', agentPassenger: '1', agentField: '2', agentMaintenance: '3' });
+  });
+
+  it('TOBT without the element clears the target off-block time', () => {
+    const flights = fold([SEED, flopXml('TOBT', [['1', '<TOBT>14MAR251046</TOBT>']])]);
+    expect(step(flights, flopXml('TOBT', [['1', '']])).changes).toEqual([{ type: 'FlightUpdated', flid: '1', fields: { tobt: null } }]);
+  });
+
+  it('FLAB: attributes without text are a value (reason set, remark cleared); empty clears both', () => {
+    const flights = fold([SEED, flopXml('FLAB', [['1', '<FLAB ARES="WEATHER">LATE INBOUND</FLAB>']])]);
+    expect(step(flights, flopXml('FLAB', [['1', '<FLAB ARES="TECH"/>']])).changes)
+      .toEqual([{ type: 'FlightUpdated', flid: '1', fields: { abnormalReason: 'TECH', abnormalRemark: null } }]);
+    expect(toFlightView(flights.get('1')!).abnormal).toEqual({ reason: 'TECH', remark: null });
+    step(flights, flopXml('FLAB', [['1', '<FLAB/>']]));
+    expect(toFlightView(flights.get('1')!).abnormal).toBeNull();
+  });
+
+  it('FDIV DDES="" DDIR="" and FRET REID="" undo, like empty elements', () => {
+    const flights = fold([SEED, flopXml('FDIV', [['1', '<FDIV DDES="PVG" DDIR="TO"/>']]), flopXml('FRET', [['1', '<FRET REID="A"/>']])]);
+    expect(step(flights, flopXml('FDIV', [['1', '<FDIV DDES="" DDIR=""/>']])).changes)
+      .toEqual([{ type: 'FlightUpdated', flid: '1', fields: { diversionAirport: null, diversionDirection: null } }]);
+    expect(step(flights, flopXml('FRET', [['1', '<FRET REID=""/>']])).changes)
+      .toEqual([{ type: 'FlightUpdated', flid: '1', fields: { returnType: null } }]);
+  });
+
+  it('plan records carry the new elements and apply them', () => {
+    const flights = fold([schdXml('ADFT', [fltr('5', '14MAR251040',
+      '<MVIN>D</MVIN><MAXP>158</MAXP><FLAB ARES="WEATHER">LATE INBOUND</FLAB><EOBT>14MAR251045</EOBT><RUNW>02L</RUNW>' +
+      '<VIPF><VPCD>V1</VPCD></VIPF><TIPT><TRTM>14MAR251000</TRTM><TRST>R1</TRST></TIPT><PSHT PSHN="1"><PSID>OUT</PSID></PSHT>')])]);
+    expect(toFlightView(flights.get('5')!)).toMatchObject({
+      maxPassengers: 158, abnormal: { reason: 'WEATHER', remark: 'LATE INBOUND' }, runway: '02L',
+      milestones: { estimatedOffBlock: at('1045') },
+      vipGuests: [{ seq: 1, code: 'V1', escorts: null }], tows: [{ seq: 1, time: at('1000'), stand: 'R1' }],
+      pushbacks: [{ seq: 1, time: null, kind: 'OUT', stand: null }],
+    });
   });
 
   it('FDIV and FRET are undone by an empty element', () => {
@@ -149,7 +221,7 @@ describe('FLOP semantics', () => {
   it('a block applied without any change is not a skip', () => {
     const flights = fold([SEED]);
     const d = decide(flights, decodeOk(flopXml('ESTT', [['1', '<ESTT>14MAR251040</ESTT>']])));
-    expect(d).toEqual({ ok: true, handler: 'flopFields.ESTT', handlerVersion: 1, changes: [] });
+    expect(d).toEqual({ ok: true, handler: 'flopFields.ESTT', handlerVersion: 2, changes: [], blocks: [{ flid: '1', outcome: 'applied' }] });
   });
 
   it('FLOP on a deleted flight is skipped flight-deleted; FDEL on it again is a no-op', () => {
@@ -158,7 +230,7 @@ describe('FLOP semantics', () => {
     const d = decide(flights, decodeOk(flopXml('ESTT', [['1', '<ESTT>14MAR251100</ESTT>']])));
     expect(d).toMatchObject({ skipped: 'flight-deleted', changes: [], deletedFlids: ['1'] });
     const again = decide(flights, decodeOk(flopXml('FDEL', [['1', '<FDEL/>']])));
-    expect(again).toEqual({ ok: true, handler: 'fdel.FDEL', handlerVersion: 1, changes: [] });
+    expect(again).toEqual({ ok: true, handler: 'fdel.FDEL', handlerVersion: 1, changes: [], blocks: [{ flid: '1', outcome: 'applied' }] });
   });
 
   it('FDEL for an unknown FLID is skipped unknown-flight', () => {

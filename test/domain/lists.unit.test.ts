@@ -48,7 +48,7 @@ describe('list copies', () => {
     const gates = [{ seq: 1, code: 'G', class: null, kind: null, scheduledStart: null, scheduledEnd: null, actualStart: null, actualEnd: null }];
     const lists = listsOf({ gates });
     expect(lists.gates).toBe(gates);
-    expect(Object.keys(lists)).toHaveLength(11);
+    expect(Object.keys(lists)).toHaveLength(14);
     expect(lists.stands).toEqual([]);
   });
 

@@ -142,15 +142,19 @@ describe('decide + evolve', { timeout: 60_000 }, () => {
     }), { numRuns: STREAM_RUNS });
   });
 
-  it('keep the operation day of creation and bump the version once per change', () => {
+  it('keep the operation day of creation and bump the version once per decision that changes the flight', () => {
     fc.assert(fc.property(stream, (xmls) => {
       const { flights, log } = run(xmls);
       const days = new Map<string, string>();
       const counts = new Map<string, number>();
-      for (const c of log.flat()) {
-        if (!isFlightChange(c)) continue;
-        if (c.type === 'FlightCreated' && !days.has(c.flid)) days.set(c.flid, c.operationDay);
-        counts.set(c.flid, (counts.get(c.flid) ?? 0) + 1);
+      for (const decision of log) {
+        const touched = new Set<string>();
+        for (const c of decision) {
+          if (!isFlightChange(c)) continue;
+          if (c.type === 'FlightCreated' && !days.has(c.flid)) days.set(c.flid, c.operationDay);
+          touched.add(c.flid);
+        }
+        for (const f of touched) counts.set(f, (counts.get(f) ?? 0) + 1);
       }
       for (const [f, s] of flights) {
         expect(s.operationDay).toBe(days.get(f));

@@ -12,6 +12,8 @@ interface Harness {
   /** status/processed of one CMINMSGS row, read straight from the store */
   inboxRow(id: string): Promise<{ status: string | null; processed: string | null }>;
   outboxRows(): Promise<{ xml: string; routing: string; inserted: string }[]>;
+  /** The mailbox server's NOW(), as CMINMSGS holds times (airport local, 'YYYY-MM-DD HH:MM:SS'). */
+  serverNow(): Promise<string>;
 }
 
 let pgDb: TestDatabase;
@@ -37,6 +39,8 @@ const adapters: [string, () => Promise<Harness>][] = [
                FROM mailbox.coutmsgs ORDER BY coutmsgs_id`,
           )
         ).rows,
+      serverNow: async () =>
+        (await pgDb.pool.query(`SELECT to_char(now() AT TIME ZONE $1, 'YYYY-MM-DD HH24:MI:SS') AS now`, [TZ])).rows[0].now,
     }),
   ],
   [
@@ -55,6 +59,10 @@ const adapters: [string, () => Promise<Harness>][] = [
           'SELECT COUTMSGS_CLOB_MSG AS xml, ROUTINGID AS routing, COUTMSGS_DATE_INSERTED AS inserted FROM COUTMSGS ORDER BY COUTMSGS_ID',
         );
         return rows as { xml: string; routing: string; inserted: string }[];
+      },
+      serverNow: async () => {
+        const [rows] = await my.pool.query("SELECT DATE_FORMAT(NOW(), '%Y-%m-%d %H:%i:%s') AS now");
+        return (rows as { now: string }[])[0]!.now;
       },
     }),
   ],
@@ -88,12 +96,17 @@ describe.each(adapters)('mailbox adapter: %s', (_name, make) => {
     expect(await h.mailbox.readIds([])).toEqual([]);
   });
 
-  it('backfills processed time (airport local) and status, idempotently', async () => {
+  it("backfills status and the processed time from the mailbox server's NOW(), idempotently", async () => {
     const id = await h.mailbox.insertInbound('<MSG/>', new Date());
     const at = new Date('2025-03-14T02:00:05Z');
     await h.mailbox.backfill([{ id, status: 'SKIPPED', processedAt: at }]);
-    await h.mailbox.backfill([{ id, status: 'SKIPPED', processedAt: at }]);
-    expect(await h.inboxRow(id)).toEqual({ status: 'SKIPPED', processed: '2025-03-14 10:00:05' });
+    await h.mailbox.backfill([{ id, status: 'PARKED', processedAt: at }]);
+    const row = await h.inboxRow(id);
+    const now = await h.serverNow();
+    expect(row.status).toBe('PARKED');
+    // Not the decision's recorded time: the server's own clock, within a minute of its NOW().
+    const asMs = (t: string) => Date.parse(`${String(t).replace(' ', 'T')}Z`);
+    expect(Math.abs(asMs(row.processed!) - asMs(now))).toBeLessThan(60_000);
   });
 
   it('inserts outbound rows with ROUTINGID', async () => {

@@ -212,6 +212,7 @@ describe('projector runtime', () => {
     expect(await projectionStatus(db.pool)).toEqual([
       { name: 'flights', position: '0', lag: '5' },
       { name: 'outbox', position: '0', lag: '5' },
+      { name: 'reference', position: '0', lag: '5' },
       { name: 'test', position: '2', lag: '3' },
     ]);
   });

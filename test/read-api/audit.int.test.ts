@@ -134,6 +134,19 @@ describe('flight(asOf)', () => {
     expect((await asOf('700', '2025-03-14T12:00:00+08:00')).data!.flight).toMatchObject({ stateVersion: 3, lastPosition: '4', lastMsgId: '3', gates: [{ code: 'G20' }] });
   });
 
+  it('keeps milliseconds in recordedAt, and asOf at a decision\'s own recordedAt includes that decision', async () => {
+    await insertMessage(db.pool, { id: '6', xml: '<MSG/>', state: 'SUCCEEDED' });
+    await insertDecisions(db.pool, [
+      { position: '12', msgId: '6', handler: 'schd-snapshot', flids: ['703'], recordedAt: '2025-03-14T05:00:00.123Z',
+        payload: { changes: [created('703', '2025-03-14T06:30:00.000Z')] } },
+    ]);
+    const m: any = await h.gql('{ message(id: "6") { decisions { recordedAt } } }');
+    const recordedAt = m.data.message.decisions[0].recordedAt;
+    expect(recordedAt).toBe('2025-03-14T13:00:00.123+08:00');
+    expect((await asOf('703', recordedAt)).data!.flight).toMatchObject({ flid: '703', lastPosition: '12' });
+    expect((await asOf('703', '2025-03-14T13:00:00.122+08:00')).data!.flight).toBeNull();
+  });
+
   it('shows an archived flight until its archiving', async () => {
     expect((await asOf('701', '2025-03-14T10:59:00+08:00')).data!.flight).toMatchObject({ flid: '701' });
     expect((await asOf('701', '2025-03-14T11:00:00+08:00')).data!.flight).toBeNull();

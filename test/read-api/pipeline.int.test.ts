@@ -20,6 +20,8 @@ beforeAll(async () => {
   await insertMessage(db.pool, { id: '3', xml: '<MSG/>', state: 'FAILED', errorClass: 'INFRA', attempts: 1, ingestedAt: '2025-03-14T03:58:00Z' });
   await insertMessage(db.pool, { id: '4', xml: '<MSG/>', state: 'PENDING' });
   await insertMessage(db.pool, { id: '5', xml: '<MSG/>', state: 'PENDING' });
+  // Parked: terminal for the FIFO, not in the backlog.
+  await insertMessage(db.pool, { id: '6', xml: '<MSG/>', state: 'PARKED', errorClass: 'UNSUPPORTED', attempts: 1 });
   await insertDecisions(db.pool, [
     { position: '1', msgId: '1', recordedAt: '2025-03-14T01:00:00Z', payload: { changes: [] } },
     { position: '2', msgId: '2', kind: 'Dead', recordedAt: '2025-03-14T01:00:00Z', payload: { errorClass: 'MALFORMED' } },
@@ -38,11 +40,11 @@ afterAll(async () => db?.drop());
 
 describe('pipeline', () => {
   it('reports backlog (copied and not yet copied), failed/dead, the head and its age, projector lag and outbox per target', async () => {
-    const r = await h.gql(`{ pipeline { inboxWatermark backlog uncopied failed dead headAgeSeconds logPosition
+    const r = await h.gql(`{ pipeline { inboxWatermark backlog uncopied failed dead parked headAgeSeconds logPosition
       head { id state errorClass attempts } projections { name position lag } outbox { target pending dead oldestPendingAgeSeconds } } }`);
     expect(r.errors).toBeUndefined();
     expect(r.data!.pipeline).toEqual({
-      inboxWatermark: '5', backlog: 3 + 2, uncopied: 2, failed: 1, dead: 1, headAgeSeconds: 120, logPosition: '4',
+      inboxWatermark: '5', backlog: 3 + 2, uncopied: 2, failed: 1, dead: 1, parked: 1, headAgeSeconds: 120, logPosition: '4',
       head: { id: '3', state: 'FAILED', errorClass: 'INFRA', attempts: 1 },
       projections: [{ name: 'flights', position: '4', lag: '0' }, { name: 'outbox', position: '1', lag: '3' }, { name: 'reference', position: '1', lag: '3' }],
       outbox: [
@@ -68,6 +70,7 @@ describe('metrics', () => {
     expect(text).toMatch(/^msgx_head_age_seconds 120$/m);
     expect(text).toMatch(/^msgx_failed_messages 1$/m);
     expect(text).toMatch(/^msgx_dead_messages 1$/m);
+    expect(text).toMatch(/^msgx_parked_messages 1$/m);
     expect(text).toMatch(/^msgx_projection_lag\{projection="outbox"\} 3$/m);
     expect(text).toMatch(/^msgx_outbox_pending\{target="KAFKA_MSG"\} 1$/m);
     expect(text).toMatch(/^msgx_outbox_dead\{target="COUTMSGS"\} 1$/m);

@@ -21,6 +21,8 @@ const READABLE = [
   'schd_snap_log', 'decision_event', 'inbox_message', 'proc_state', 'proc_state_hst',
   'inbox_cursor', 'inbox_gap', 'msg_event', 'projection_checkpoint', 'req_track', 'pipeline_lock',
   'inbox_id_range', 'consistency_check',
+  // 072: the whole interface's detail lists (VIPF, PSHT, TIPT).
+  'flight_vip', 'flight_pushback', 'flight_tow',
   // 100: the Corrections that superseded a message's outcome (message(id) shows them).
   'correction_supersedes',
   // 080: the reference read models

@@ -16,6 +16,7 @@ import { requestPlanCommand } from '../../src/cli/requestPlanCommand.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
+import { checkWritebacks } from '../../src/consistency/writebackCheck.ts';
 import { ShadowRefused } from '../../src/write/shadow/runModeChange.ts';
 import { CORPUS_DIR } from '../support/corpusDir.ts';
 import { createTestMysql, type TestMysql } from '../support/mysql.ts';
@@ -129,6 +130,8 @@ describe('shadow run against MariaDB, then cut-over', () => {
       // No write-back, and none left pending to be replayed later.
       expect(states.rows.map((p) => p.backfill_state)).toEqual(ids.map(() => null));
       expect((await cminmsgs()).filter((c) => c.status !== null || c.processed !== null)).toEqual([]);
+      // …which the consistency check (msgx verify, the sentinel) knows is no fault in shadow mode.
+      expect((await checkWritebacks(db.pool, new Date(Date.now() + 60_000))).mismatches).toEqual([]);
 
       // Requests are recorded as decisions, never sent: the daily one and one from the CLI.
       const cli = await requestPlanCommand.run(['--from', '2025-03-15T00:00', '--to', '2025-03-15T23:59'], { cfg: r.rt.cfg, log: silentLogger });
@@ -183,6 +186,8 @@ describe('shadow run against MariaDB, then cut-over', () => {
       await settled(r);
       const written = (await cminmsgs()).filter((c) => c.status !== null || c.processed !== null);
       expect(written.map((c) => [c.id, c.status])).toEqual([[newId, 'PROCESSED']]);
+      await waitFor(async () => (await db.pool.query("SELECT 1 FROM proc_state WHERE backfill_state = 'PENDING'")).rowCount === 0, { what: 'write-back DONE' });
+      expect((await checkWritebacks(db.pool, new Date(Date.now() + 60_000))).mismatches).toEqual([]);
       // The plan requests recorded in shadow are not sent after the cut-over either (production may
       // send its own requests now, e.g. for reference data).
       expect(await coutmsgsCount("COUTMSGS_CLOB_MSG LIKE '%<TYPE>RQFD</TYPE>%'")).toBe(0);

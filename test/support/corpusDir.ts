@@ -15,7 +15,7 @@ export const CORPUS_DIR = process.env.MSGX_CORPUS_DIR
  * leave them out: 04 needs the whole FLOP interface (#15). The branch
  * that makes a scenario pass deletes its line here.
  */
-export const PENDING_SCENARIOS: ReadonlySet<string> = new Set(['04-whole-interface']);
+export const PENDING_SCENARIOS: ReadonlySet<string> = new Set([]);
 
 /** Every sub-folder of `dir` with an expect.json, sorted by name (pending ones too). */
 export function listScenarioNames(dir = CORPUS_DIR): string[] {
@@ -32,10 +32,8 @@ export function activeScenarioNames(dir = CORPUS_DIR): string[] {
 
 /**
  * Messages whose expected outcome is not built yet (scenario → files): the suites check every
- * other message of the scenario. 02's undecodable and unsupported messages PARK (#15).
+ * other message of the scenario. (02's undecodable and unsupported messages PARK since #15.)
  */
-export const PENDING_OUTCOMES: Readonly<Record<string, readonly string[]>> = {
-  '02-bad-input-and-duplicates': ['004-estt.xml', '005-unknown-subtype.xml'],
-};
+export const PENDING_OUTCOMES: Readonly<Record<string, readonly string[]>> = {};
 
 export const isPendingOutcome = (scenario: string, file: string): boolean => PENDING_OUTCOMES[scenario]?.includes(file) ?? false;

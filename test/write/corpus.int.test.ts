@@ -7,10 +7,10 @@ import {
   decisions, insertCminmsgs, loadScenario, procStates, startWriter, terminalCounts, testRuntime, unfinished,
 } from './support/writeHarness.ts';
 
-const KIND_OF_STATE: Record<string, string> = { SUCCEEDED: 'Applied', SKIPPED: 'Skipped', DEAD: 'Dead' };
+const KIND_OF_STATE: Record<string, string> = { SUCCEEDED: 'Applied', SKIPPED: 'Skipped', DEAD: 'Dead', PARKED: 'Parked' };
 const MAX_ATTEMPTS = 4;
 
-describe.each(['01-plan-and-operations', '02-bad-input-and-duplicates', '03-plan-snapshots'])('corpus scenario %s through MariaDB CMINMSGS', (name) => {
+describe.each(['01-plan-and-operations', '02-bad-input-and-duplicates', '03-plan-snapshots', '04-whole-interface'])('corpus scenario %s through MariaDB CMINMSGS', (name) => {
   let db: TestDatabase;
   let my: TestMysql;
 
@@ -59,7 +59,7 @@ describe.each(['01-plan-and-operations', '02-bad-input-and-duplicates', '03-plan
     expect(log.map((d) => Number(d.position))).toEqual(log.map((_, i) => i + 1));
 
     const [rows] = await my.pool.query('SELECT CMINMSGS_ID AS id, CMINMSGS_STATUS AS status, CMINMSGS_DATE_PROCESSED AS processed FROM CMINMSGS ORDER BY CMINMSGS_ID');
-    const byState: Record<string, string> = { SUCCEEDED: 'PROCESSED', SKIPPED: 'SKIPPED', DEAD: 'DEAD' };
+    const byState: Record<string, string> = { SUCCEEDED: 'PROCESSED', SKIPPED: 'SKIPPED', DEAD: 'DEAD', PARKED: 'PARKED' };
     expect((rows as { status: string }[]).map((r) => r.status)).toEqual(states.map((s) => byState[s.state]));
     expect((rows as { processed: string | null }[]).every((r) => r.processed !== null)).toBe(true);
   });

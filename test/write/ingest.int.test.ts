@@ -109,11 +109,15 @@ describe('ingest gap safety (real MariaDB, a transaction held open)', () => {
     expect(log[1]!.payload).toMatchObject({ source: 'CMINMSGS', gapId: b.id, openedAt: '2025-03-14T00:00:00.000Z', timeoutMs: 60000 });
     expect(await gaps()).toEqual([{ gap_id: b.id, closed_by: 'expired', appeared: false }]);
 
-    // The row commits after all: ingested out of order, never lost.
+    // The row commits after all: ingested out of order, never lost — and judged against the flight
+    // as it is now: its 08:12 is older than the 08:30 the later message set, so it is not applied.
     await b.commit();
     expect(await w.ingest.pollOnce()).toMatchObject({ copied: 1, gapsExpired: 0 });
     await w.pump.drained();
-    expect((await procStates(db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    expect((await procStates(db)).map((p) => [p.msg_id, p.state, p.last_error])).toEqual([
+      [a, 'SUCCEEDED', null], [b.id, 'SKIPPED', 'stale'], [c, 'SUCCEEDED', null],
+    ]);
+    expect(w.model.flights.get('883002')!.estimatedTime).toBe('2025-03-14T00:30:00.000Z');
     expect(await gaps()).toEqual([{ gap_id: b.id, closed_by: 'expired', appeared: true }]);
   });
 

@@ -34,12 +34,12 @@ afterAll(async () => {
 });
 
 describe('housekeeping jobs', () => {
-  it('archives terminal proc_state older than MSGX_ARCHIVE_AFTER_DAYS, keeps DEAD(EXHAUSTED) for replay, and identities stay bound', async () => {
+  it('archives terminal proc_state older than MSGX_ARCHIVE_AFTER_DAYS, keeps PARKED for replay, and identities stay bound', async () => {
     expect((await jobs.runOnce()).archived).toBe(0);
     clock.advance(86_400_000 + 1);
     const r = await jobs.runOnce();
     expect(r.archived).toBe(4);
-    expect((await procStates(db)).map((p) => [p.msg_id, p.state])).toEqual([[ids[4], 'DEAD']]);
+    expect((await procStates(db)).map((p) => [p.msg_id, p.state])).toEqual([[ids[4], 'PARKED']]);
     const hst = await db.pool.query('SELECT msg_id, state, identity_key, archived_at FROM proc_state_hst ORDER BY msg_id');
     expect(hst.rows.map((x) => x.msg_id)).toEqual(ids.slice(0, 4));
     expect(hst.rows[2]).toMatchObject({ state: 'SUCCEEDED', identity_key: 'AODB|FLOP|ESTT|3' });

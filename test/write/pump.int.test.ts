@@ -43,15 +43,24 @@ async function run(clock: FakeClock, env: Record<string, string>, xmls: string[]
 }
 
 describe('pump', () => {
-  it('a FAILED head waiting for its backoff blocks every later message, without spinning', async () => {
+  /** Make every commit of message `n` (1-based in the inbox) fail inside the decision transaction: INFRA. */
+  async function refuseSuccessOf(n: number): Promise<void> {
+    await db.pool.query(`CREATE OR REPLACE FUNCTION test_refuse_success() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.state = 'SUCCEEDED' AND NEW.msg_id = (SELECT min(msg_id) + ${n - 1} FROM inbox_message) THEN
+        RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER test_refuse_success BEFORE UPDATE ON proc_state FOR EACH ROW EXECUTE FUNCTION test_refuse_success();`);
+  }
+
+  it('a FAILED (INFRA) head waiting for its backoff blocks every later message, without spinning', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
+    await refuseSuccessOf(2);
     const [flight, head, behind] = await run(clock, { MSGX_BACKOFF_MS: '1000', MSGX_MAX_ATTEMPTS: '3' }, [
       adft(1, '881001'),
-      unsupported(2, '881001'),
+      estt(2, '881001', '14MAR250810'),
       estt(3, '881001', '14MAR250812'),
     ]);
     expect((await state(flight!)).state).toBe('SUCCEEDED');
-    expect(await state(head!)).toMatchObject({ state: 'FAILED', error_class: 'UNSUPPORTED', attempts: 1 });
+    expect(await state(head!)).toMatchObject({ state: 'FAILED', error_class: 'INFRA', attempts: 1 });
     expect((await state(behind!)).state).toBe('PENDING');
 
     // Asking again without moving the clock changes nothing: the pump sleeps on the clock.
@@ -77,13 +86,15 @@ describe('pump', () => {
     ]);
   });
 
-  it('the head deadline since the first failure ends a retryable head DEAD(EXHAUSTED) before max attempts', async () => {
+  it('the head deadline since the first failure ends an INFRA head DEAD(EXHAUSTED) before max attempts', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    const [head, behind] = await run(clock, { MSGX_BACKOFF_MS: '1000', MSGX_MAX_ATTEMPTS: '100', MSGX_HEAD_DEADLINE_MS: '2500' }, [
-      badTime(10, '881001'),
-      adft(11, '881001'),
+    await refuseSuccessOf(2);
+    const [, head, behind] = await run(clock, { MSGX_BACKOFF_MS: '1000', MSGX_MAX_ATTEMPTS: '100', MSGX_HEAD_DEADLINE_MS: '2500' }, [
+      adft(10, '881001'),
+      estt(11, '881001', '14MAR250810'),
+      estt(12, '881001', '14MAR250812'),
     ]);
-    expect(await state(head!)).toMatchObject({ state: 'FAILED', error_class: 'CODEC_ERROR', attempts: 1 });
+    expect(await state(head!)).toMatchObject({ state: 'FAILED', error_class: 'INFRA', attempts: 1 });
     for (let i = 0; i < 2; i++) {
       clock.advance(1000);
       await w!.pump.drained();
@@ -97,10 +108,33 @@ describe('pump', () => {
     const dead = await state(head!);
     expect(dead).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED', attempts: 4 });
     expect(dead.last_error).toContain('head deadline 2500 ms');
-    expect(dead.last_error).toContain('ESTT');
+    expect(dead.last_error).toContain('disk on fire');
     expect((await state(behind!)).state).toBe('SUCCEEDED');
     const last = (await decisions(db)).filter((d) => d.msg_id === head).at(-1)!;
-    expect(last).toMatchObject({ kind: 'Dead', payload: { errorClass: 'EXHAUSTED', causeClass: 'CODEC_ERROR', attempt: 4 } });
+    expect(last).toMatchObject({ kind: 'Dead', payload: { errorClass: 'EXHAUSTED', causeClass: 'INFRA', attempt: 4 } });
+  });
+
+  it('CODEC_ERROR and UNSUPPORTED park at once, hold nothing back, and are written back to CMINMSGS as PARKED', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    const [flight, unknown, bad, good] = await run(clock, {}, [
+      adft(50, '881005'),
+      unsupported(51, '881005'),
+      badTime(52, '881005'),
+      estt(53, '881005', '14MAR250812'),
+    ]);
+    // One drain, no clock movement: nothing waited for a backoff.
+    expect(await state(unknown!)).toMatchObject({ state: 'PARKED', error_class: 'UNSUPPORTED', attempts: 1, backfill_status: 'PARKED' });
+    expect(await state(bad!)).toMatchObject({ state: 'PARKED', error_class: 'CODEC_ERROR', attempts: 1, backfill_status: 'PARKED' });
+    expect((await state(bad!)).last_error).toContain('ESTT');
+    expect((await state(good!)).state).toBe('SUCCEEDED');
+    const log = await decisions(db);
+    expect(log.map((d) => `${d.msg_id}:${d.kind}`)).toEqual([`${flight}:Applied`, `${unknown}:Parked`, `${bad}:Parked`, `${good}:Applied`]);
+    expect(log[1]!.payload).toMatchObject({ errorClass: 'UNSUPPORTED', error: expect.stringContaining('FLOP/ZZZZ') });
+    expect(log[2]!.payload).toMatchObject({ errorClass: 'CODEC_ERROR', error: expect.stringContaining("invalid time 'not-a-time'") });
+    await waitFor(async () => {
+      const [rows] = await my.pool.query('SELECT CMINMSGS_ID AS id, CMINMSGS_STATUS AS status FROM CMINMSGS ORDER BY CMINMSGS_ID');
+      return (rows as { status: string | null }[]).map((r) => r.status).join(',') === 'PROCESSED,PARKED,PARKED,PROCESSED';
+    }, { what: 'CMINMSGS write-back with PARKED' });
   });
 
   it('binds identity at the first successful decode; a duplicate is SKIPPED duplicate-of and changes no flight', async () => {

@@ -18,24 +18,33 @@ describe('failureVerdict', () => {
     });
   });
 
-  it('retryable classes back off by the table, capped', () => {
-    expect(failureVerdict(cfg, t0, { attempts: 0, firstFailureAt: null }, 'UNSUPPORTED', 'x')).toMatchObject({ kind: 'Failed', attempt: 1, nextAttemptAt: at(1000) });
-    expect(failureVerdict(cfg, at(1000), { attempts: 1, firstFailureAt: t0 }, 'CODEC_ERROR', 'x')).toMatchObject({ kind: 'Failed', attempt: 2, nextAttemptAt: at(3000) });
+  it('CODEC_ERROR and UNSUPPORTED park at once: no retry, no backoff, whatever the attempts', () => {
+    expect(failureVerdict(cfg, t0, { attempts: 0, firstFailureAt: null }, 'UNSUPPORTED', 'no handler for FLOP/ZZZZ')).toEqual({
+      kind: 'Parked', errorClass: 'UNSUPPORTED', error: 'no handler for FLOP/ZZZZ', attempt: 1,
+    });
+    expect(failureVerdict(cfg, at(9000), { attempts: 7, firstFailureAt: t0 }, 'CODEC_ERROR', 'bad ESTT')).toEqual({
+      kind: 'Parked', errorClass: 'CODEC_ERROR', error: 'bad ESTT', attempt: 8,
+    });
+  });
+
+  it('INFRA backs off by the table, capped', () => {
+    expect(failureVerdict(cfg, t0, { attempts: 0, firstFailureAt: null }, 'INFRA', 'x')).toMatchObject({ kind: 'Failed', attempt: 1, nextAttemptAt: at(1000) });
+    expect(failureVerdict(cfg, at(1000), { attempts: 1, firstFailureAt: t0 }, 'INFRA', 'x')).toMatchObject({ kind: 'Failed', attempt: 2, nextAttemptAt: at(3000) });
     // step 3 is 4000 but the cap is 3000
     expect(failureVerdict(cfg, at(3000), { attempts: 2, firstFailureAt: t0 }, 'INFRA', 'x')).toMatchObject({ kind: 'Failed', attempt: 3, nextAttemptAt: at(6000) });
   });
 
-  it('MSGX_MAX_ATTEMPTS ends it DEAD(EXHAUSTED) with the cause and the original error', () => {
-    const v = failureVerdict(cfg, at(6000), { attempts: 3, firstFailureAt: t0 }, 'UNSUPPORTED', 'no handler for FLOP/VIPP');
-    expect(v).toMatchObject({ kind: 'Dead', errorClass: 'EXHAUSTED', causeClass: 'UNSUPPORTED', attempt: 4 });
-    expect(v.error).toBe('UNSUPPORTED (4 attempts): no handler for FLOP/VIPP');
+  it('MSGX_MAX_ATTEMPTS ends INFRA DEAD(EXHAUSTED) with the cause and the original error', () => {
+    const v = failureVerdict(cfg, at(6000), { attempts: 3, firstFailureAt: t0 }, 'INFRA', 'connection reset');
+    expect(v).toMatchObject({ kind: 'Dead', errorClass: 'EXHAUSTED', causeClass: 'INFRA', attempt: 4 });
+    expect(v.error).toBe('INFRA (4 attempts): connection reset');
   });
 
   it('the head deadline ends it before max attempts, and the next try is never after the deadline', () => {
     const big = { ...cfg, maxAttempts: 100, backoffCapMs: 60_000, backoffMs: [8000] };
-    expect(failureVerdict(big, at(5000), { attempts: 1, firstFailureAt: t0 }, 'CODEC_ERROR', 'x')).toMatchObject({ kind: 'Failed', nextAttemptAt: at(10_000) });
-    const v = failureVerdict(big, at(10_000), { attempts: 2, firstFailureAt: t0 }, 'CODEC_ERROR', 'bad ESTT');
-    expect(v).toMatchObject({ kind: 'Dead', errorClass: 'EXHAUSTED', causeClass: 'CODEC_ERROR', attempt: 3 });
+    expect(failureVerdict(big, at(5000), { attempts: 1, firstFailureAt: t0 }, 'INFRA', 'x')).toMatchObject({ kind: 'Failed', nextAttemptAt: at(10_000) });
+    const v = failureVerdict(big, at(10_000), { attempts: 2, firstFailureAt: t0 }, 'INFRA', 'timeout');
+    expect(v).toMatchObject({ kind: 'Dead', errorClass: 'EXHAUSTED', causeClass: 'INFRA', attempt: 3 });
     expect(v.error).toContain('head deadline 10000 ms');
   });
 });

@@ -10,6 +10,8 @@ import type { Change } from '../../src/domain/changes.ts';
 import { decide, type Decider } from '../../src/domain/decide.ts';
 import { applyCorrections } from '../../src/write/redecide/applyCorrections.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
+import { replay } from '../../src/write/replay/replay.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { startKafkaBroker, type KafkaTestBroker } from '../support/kafka/broker.ts';
 import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
 import { startApp, type RunningApp } from './support/appHarness.ts';
@@ -18,6 +20,8 @@ import { loadScenario } from './support/writeHarness.ts';
 /** The bug: ESTT handled one hour late (a handler of the registry, replaced for this test only). */
 const HOUR = 3_600_000;
 const buggy: Decider = (flights, message) => {
+  // …and a BOTM handler that throws (its messages fail CODEC_ERROR until they give up).
+  if (message.type === 'FLOP' && message.styp === 'BOTM') throw new Error('BOTM handler bug');
   const d = decide(flights, message);
   if (message.type !== 'FLOP' || message.styp !== 'ESTT') return d;
   const late = (c: Change): Change => {
@@ -73,7 +77,11 @@ describe('a handler bug fixed, re-decided and corrected', () => {
       { flid: '880001', fields: { estimatedTime: { before: '2025-03-14T02:18:00.000Z', after: '2025-03-14T01:18:00.000Z' } }, lists: {} },
       { flid: '880002', fields: { estimatedTime: { before: '2025-03-14T04:05:00.000Z', after: '2025-03-14T03:05:00.000Z' } }, lists: {} },
     ]);
-    expect(first.report.replayableMessages).toEqual([]);
+    // The failed BOTM decides now: listed apart, for `msgx replay`, not corrected.
+    const botmId = ids[scenario.files.findIndex((f) => f.name === '013-botm.xml')]!;
+    expect(first.report.replayableMessages).toHaveLength(1);
+    expect(first.report.replayableMessages[0]).toMatchObject({ msgId: botmId, after: { kind: 'Applied', errorClass: null } });
+    expect(['Dead', 'Parked']).toContain(first.report.replayableMessages[0]!.before.kind);
 
     // 3. Apply while the writer runs; then live traffic goes on on top of the corrected flight.
     const applied = await applyCorrections(db.pool, first.redecision, { requestedBy: 'test', config: { airportTz: cfg.airportTz }, now: new Date() });
@@ -95,9 +103,9 @@ describe('a handler bug fixed, re-decided and corrected', () => {
     expect(msg.data.message.decisions).toEqual([{ kind: 'Applied', position: expect.any(String) }, { kind: 'Correction', position }]);
 
     // Kafka: the correction's change on `msg` (key = flid, position header) and the corrected flight on `schd`.
-    const records = await broker.waitFor('msg', 1);
+    const records = await broker.waitFor('msg', 1, { timeoutMs: 120_000 });
     const waitForRecord = async () => {
-      for (let i = 0; i < 100; i++) {
+      for (let i = 0; i < 3000; i++) {
         const r = broker.records('msg').find((x) => x.headers['log-position'] === position);
         if (r) return r;
         await broker.waitFor('msg', broker.records('msg').length + 1, { timeoutMs: 100 }).catch(() => undefined);
@@ -109,8 +117,12 @@ describe('a handler bug fixed, re-decided and corrected', () => {
     expect(JSON.parse(rec.value!)).toMatchObject({ type: 'FlightUpdated', flid: '880001', change: { fields: { estimatedTime: '2025-03-14T01:18:00.000Z' } } });
     const schdHas = () => broker.records('schd').some((r) => (JSON.parse(r.value!) as { flid: string; estimatedTime: string }[])
       .some((f) => f.flid === '880001' && f.estimatedTime === '2025-03-14T01:18:00.000Z'));
-    for (let i = 0; i < 600 && !schdHas(); i++) await broker.waitFor('schd', broker.records('schd').length + 1, { timeoutMs: 100 }).catch(() => undefined);
+    for (let i = 0; i < 3000 && !schdHas(); i++) await broker.waitFor('schd', broker.records('schd').length + 1, { timeoutMs: 100 }).catch(() => undefined);
     expect(schdHas()).toBe(true);
+
+    // The operator replays it; the pump decides it at the end of the FIFO.
+    expect(await replay(db.pool, systemClock, { errorClass: 'CODEC_ERROR', ids: [botmId] })).toHaveLength(1);
+    await app.drained('the BOTM replayed');
 
     // 4. Idempotent: the same code finds nothing, before and after more live traffic.
     const again = await runRedecide(db.pool, { from: { position: '0' } }, { cfg });
@@ -127,5 +139,5 @@ describe('a handler bug fixed, re-decided and corrected', () => {
     expect(narrowed.report.differingFlights.map((f) => f.flid)).toEqual(['880002']);
     const late = await runRedecide(db.pool, { from: { instant: new Date(Date.now() + HOUR) } }, { cfg });
     expect(late.report).toMatchObject({ decided: 0, from: late.report.to });
-  });
+  }, 600_000);
 });

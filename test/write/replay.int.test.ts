@@ -49,39 +49,52 @@ async function cli(cmd: typeof replayCommand, args: string[]): Promise<{ code: n
 }
 
 describe('operator replay', () => {
-  it('first pass: UNSUPPORTED and CODEC_ERROR exhausted, MALFORMED dead at once', async () => {
+  it('first pass: UNSUPPORTED and CODEC_ERROR parked at once, MALFORMED dead at once, the good message decided', async () => {
     const s = await byId();
-    expect(s.get(ids[1]!)).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED' });
-    expect(s.get(ids[2]!)).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED' });
+    expect(s.get(ids[1]!)).toMatchObject({ state: 'PARKED', error_class: 'UNSUPPORTED', attempts: 1 });
+    expect(s.get(ids[2]!)).toMatchObject({ state: 'PARKED', error_class: 'CODEC_ERROR', attempts: 1 });
     expect(s.get(ids[3]!)).toMatchObject({ state: 'DEAD', error_class: 'MALFORMED', attempts: 1 });
+    expect(s.get(ids[4]!)).toMatchObject({ state: 'SUCCEEDED' });
   });
 
-  it('--class CODEC_ERROR replays only the message that ran out of retries for that cause, audited, while the pump runs', async () => {
+  it('--class CODEC_ERROR replays only the parked message of that class, audited, while the pump runs', async () => {
     const before = (await decisions(db)).length;
     const done = await replay(db.pool, rt.clock, { errorClass: 'CODEC_ERROR', requestedBy: 'test' });
     expect(done.map((r) => r.msgId)).toEqual([ids[2]]);
-    expect(done[0]).toMatchObject({ fromState: 'DEAD', errorClass: 'EXHAUSTED', causeClass: 'CODEC_ERROR', attempts: 2 });
+    expect(done[0]).toMatchObject({ fromState: 'PARKED', errorClass: 'CODEC_ERROR', causeClass: null, attempts: 1 });
     const log = await decisions(db);
     expect(log[before]).toMatchObject({
       msg_id: ids[2],
       kind: 'ReplayRequested',
-      payload: { fromState: 'DEAD', errorClass: 'EXHAUSTED', causeClass: 'CODEC_ERROR', attempts: 2, requestedBy: 'test' },
+      payload: { fromState: 'PARKED', errorClass: 'CODEC_ERROR', attempts: 1, requestedBy: 'test' },
     });
-    // The running pump decides it again (still undecodable): Failed, then Dead — one terminal decision since the replay.
-    await waitFor(async () => (await decisions(db)).length === before + 3, { what: 're-decision' });
-    expect((await decisions(db)).slice(before).map((d) => d.kind)).toEqual(['ReplayRequested', 'Failed', 'Dead']);
-    expect((await byId()).get(ids[2]!)).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED', attempts: 2 });
+    // The running pump decides it again (still undecodable): parked again — one terminal decision since the replay.
+    await waitFor(async () => (await decisions(db)).length === before + 2, { what: 're-decision' });
+    expect((await decisions(db)).slice(before).map((d) => d.kind)).toEqual(['ReplayRequested', 'Parked']);
+    expect((await byId()).get(ids[2]!)).toMatchObject({ state: 'PARKED', error_class: 'CODEC_ERROR', attempts: 1 });
     expect([...terminalCounts(await decisions(db)).values()].every((n) => n === 1)).toBe(true);
   });
 
   it('--ids and --since narrow the selection; MALFORMED is never touched', async () => {
-    expect(await replay(db.pool, rt.clock, { errorClass: 'EXHAUSTED', since: new Date(Date.now() + 3600_000) })).toEqual([]);
-    expect(await replay(db.pool, rt.clock, { errorClass: 'EXHAUSTED', ids: [ids[3]!, ids[4]!] })).toEqual([]);
-    const done = await replay(db.pool, rt.clock, { errorClass: 'EXHAUSTED', ids: [ids[1]!] });
+    expect(await replay(db.pool, rt.clock, { errorClass: 'UNSUPPORTED', since: new Date(Date.now() + 3600_000) })).toEqual([]);
+    expect(await replay(db.pool, rt.clock, { errorClass: 'UNSUPPORTED', ids: [ids[3]!, ids[4]!] })).toEqual([]);
+    const done = await replay(db.pool, rt.clock, { errorClass: 'UNSUPPORTED', ids: [ids[1]!] });
     expect(done.map((r) => r.msgId)).toEqual([ids[1]]);
-    await waitFor(async () => (await byId()).get(ids[1]!)!.state === 'DEAD', { what: 're-decision' });
+    await waitFor(async () => (await byId()).get(ids[1]!)!.state === 'PARKED', { what: 're-decision' });
     expect((await byId()).get(ids[3]!)).toMatchObject({ state: 'DEAD', error_class: 'MALFORMED', attempts: 1 });
     expect((await decisions(db)).filter((d) => d.msg_id === ids[3]).map((d) => d.kind)).toEqual(['Dead']);
+  });
+
+  it('a replayed message older than what the flight carries from a later message is Skipped stale, never applied over it', async () => {
+    // The codec "learned" to read message 3 (parked: ESTT not-a-time): its stored input now has a
+    // readable time, 08:05 — older than the 08:12 that the later message 4 already set.
+    await db.pool.query(`UPDATE inbox_message SET raw_xml = replace(raw_xml, 'not-a-time', '14MAR250805') WHERE msg_id = $1`, [ids[2]]);
+    const before = (await decisions(db)).length;
+    await replay(db.pool, rt.clock, { errorClass: 'CODEC_ERROR', ids: [ids[2]!] });
+    await waitFor(async () => (await byId()).get(ids[2]!)!.state === 'SKIPPED', { what: 'stale re-decision' });
+    expect((await byId()).get(ids[2]!)).toMatchObject({ state: 'SKIPPED', last_error: 'stale' });
+    expect((await decisions(db)).slice(before).map((d) => `${d.kind}:${String(d.payload.reason ?? '')}`)).toEqual(['ReplayRequested:', 'Skipped:stale']);
+    expect(w.pump.model.flights.get('885001')!.estimatedTime).toBe('2025-03-14T00:12:00.000Z');
   });
 
   it('`msgx replay` prints what it did and refuses MALFORMED; `msgx status` reports the pipeline', async () => {
@@ -90,7 +103,7 @@ describe('operator replay', () => {
     expect(nothing).toEqual({ code: 0, out: 'nothing to replay for class INFRA\n' });
     const one = await cli(replayCommand, ['--class', 'UNSUPPORTED', '--ids', ids[1]!]);
     expect(one.code).toBe(0);
-    expect(one.out).toContain(`replayed ${ids[1]}: DEAD(EXHAUSTED/UNSUPPORTED) after 2 attempts -> PENDING`);
+    expect(one.out).toContain(`replayed ${ids[1]}: PARKED(UNSUPPORTED) after 1 attempts -> PENDING`);
     expect(one.out).toContain('1 message(s) back to PENDING');
     await waitFor(async () => (await unfinished(db)) === 0, { what: 'settled' });
 
@@ -98,9 +111,9 @@ describe('operator replay', () => {
     const s = JSON.parse(status.out);
     expect(s).toMatchObject({ backlog: 0, head: null, watermark: ids[4], gaps: { open: 0 } });
     expect(s.lastPosition).toBe(String((await decisions(db)).length));
-    expect(s.counts).toEqual(expect.arrayContaining([{ state: 'DEAD', errorClass: 'MALFORMED', n: 1 }, { state: 'DEAD', errorClass: 'EXHAUSTED', n: 2 }]));
+    expect(s.counts).toEqual(expect.arrayContaining([{ state: 'DEAD', errorClass: 'MALFORMED', n: 1 }, { state: 'PARKED', errorClass: 'UNSUPPORTED', n: 1 }]));
     const text = await cli(statusCommand, []);
-    expect(text.out).toContain('failed/dead    DEAD(EXHAUSTED) 2, DEAD(MALFORMED) 1');
+    expect(text.out).toContain('failed/dead/parked DEAD(MALFORMED) 1, PARKED(UNSUPPORTED) 1');
     expect(text.out).toContain('head           none');
   });
 });

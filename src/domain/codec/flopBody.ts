@@ -5,20 +5,26 @@
  * raw message). The subtype's element must be present — a FLOP/ESTT without ESTT is a shape
  * error, since "clear" is spelled as an empty element.
  */
-import { FLOP_FIELD_SUBTYPES, isFlopFieldStyp, isFlopListStyp, type FlopStyp } from '../catalogue.ts';
+import { ABSENT_CLEARS, FLOP_FIELD_SUBTYPES, isFlopFieldStyp, isFlopListStyp, type FlopStyp } from '../catalogue.ts';
 import type { FieldPatch, FlopAction, FlopMessage, FlopOp, Meta } from '../message.ts';
-import { readFieldElement } from './fieldElements.ts';
+import { readFieldElements, VALUE_ELEMENTS, type FieldElement } from './fieldElements.ts';
 import { readList } from './listElements.ts';
 import { asCode, at, fail, readChild, rootContext, toFlid, type ReadContext } from './readers.ts';
 import type { XmlElement } from './xmlTree.ts';
 
 function readAction(block: XmlElement, styp: FlopStyp, ctx: ReadContext): FlopAction {
   if (isFlopFieldStyp(styp)) {
-    const elements = FLOP_FIELD_SUBTYPES[styp];
+    const elements = FLOP_FIELD_SUBTYPES[styp] as readonly FieldElement[];
     const fields: FieldPatch = {};
-    let present = false;
-    for (const element of elements) present = readFieldElement(block, element, ctx, fields) || present;
-    if (!present) fail(ctx, styp, `missing (a FLOP/${styp} block needs ${elements.join('/')})`);
+    const present = readFieldElements(block, elements, ctx, fields);
+    if (present.size === 0) {
+      // TOBT: a TOBT message without the element clears the target off-block time (interface.md).
+      if (ABSENT_CLEARS.has(styp)) {
+        for (const e of elements) (fields as Record<string, null>)[VALUE_ELEMENTS[e as keyof typeof VALUE_ELEMENTS][0]] = null;
+      } else {
+        fail(ctx, styp, `missing (a FLOP/${styp} block needs ${elements.join('/')})`);
+      }
+    }
     return { kind: 'set-fields', fields };
   }
   if (isFlopListStyp(styp)) {

@@ -1,10 +1,11 @@
 /**
- * Repeatable list elements (PSDT, GTDT, CKDT, CLDT, CHDT, ABTM, CHOT, DELY, SRVT, ERUT, ROUT) →
+ * Repeatable list elements (PSDT, GTDT, CKDT, CLDT, CHDT, ABTM, CHOT, DELY, SRVT, ERUT, ROUT, VIPF,
+ * PSHT, TIPT) →
  * a whole list of the flight. The elements present form the new list; an empty element
  * (`<PSDT/>`) contributes no item, so `<PSDT/>` alone clears the list.
  */
 import { RECORD_LIST_ELEMENTS, type ListElement } from '../catalogue.ts';
-import type { Allocation, BridgeOp, ChockEvent, Delay, GroundService, RoutePoint } from '../flight.ts';
+import type { Allocation, BridgeOp, ChockEvent, Delay, GroundService, PushbackEvent, RoutePoint, TowEvent, VipGuest } from '../flight.ts';
 import { sortListInPlace } from '../lists.ts';
 import type { ListPatch, ListReplacement } from '../message.ts';
 import {
@@ -28,7 +29,11 @@ const ALLOCATIONS = {
 /** Numbering attribute of each seq-ordered list element. */
 const SEQ_ATTRIBUTE = {
   PSDT: 'PSNO', GTDT: 'GTNO', CKDT: 'CKNO', CLDT: 'CLNO', CHDT: 'CHNO', ABTM: 'ASNO', CHOT: 'CSNO', ERUT: 'RTNO', ROUT: 'RTNO',
+  PSHT: 'PSHN',
 } as const;
+
+/** Lists numbered by their order in the message (seq 1, 2, …), not by an attribute. */
+const ORDERED = new Set<ListElement>(['VIPF', 'TIPT']);
 
 const code = (el: XmlElement, tag: string | undefined, ctx: ReadContext): string | null =>
   tag === undefined ? null : (readChild(el, tag, ctx, asCode) ?? null);
@@ -89,6 +94,25 @@ const readService = (el: XmlElement, ctx: ReadContext): GroundService => ({
   abnormalRemark: code(el, 'SARR', ctx),
 });
 
+const readVipGuest = (el: XmlElement, ctx: ReadContext, seq: number): VipGuest => ({
+  seq,
+  code: required(code(el, 'VPCD', ctx), ctx, 'VPCD'),
+  escorts: readChild(el, 'VFES', ctx, toInt) ?? null,
+});
+
+const readPushback = (el: XmlElement, ctx: ReadContext): PushbackEvent => ({
+  seq: readSeq(el, 'PSHN', ctx),
+  time: time(el, 'PSTM', ctx),
+  kind: code(el, 'PSID', ctx),
+  stand: code(el, 'PUST', ctx),
+});
+
+const readTow = (el: XmlElement, ctx: ReadContext, seq: number): TowEvent => ({
+  seq,
+  time: time(el, 'TRTM', ctx),
+  stand: code(el, 'TRST', ctx),
+});
+
 const readRoutePoint = (el: XmlElement, ctx: ReadContext): RoutePoint => ({
   seq: readSeq(el, 'RTNO', ctx),
   airport: required(code(el, 'APCD', ctx), ctx, 'APCD'),
@@ -124,9 +148,9 @@ const sameDelay = (a: Delay, b: Delay): boolean => a.code === b.code && (a.start
 const delayKey = (d: Delay): string => `CODE=${d.code} STRT=${d.start ?? ''}`;
 const sameSeq = (a: { seq: number }, b: { seq: number }): boolean => a.seq === b.seq;
 const seqKey = (item: { seq: number }, element: ListElement): string =>
-  `${SEQ_ATTRIBUTE[element as Exclude<ListElement, 'DELY' | 'SRVT'>]}=${item.seq}`;
+  `${SEQ_ATTRIBUTE[element as Exclude<ListElement, 'DELY' | 'SRVT' | 'VIPF' | 'TIPT'>]}=${item.seq}`;
 
-const READERS: { readonly [E in ListElement]: (el: XmlElement, ctx: ReadContext) => object } = {
+const READERS: { readonly [E in ListElement]: (el: XmlElement, ctx: ReadContext, order: number) => object } = {
   PSDT: (el, c) => readAllocation(el, ALLOCATIONS.PSDT, c),
   GTDT: (el, c) => readAllocation(el, ALLOCATIONS.GTDT, c),
   CKDT: (el, c) => readAllocation(el, ALLOCATIONS.CKDT, c),
@@ -138,6 +162,9 @@ const READERS: { readonly [E in ListElement]: (el: XmlElement, ctx: ReadContext)
   SRVT: readService,
   ERUT: readRoutePoint,
   ROUT: readRoutePoint,
+  VIPF: readVipGuest,
+  PSHT: readPushback,
+  TIPT: readTow,
 };
 
 /**
@@ -162,13 +189,16 @@ export function readList(parent: XmlElement, element: ListElement, ctx: ReadCont
   for (const el of parent.children) {
     if (el.name !== element) continue;
     position++;
-    if (!isEmptyElement(el)) items[k++] = read(el, at(ctx, element, position));
+    if (!isEmptyElement(el)) {
+      items[k] = read(el, at(ctx, element, position), k + 1);
+      k++;
+    }
   }
   // READERS pairs each element with the reader of its list's item type.
   const r = { list: RECORD_LIST_ELEMENTS[element], items } as ListReplacement;
   if (r.list === 'delays') {
     checkUnique(r.items, sameDelay, delayKey, ctx, element);
-  } else if (r.list !== 'services' && element !== 'DELY' && element !== 'SRVT') {
+  } else if (r.list !== 'services' && element !== 'DELY' && element !== 'SRVT' && !ORDERED.has(element)) {
     checkUnique<{ seq: number }>(r.items, sameSeq, seqKey, ctx, element);
   }
   // The items array is this function's own: ordered in place.

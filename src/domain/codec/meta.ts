@@ -7,9 +7,16 @@ import { childrenNamed, type XmlElement } from './xmlTree.ts';
 
 const INT64_MAX = 9223372036854775807n;
 const DIGITS = /^\d{1,19}$/;
-const FOUR_LETTERS = /^[A-Za-z]{4}$/;
-/** STYP: 3 or 4 letters or digits (ADD, UPD, DEL, DNLD, …; interface.md). */
-const SUBTYPE = /^[A-Za-z0-9]{3,4}$/;
+/** TYPE: 4 letters or digits; STYP: 3 or 4 (`ADD`, `UPD`, `DEL`, `DNLD`, …). Case is normalized to upper. */
+const TYPE_CODE = /^[A-Za-z0-9]{4}$/;
+const STYP_CODE = /^[A-Za-z0-9]{3,4}$/;
+/**
+ * The META children that identify a message: each must be a single value. The optional RCVR, MGID
+ * and RMID are read when they are a single value; any other child — or an optional one with
+ * children of its own, or repeated — is kept in the audit (raw XML) and ignored.
+ */
+const REQUIRED = new Set(['SNDR', 'SEQN', 'DTTM', 'DDTM', 'TYPE', 'STYP']);
+const OPTIONAL = new Set(['RCVR', 'MGID', 'RMID']);
 
 interface MetaFields {
   SNDR: string; SEQN: string; DTTM: string; TYPE: string; STYP: string;
@@ -40,9 +47,9 @@ function checkFields(f: Record<string, string>): { ok: true; m: MetaFields } | {
   if (seqn > INT64_MAX) return bad('SEQN', 'out of int64 range');
   if (DTTM === undefined) return bad('DTTM', 'missing');
   if (TYPE === undefined) return bad('TYPE', 'missing');
-  if (!FOUR_LETTERS.test(TYPE)) return bad('TYPE', 'not 4 letters');
+  if (!TYPE_CODE.test(TYPE)) return bad('TYPE', 'not 4 letters or digits');
   if (STYP === undefined) return bad('STYP', 'missing');
-  if (!SUBTYPE.test(STYP)) return bad('STYP', 'not 3 or 4 letters or digits');
+  if (!STYP_CODE.test(STYP)) return bad('STYP', 'not 3 or 4 letters or digits');
   return {
     ok: true,
     m: {
@@ -59,11 +66,20 @@ export function decodeMeta(msg: XmlElement, tz: string): MetaResult {
   const metas = childrenNamed(msg, 'META');
   if (metas.length !== 1) return { ok: false, error: metas.length === 0 ? 'no MSG/META' : 'repeated MSG/META' };
   const fields: Record<string, string> = {};
+  const optional = new Map<string, string | null>();
   for (const child of metas[0]!.children) {
+    if (OPTIONAL.has(child.name)) {
+      // A second one, or one with children: not a value msgx can trust, so none.
+      optional.set(child.name, optional.has(child.name) || child.children.length > 0 ? null : child.text);
+      continue;
+    }
+    // An unknown child never makes a message MALFORMED.
+    if (!REQUIRED.has(child.name)) continue;
     if (child.children.length > 0) return { ok: false, error: `META/${child.name}: expected a value, found child elements` };
     if (Object.hasOwn(fields, child.name)) return { ok: false, error: `META/${child.name}: repeated element` };
     fields[child.name] = child.text;
   }
+  for (const [name, value] of optional) if (value !== null) fields[name] = value;
   // DDTM is an accepted spelling of DTTM.
   if (fields.DTTM === undefined && fields.DDTM !== undefined) fields.DTTM = fields.DDTM;
 

@@ -7,7 +7,7 @@
 import type { SchdStyp } from '../catalogue.ts';
 import type { FieldPatch, FlightRecord, ListPatch, Meta, SchdMessage } from '../message.ts';
 import { localDateOf } from '../time.ts';
-import { ALL_FIELD_ELEMENTS, readFieldElement } from './fieldElements.ts';
+import { ALL_FIELD_ELEMENTS, readFieldElements } from './fieldElements.ts';
 import { assignList, LIST_ELEMENTS, readList } from './listElements.ts';
 import { at, fail, readChild, rootContext, single, toFlid, toInt, type ReadContext } from './readers.ts';
 import { childrenNamed, type XmlElement } from './xmlTree.ts';
@@ -16,7 +16,7 @@ function readRecord(fltr: XmlElement, ctx: ReadContext): FlightRecord {
   const flid = readChild(fltr, 'FLID', ctx, toFlid);
   if (flid === undefined || flid === null) fail(ctx, 'FLID', 'missing');
   const fields: FieldPatch = {};
-  for (const element of ALL_FIELD_ELEMENTS) readFieldElement(fltr, element, ctx, fields);
+  readFieldElements(fltr, ALL_FIELD_ELEMENTS, ctx, fields);
   const scheduledTime = fields.scheduledTime;
   if (scheduledTime === undefined || scheduledTime === null) fail(ctx, 'SODT', 'missing (required in a FLTR record)');
   const lists: ListPatch = {};

@@ -2,7 +2,7 @@
  * The single-pass XML reader behind `parseXml` (see `xmlTree.ts` for what it accepts): checks
  * well-formedness while it builds the element tree, and throws `XmlSyntaxError` at the first fault.
  */
-import { decodeEntities } from './xmlEntities.ts';
+import { decodeEntities, isXmlChar } from './xmlEntities.ts';
 import { hashStep, nameAt } from './xmlNames.ts';
 import type { XmlElement } from './xmlTree.ts';
 
@@ -22,6 +22,9 @@ const HASH = 35;
 const DQUOTE = 34;
 const SQUOTE = 39;
 
+const DECLARATION = /^<!(DOCTYPE|ENTITY)/i;
+const PREDEFINED_ENTITIES = new Set(['amp', 'lt', 'gt', 'quot', 'apos']);
+
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
@@ -36,10 +39,16 @@ export class XmlSyntaxError extends Error {
   }
 }
 
-/** End the pending text run of the element at `top`: trimmed, entity-decoded, added to its text. */
+const isBlank = (t: string): boolean => t.trim() === '';
+
+/**
+ * End the pending text run of the element at `top`: entity-decoded and added to its text as it is
+ * (the element's text is trimmed only at its ends, when it closes). A blank run before any text is
+ * dropped at once: it would be trimmed anyway, and containers (FLTR, FLOP) hold nothing else.
+ */
 function flush(runs: string[], texts: string[], top: number): void {
-  const t = runs[top]!.trim();
-  if (t !== '') texts[top] += decodeEntities(t);
+  const t = runs[top]!;
+  if (texts[top] !== '' || !isBlank(t)) texts[top] += decodeEntities(t);
   runs[top] = '';
 }
 
@@ -59,6 +68,12 @@ class Reader {
     throw new XmlSyntaxError(problem, at);
   }
 
+  /** `<!…>` outside a comment or CDATA section: a DTD is refused by name, anything else is not XML. */
+  private failDeclaration(otherwise: string): never {
+    if (DECLARATION.test(this.s.slice(this.i, this.i + 10))) this.fail('DOCTYPE/ENTITY declarations are refused (no DTDs)');
+    this.fail(otherwise);
+  }
+
   document(): XmlElement {
     const s = this.s;
     let root: XmlElement | undefined;
@@ -71,7 +86,7 @@ class Reader {
       } else if (s.charCodeAt(this.i + 1) === QUESTION) {
         this.skipPi();
       } else if (s.charCodeAt(this.i + 1) === BANG) {
-        if (!s.startsWith('<!--', this.i)) this.fail('markup declarations are not allowed outside the root element');
+        if (!s.startsWith('<!--', this.i)) this.failDeclaration('markup declarations are not allowed outside the root element');
         this.skipComment();
       } else if (root !== undefined) {
         this.fail('more than one root element');
@@ -164,7 +179,7 @@ class Reader {
             texts[top] += s.slice(lt + 9, end);
             this.i = end + 3;
           } else {
-            this.fail('markup declarations are not allowed in content');
+            this.failDeclaration('markup declarations are not allowed in content');
           }
           continue;
         }
@@ -246,7 +261,11 @@ class Reader {
       if (close === -1) this.fail(`attribute '${rawAttr}' of <${raw}> has an open quote`, j);
       attrs ??= new Map();
       if (attrs.has(attrName)) this.fail(`attribute '${rawAttr}' of <${raw}> is repeated`, nameStart);
-      attrs.set(attrName, decodeEntities(s.slice(j + 1, close).trim()).trim());
+      const lt = s.indexOf('<', j + 1);
+      if (lt !== -1 && lt < close) this.fail(`'<' in the value of attribute '${rawAttr}' of <${raw}>`, lt);
+      const value = s.slice(j + 1, close);
+      if (value.includes('&')) this.checkReferences(j + 1, close);
+      attrs.set(attrName, decodeEntities(value.trim()).trim());
       j = close + 1;
     }
   }
@@ -272,7 +291,10 @@ class Reader {
     this.fail(`expected </${raw}>, found </${found}>`, start);
   }
 
-  /** Every `&` in s[from, to) must start a reference (the first reader's rule, kept). */
+  /**
+   * Every `&` in s[from, to) must start a reference to one of the five predefined entities (there
+   * is no DTD, so no other entity is declared) or to a character XML allows (`&#0;` is not one).
+   */
   private checkReferences(from: number, to: number): void {
     const s = this.s;
     for (let k = s.indexOf('&', from); k !== -1 && k < to; k = s.indexOf('&', k + 1)) {
@@ -281,13 +303,18 @@ class Reader {
         j++;
         const hex = s.charCodeAt(j) === 120; // x
         if (hex) j++;
-        while (j < to && (hex ? isHex(s.charCodeAt(j)) : isDigit(s.charCodeAt(j)))) j++;
+        const digitsStart = j;
+        while (j < to && j - digitsStart < 8 && (hex ? isHex(s.charCodeAt(j)) : isDigit(s.charCodeAt(j)))) j++;
+        if (j === digitsStart || j >= to || s.charCodeAt(j) !== SEMI) this.fail("'&' does not start a reference", k);
+        const cp = parseInt(s.slice(digitsStart, j), hex ? 16 : 10);
+        if (!isXmlChar(cp)) this.fail(`character reference '${s.slice(k, j + 1)}' is not an XML character`, k);
       } else {
         const nameStart = j;
         while (j < to && j - nameStart < 20 && isWord(s.charCodeAt(j))) j++;
-        if (j === nameStart) this.fail("'&' does not start a reference", k);
+        if (j === nameStart || j >= to || s.charCodeAt(j) !== SEMI) this.fail("'&' does not start a reference", k);
+        const name = s.slice(nameStart, j);
+        if (!PREDEFINED_ENTITIES.has(name)) this.fail(`undeclared entity '&${name};'`, k);
       }
-      if (j >= to || s.charCodeAt(j) !== SEMI) this.fail("'&' does not start a reference", k);
       k = j;
     }
   }

@@ -11,8 +11,14 @@ import { decideFlopFields } from './flopFields.ts';
 import { decideFlopList } from './flopLists.ts';
 import { WorkingSet } from './workingSet.ts';
 
+/** What happened to one `<FLOP>` block (interface.md: the decision lists every block's outcome). */
+export type BlockResult = 'applied' | 'unknown-flight' | 'flight-deleted' | 'stale';
+export interface BlockOutcome { flid: string; outcome: BlockResult }
+
 export interface FlopOutcome {
   changes: Change[];
+  /** One per block, in message order. */
+  blocks: BlockOutcome[];
   /** Blocks applied to a live flight (with or without changes). */
   applied: number;
   unknownFlids: string[];
@@ -32,18 +38,21 @@ function actionChanges(state: FlightState, action: FlopAction): FlightChange[] {
 
 export function decideFlop(flights: ReadonlyMap<string, FlightState>, msg: FlopMessage): FlopOutcome {
   const ws = new WorkingSet(flights);
-  const outcome: FlopOutcome = { changes: [], applied: 0, unknownFlids: [], deletedFlids: [] };
+  const outcome: FlopOutcome = { changes: [], blocks: [], applied: 0, unknownFlids: [], deletedFlids: [] };
   for (const op of msg.ops) {
     const state = ws.get(op.flid);
     if (state === undefined) {
       outcome.unknownFlids.push(op.flid);
+      outcome.blocks.push({ flid: op.flid, outcome: 'unknown-flight' });
       continue;
     }
     if (state.deleted && op.action.kind !== 'delete') {
       outcome.deletedFlids.push(op.flid);
+      outcome.blocks.push({ flid: op.flid, outcome: 'flight-deleted' });
       continue;
     }
     outcome.applied += 1;
+    outcome.blocks.push({ flid: op.flid, outcome: 'applied' });
     for (const change of actionChanges(state, op.action)) ws.emit(change);
   }
   outcome.changes = ws.changes;

@@ -9,7 +9,8 @@ import type { FlightState } from '../flight.ts';
 import type { FieldPatch } from '../message.ts';
 import { fieldChanges } from './diff.ts';
 
-export const FLOP_FIELDS_VERSION = 1;
+// 2: the whole interface (TAOP/TAFL/TAID and EXSC/EXSR set as a unit, TOBT absent = clear, 18 more subtypes).
+export const FLOP_FIELDS_VERSION = 2;
 
 export function decideFlopFields(state: FlightState, fields: FieldPatch): FlightChange[] {
   return fieldChanges(state, fields);

@@ -10,7 +10,7 @@ import {
 import { FDEL_VERSION } from './fdel.ts';
 import { FLOP_FIELDS_VERSION } from './flopFields.ts';
 import { FLOP_LISTS_VERSION } from './flopLists.ts';
-import { SCHD_SNAPSHOT_VERSION, SCHD_UPSERT_VERSION } from './schd.ts';
+import { SCHD_DELETE_VERSION, SCHD_SNAPSHOT_VERSION, SCHD_UPSERT_VERSION } from './schd.ts';
 import { REFERENCE_KIND_NAMES, REFERENCE_SUBTYPES, SEASONAL_SUBTYPES, SEASONAL_TYPE } from '../reference/kinds.ts';
 
 /** Version of the reference-data and seasonal-schedule handlers (src/domain/reference). */
@@ -33,7 +33,9 @@ function entry(type: string, styp: string, group: string, version: number): [str
 
 export const HANDLERS: Readonly<Record<string, HandlerInfo>> = Object.freeze(Object.fromEntries([
   ...SCHD_SUBTYPES.map((s) =>
-    s === 'ADFT' ? entry('SCHD', s, 'schdUpsert', SCHD_UPSERT_VERSION) : entry('SCHD', s, 'schdSnapshot', SCHD_SNAPSHOT_VERSION)),
+    s === 'ADFT' ? entry('SCHD', s, 'schdUpsert', SCHD_UPSERT_VERSION)
+      : s === 'DEL' ? entry('SCHD', s, 'schdDelete', SCHD_DELETE_VERSION)
+        : entry('SCHD', s, 'schdSnapshot', SCHD_SNAPSHOT_VERSION)),
   ...(Object.keys(FLOP_FIELD_SUBTYPES) as FlopFieldStyp[]).map((s) => entry('FLOP', s, 'flopFields', FLOP_FIELDS_VERSION)),
   ...(Object.keys(FLOP_LIST_SUBTYPES) as FlopListStyp[]).map((s) => entry('FLOP', s, 'flopLists', FLOP_LISTS_VERSION)),
   entry('FLOP', 'FDEL', 'fdel', FDEL_VERSION),

@@ -6,6 +6,11 @@
  *               lacks, ignore records whose operation day is before the message's own date and
  *               never delete flights of such days; always ends with a PlanSnapshotApplied summary.
  *   ADFT        upsert only.
+ *   DEL         the flights of its records are deleted (soft, reason plan-delete; interface.md).
+ *
+ * Deletion by a snapshot is per operation day (interface.md): the flights of a day that the
+ * message lacks are deleted only within [earliest SODT, latest SODT] of that day's own records,
+ * and a day with a single record deletes nothing else.
  *
  * Upsert: a new flight is created with the record's fields and lists (absent → null / empty).
  * An existing flight gets only what the record changes: elements absent from the record leave the
@@ -21,8 +26,10 @@ import type { FlightRecord, SchdMessage } from '../message.ts';
 import { fieldChanges, listChanges } from './diff.ts';
 import { WorkingSet } from './workingSet.ts';
 
-export const SCHD_SNAPSHOT_VERSION = 1;
-export const SCHD_UPSERT_VERSION = 1;
+// 2: the whole interface (new elements, units set as a whole, deletion window per operation day).
+export const SCHD_SNAPSHOT_VERSION = 2;
+export const SCHD_UPSERT_VERSION = 2;
+export const SCHD_DELETE_VERSION = 1;
 
 type Outcome = 'created' | 'updated' | 'unchanged' | 'ignored';
 
@@ -64,6 +71,18 @@ function inWindow(state: FlightState, start: string, end: string): boolean {
   return state.scheduledTime !== null && state.scheduledTime >= start && state.scheduledTime <= end;
 }
 
+/** The records of each operation day (the existing flight's day, else the record's own). */
+function recordsByDay(ws: WorkingSet, records: readonly FlightRecord[], dayOf: Map<string, string>): Map<string, FlightRecord[]> {
+  const out = new Map<string, FlightRecord[]>();
+  for (const rec of records) {
+    const day = dayOf.get(rec.flid) ?? ws.get(rec.flid)?.operationDay ?? rec.operationDay;
+    const list = out.get(day);
+    if (list === undefined) out.set(day, [rec]);
+    else list.push(rec);
+  }
+  return out;
+}
+
 export function decideSchdSnapshot(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage & { styp: 'DNLD' | 'RESP' }): Change[] {
   const ws = new WorkingSet(flights);
   const today = msg.meta.localDate;
@@ -71,6 +90,9 @@ export function decideSchdSnapshot(flights: ReadonlyMap<string, FlightState>, ms
     type: 'PlanSnapshotApplied', stype: msg.styp, day: today,
     windowStart: null, windowEnd: null, created: 0, updated: 0, deleted: 0, ignored: 0,
   };
+  // The operation day of each record's flight as it was before this message (a new flight's is its record's).
+  const dayOf = new Map<string, string>();
+  for (const rec of msg.records) dayOf.set(rec.flid, ws.get(rec.flid)?.operationDay ?? rec.operationDay);
   for (const rec of msg.records) {
     const outcome = upsert(ws, rec, today);
     if (outcome !== 'unchanged') summary[outcome] += 1;
@@ -80,12 +102,19 @@ export function decideSchdSnapshot(flights: ReadonlyMap<string, FlightState>, ms
     summary.windowStart = start;
     summary.windowEnd = end;
     const inMessage = new Set(msg.records.map((r) => r.flid));
+    // Per operation day: [earliest, latest] SODT of that day's own records; one record deletes nothing.
+    const windows = new Map<string, { start: string; end: string }>();
+    for (const [day, recs] of recordsByDay(ws, msg.records, dayOf)) {
+      const w = windowOf(recs);
+      if (recs.length > 1 && w.start !== undefined && w.end !== undefined) windows.set(day, { start: w.start, end: w.end });
+    }
     const doomed: string[] = [];
     for (const flid of ws.flids()) {
       if (inMessage.has(flid)) continue;
       const state = ws.get(flid);
       if (state === undefined || state.deleted) continue;
-      if (state.operationDay < today || !inWindow(state, start, end)) continue;
+      const w = windows.get(state.operationDay);
+      if (w === undefined || state.operationDay < today || !inWindow(state, w.start, w.end)) continue;
       doomed.push(flid);
     }
     // In numeric flid order, so the same message always yields the same change list.
@@ -96,6 +125,18 @@ export function decideSchdSnapshot(flights: ReadonlyMap<string, FlightState>, ms
   }
   ws.note(summary);
   return ws.changes;
+}
+
+/** SCHD/DEL: soft-delete the flights of the records (unknown or already deleted ones are left alone). */
+export function decideSchdDelete(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage): { changes: Change[]; unknownFlids: string[] } {
+  const ws = new WorkingSet(flights);
+  const unknownFlids: string[] = [];
+  for (const rec of msg.records) {
+    const state = ws.get(rec.flid);
+    if (state === undefined) unknownFlids.push(rec.flid);
+    else if (!state.deleted) ws.emit({ type: 'FlightDeleted', flid: rec.flid, reason: 'plan-delete' });
+  }
+  return { changes: ws.changes, unknownFlids };
 }
 
 export function decideSchdUpsert(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage): Change[] {

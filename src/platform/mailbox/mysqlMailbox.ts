@@ -86,9 +86,10 @@ export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
       try {
         await conn.beginTransaction();
         for (const it of items) {
+          // The mailbox server's clock (interface.md), so it compares with CMINMSGS_DATE_RECEIVED.
           await conn.execute(
-            'UPDATE CMINMSGS SET CMINMSGS_DATE_PROCESSED = ?, CMINMSGS_STATUS = ? WHERE CMINMSGS_ID = ?',
-            [localDateTime(it.processedAt, timeZone), it.status, it.id],
+            'UPDATE CMINMSGS SET CMINMSGS_DATE_PROCESSED = NOW(), CMINMSGS_STATUS = ? WHERE CMINMSGS_ID = ?',
+            [it.status, it.id],
           );
         }
         await conn.commit();

@@ -60,10 +60,11 @@ export function createPgMailbox(pool: pg.Pool, timeZone: string): Mailbox {
     async backfill(items: readonly BackfillItem[]) {
       if (items.length === 0) return;
       await pool.query(
-        `UPDATE mailbox.cminmsgs m SET cminmsgs_date_processed = u.at, cminmsgs_status = u.status
-           FROM unnest($1::bigint[], $2::text[], $3::timestamp[]) AS u(id, status, at)
+        // The mailbox server's clock (interface.md), as airport local time like the other columns.
+        `UPDATE mailbox.cminmsgs m SET cminmsgs_date_processed = now() AT TIME ZONE $3, cminmsgs_status = u.status
+           FROM unnest($1::bigint[], $2::text[]) AS u(id, status)
           WHERE m.cminmsgs_id = u.id`,
-        [items.map((i) => i.id), items.map((i) => i.status), items.map((i) => localDateTime(i.processedAt, timeZone))],
+        [items.map((i) => i.id), items.map((i) => i.status), timeZone],
       );
     },
     async insertOutbound(row: OutboundRow) {

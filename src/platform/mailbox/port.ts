@@ -15,7 +15,7 @@ export interface InboxRowSize {
   readonly bytes: number;
 }
 
-export type BackfillStatus = 'PROCESSED' | 'SKIPPED' | 'DEAD';
+export type BackfillStatus = 'PROCESSED' | 'SKIPPED' | 'DEAD' | 'PARKED';
 
 export interface BackfillItem {
   readonly id: string;
@@ -43,7 +43,11 @@ export interface Mailbox {
   countAfter(afterId: string, limit: number): Promise<number>;
   /** Compatibility entry and tests: append one inbound message; returns its CMINMSGS_ID. */
   insertInbound(xml: string, receivedAt: Date): Promise<string>;
-  /** Write CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS back. Idempotent. */
+  /**
+   * Write CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS back. Idempotent. The processed time is the
+   * mailbox server's own clock (`NOW()`), so it compares with CMINMSGS_DATE_RECEIVED; `processedAt`
+   * (when the decision was recorded) is kept for logs.
+   */
   backfill(items: readonly BackfillItem[]): Promise<void>;
   /** Insert one COUTMSGS row; returns its COUTMSGS_ID. */
   insertOutbound(row: OutboundRow): Promise<string>;

@@ -55,6 +55,7 @@ export const pipelineResolvers = {
         uncopied: notCopied,
         failed: p.failed,
         dead: p.dead,
+        parked: p.parked,
         head: p.headId === null ? null : () => ctx.loaders.message.load(p.headId!),
         headAgeSeconds: ageSeconds(now, p.headIngestedAt),
         logPosition: p.logPosition,

@@ -67,11 +67,15 @@ export function zoneFormatter(tz: string): (ms: number) => string {
     const sign = offset.startsWith('-') ? -1 : 1;
     const minutes = sign * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
     const seconds = Math.floor(ms / 1000) * 1000;
-    return new Date(seconds + minutes * 60_000).toISOString().slice(0, 19) + offset;
+    // Milliseconds are kept when there are any (interface.md: recordedAt keeps them, so that
+    // flight(asOf: <a decision's recordedAt>) includes that decision); whole seconds print as before.
+    const millis = ms - seconds;
+    const local = new Date(seconds + minutes * 60_000).toISOString().slice(0, 19);
+    return (millis === 0 ? local : `${local}.${String(millis).padStart(3, '0')}`) + offset;
   };
 }
 
-/** Instants are shown in the airport's zone with its offset (`2025-03-14T09:30:00+08:00`). */
+/** Instants are shown in the airport's zone with its offset (`2025-03-14T09:30:00+08:00`, `…:00.123+08:00` with milliseconds). */
 export function createDateTimeScalar(tz: string): GraphQLScalarType {
   const format = zoneFormatter(tz);
   return new GraphQLScalarType({

@@ -8,6 +8,8 @@ export interface PipelineRecord {
   readonly backlog: number;
   readonly failed: number;
   readonly dead: number;
+  /** CODEC_ERROR / UNSUPPORTED messages parked (terminal for the FIFO, replayable). */
+  readonly parked: number;
   readonly headId: string | null;
   readonly headIngestedAt: Date | null;
   readonly logPosition: string;
@@ -30,6 +32,7 @@ export async function selectPipeline(q: Queryable): Promise<PipelineRecord> {
             (SELECT count(*)::int FROM proc_state WHERE state IN ('PENDING', 'FAILED')) AS backlog,
             (SELECT count(*)::int FROM proc_state WHERE state = 'FAILED') AS failed,
             (SELECT count(*)::int FROM proc_state WHERE state = 'DEAD') AS dead,
+            (SELECT count(*)::int FROM proc_state WHERE state = 'PARKED') AS parked,
             (SELECT msg_id::text FROM head) AS "headId",
             (SELECT ingested_at FROM head) AS "headIngestedAt",
             (SELECT last_position::text FROM log) AS "logPosition",

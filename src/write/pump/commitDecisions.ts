@@ -108,17 +108,24 @@ export function decisionOf(msgId: string, o: Outcome): NewDecision {
           changes: o.changes,
           ...(o.unknownFlids ? { unknownFlids: o.unknownFlids } : {}),
           ...(o.deletedFlids ? { deletedFlids: o.deletedFlids } : {}),
+          ...(o.staleFlids ? { staleFlids: o.staleFlids } : {}),
+          ...(o.blocks ? { blocks: o.blocks } : {}),
           ...(o.reference ?? {}),
         },
       };
     case 'Skipped':
-      return { msgId, kind: 'Skipped', handler: o.handler, handlerVersion: o.handlerVersion, flids: o.flids, payload: { reason: o.reason, ...(o.reference ?? {}) } };
+      return {
+        msgId, kind: 'Skipped', handler: o.handler, handlerVersion: o.handlerVersion, flids: o.flids,
+        payload: { reason: o.reason, ...(o.blocks ? { blocks: o.blocks } : {}), ...(o.reference ?? {}) },
+      };
     case 'Failed':
       return {
         msgId,
         kind: 'Failed',
         payload: { errorClass: o.errorClass, error: o.error, attempt: o.attempt, nextAttemptAt: o.nextAttemptAt.toISOString() },
       };
+    case 'Parked':
+      return { msgId, kind: 'Parked', payload: { errorClass: o.errorClass, error: o.error, attempt: o.attempt } };
     case 'Dead':
       return {
         msgId,
@@ -129,7 +136,7 @@ export function decisionOf(msgId: string, o: Outcome): NewDecision {
 }
 
 interface ProcUpdate {
-  state: 'SUCCEEDED' | 'SKIPPED' | 'FAILED' | 'DEAD';
+  state: 'SUCCEEDED' | 'SKIPPED' | 'FAILED' | 'DEAD' | 'PARKED';
   errorClass: string | null;
   causeClass: string | null;
   lastError: string | null;
@@ -148,6 +155,8 @@ function procUpdateOf(o: Outcome): ProcUpdate {
       return { ...base, state: 'SKIPPED', lastError: o.reason, backfillStatus: 'SKIPPED' };
     case 'Failed':
       return { ...base, state: 'FAILED', errorClass: o.errorClass, lastError: o.error, nextAttemptAt: o.nextAttemptAt, failure: true, terminal: false, backfillStatus: null };
+    case 'Parked':
+      return { ...base, state: 'PARKED', errorClass: o.errorClass, lastError: o.error, failure: true, backfillStatus: 'PARKED' };
     case 'Dead':
       return { ...base, state: 'DEAD', errorClass: o.errorClass, causeClass: o.causeClass, lastError: o.error, failure: true, backfillStatus: 'DEAD' };
   }

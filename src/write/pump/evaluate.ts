@@ -69,15 +69,18 @@ export function judge(head: Head, read: ReadHead, ctx: JudgeContext): Outcome {
   }
   let decision;
   try {
-    decision = (ctx.decide ?? decide)(ctx.flights, message, ctx.reference ?? EMPTY_REFERENCE);
+    // With its msg id: a replayed message does not overwrite what a later one set (stale).
+    decision = (ctx.decide ?? decide)(ctx.flights, message, ctx.reference ?? EMPTY_REFERENCE, { msgId: head.msgId });
   } catch (err) {
     const error = `decide failed: ${err instanceof Error ? err.message : String(err)}`;
     return { ...failureVerdict(ctx.cfg, ctx.now, head, 'CODEC_ERROR', error), identity, meta: message.meta };
   }
   const notes = referenceNotes(decision);
   const common = { identity, meta: message.meta, handler: decision.handler, handlerVersion: decision.handlerVersion, ...(notes ? { reference: notes } : {}) };
+  const blocks = decision.blocks && decision.blocks.length > 1 ? { blocks: decision.blocks } : {};
   if (decision.skipped !== undefined) {
-    return { ...common, kind: 'Skipped', reason: decision.skipped, flids: [...(decision.unknownFlids ?? []), ...(decision.deletedFlids ?? [])] };
+    const flids = [...new Set([...(decision.unknownFlids ?? []), ...(decision.deletedFlids ?? []), ...(decision.staleFlids ?? [])])];
+    return { ...common, kind: 'Skipped', reason: decision.skipped, flids, ...blocks };
   }
   return {
     ...common,
@@ -85,6 +88,8 @@ export function judge(head: Head, read: ReadHead, ctx: JudgeContext): Outcome {
     changes: decision.changes,
     ...(decision.unknownFlids ? { unknownFlids: decision.unknownFlids } : {}),
     ...(decision.deletedFlids ? { deletedFlids: decision.deletedFlids } : {}),
+    ...(decision.staleFlids ? { staleFlids: decision.staleFlids } : {}),
+    ...blocks,
   };
 }
 

@@ -1,11 +1,14 @@
 import { isFlightChange, type Change } from '../../domain/changes.ts';
+import type { BlockOutcome } from '../../domain/handlers/flop.ts';
 import type { Meta } from '../../domain/message.ts';
 import { backoffDelay, type Config } from '../../platform/config.ts';
 
 /** Error classes of docs/contract/system.md §6. */
 export type ErrorClass = 'MALFORMED' | 'CODEC_ERROR' | 'UNSUPPORTED' | 'INFRA' | 'EXHAUSTED';
-/** Classes a message can be retried for (FAILED), and the cause recorded with DEAD(EXHAUSTED). */
+/** Classes a message can be replayed for; the cause recorded with DEAD(EXHAUSTED). */
 export type RetryableClass = 'CODEC_ERROR' | 'UNSUPPORTED' | 'INFRA';
+/** Deterministic failures: retrying gives the same answer, so they park at once (interface.md). */
+export type ParkedClass = 'CODEC_ERROR' | 'UNSUPPORTED';
 
 interface Common {
   /** Identity to bind to this message (set only after a successful decode, and not for duplicates). */
@@ -21,6 +24,9 @@ export type Outcome =
       readonly changes: readonly Change[];
       readonly unknownFlids?: readonly string[];
       readonly deletedFlids?: readonly string[];
+      readonly staleFlids?: readonly string[];
+      /** FLOP: every block's outcome (interface.md). */
+      readonly blocks?: readonly BlockOutcome[];
       /** Reference data: records left out, unknown DEL codes, remarks, warnings (see domain Decision). */
       readonly reference?: ReferenceNotes;
     })
@@ -30,6 +36,7 @@ export type Outcome =
       readonly handler: string | null;
       readonly handlerVersion: number | null;
       readonly flids: readonly string[];
+      readonly blocks?: readonly BlockOutcome[];
       readonly reference?: ReferenceNotes;
     })
   | (Common & Failure);
@@ -44,8 +51,15 @@ export interface ReferenceNotes {
 
 export type Failure =
   | {
+      /** Terminal for the FIFO, no retries; `msgx replay --class` brings it back. */
+      readonly kind: 'Parked';
+      readonly errorClass: ParkedClass;
+      readonly error: string;
+      readonly attempt: number;
+    }
+  | {
       readonly kind: 'Failed';
-      readonly errorClass: RetryableClass;
+      readonly errorClass: 'INFRA';
       readonly error: string;
       readonly attempt: number;
       readonly nextAttemptAt: Date;
@@ -65,10 +79,11 @@ export interface HeadHistory {
 }
 
 /**
- * What a failure means for the head (pure): MALFORMED is dead at once; any other class is retried
- * after `backoffDelay` until MSGX_MAX_ATTEMPTS attempts were made or MSGX_HEAD_DEADLINE_MS passed
- * since the first failure, then DEAD(EXHAUSTED) with the class as cause. UNSUPPORTED is never
- * terminal on its own. The next try is never later than the deadline, so the verdict comes on time.
+ * What a failure means for the head (pure): MALFORMED is dead at once; CODEC_ERROR and UNSUPPORTED
+ * are PARKED at once (deterministic: a retry gives the same answer, so they must not hold the FIFO);
+ * INFRA is retried after `backoffDelay` until MSGX_MAX_ATTEMPTS attempts were made or
+ * MSGX_HEAD_DEADLINE_MS passed since the first failure, then DEAD(EXHAUSTED) with INFRA as cause.
+ * The next try is never later than the deadline, so the verdict comes on time.
  */
 export function failureVerdict(
   cfg: Pick<Config, 'maxAttempts' | 'headDeadlineMs' | 'backoffMs' | 'backoffCapMs'>,
@@ -79,6 +94,7 @@ export function failureVerdict(
 ): Failure {
   const attempt = head.attempts + 1;
   if (errorClass === 'MALFORMED') return { kind: 'Dead', errorClass, causeClass: null, error, attempt };
+  if (errorClass === 'CODEC_ERROR' || errorClass === 'UNSUPPORTED') return { kind: 'Parked', errorClass, error, attempt };
   const first = head.firstFailureAt ?? now;
   const deadline = first.getTime() + cfg.headDeadlineMs;
   if (attempt >= cfg.maxAttempts || now.getTime() >= deadline) {

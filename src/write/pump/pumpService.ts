@@ -131,6 +131,10 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         inOrder &&= model.apply(res.sweepPositions[k]![j]!, null, res.recordedAt, [s.change]);
       });
       if (outcome.kind !== 'Failed') opts.onTerminal?.(head.msgId);
+      if (outcome.kind === 'Parked') {
+        // Once per message: it holds nothing back, and replay --class brings it back after a fix.
+        log.warn({ msgId: head.msgId, errorClass: outcome.errorClass, error: outcome.error, position: res.positions[k] }, 'message parked');
+      }
       // e.g. an empty reference snapshot; the texts name kinds and counts, never record values.
       const warnings = outcome.kind === 'Applied' || outcome.kind === 'Skipped' ? outcome.reference?.warnings : undefined;
       for (const warning of warnings ?? []) log.warn({ msgId: head.msgId, position: res.positions[k] }, warning);

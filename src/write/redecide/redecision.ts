@@ -20,16 +20,17 @@
  * correction — unless a later decision of the range already ended it.
  */
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
-import type { Change } from '../../domain/changes.ts';
+import { isFlightChange, type Change } from '../../domain/changes.ts';
 import { correctionChanges } from '../../domain/correction.ts';
 import type { Decider } from '../../domain/decide.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
+import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { ENVELOPE_FIELDS, flightDiff, isEmptyDiff, type FlightDiff } from '../../domain/flightDiff.ts';
 import { compareFlids } from '../../domain/flid.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Queryable } from '../../platform/db.ts';
-import { judge, readHead, type JudgeContext } from '../pump/evaluate.ts';
+import { judge, readHead, type JudgeContext, type ReadHead } from '../pump/evaluate.ts';
 import type { Head } from '../pump/findHeads.ts';
 import { flidsOf } from '../pump/outcome.ts';
 import {
@@ -98,6 +99,17 @@ export interface PlannedCorrection {
   readonly handlerVersions: Record<string, number>;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
+/** A decision that ended a message, with the message's raw input: decided again. */
+const isOutcome = (d: LoggedDecision): boolean =>
+  d.msgId !== null && d.rawXml !== null && (OUTCOME_KINDS as readonly string[]).includes(d.kind);
+
+/** The message of an outcome decision as a fresh head (no attempts: the verdict of the code alone). */
+const headOf = (d: LoggedDecision): Head => ({
+  msgId: d.msgId!, state: 'PENDING', attempts: 0, nextAttemptAt: null, firstFailureAt: null, identityKey: null, rawXml: d.rawXml!,
+  nulReplaced: d.nulReplaced,
+});
 const REPLAYABLE_VERDICTS = new Set(['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED']);
 
 export class Redecision {
@@ -113,6 +125,8 @@ export class Redecision {
   private readonly superseded = new Map<string, { digest: string; position: string }[]>();
   /** flid → handler name → version, of the re-decided outcomes that touched it. */
   private readonly handlers = new Map<string, Map<string, number>>();
+  /** The re-decided reference store (reference messages are decided against it, as in the pump). */
+  private refNew: ReferenceState = EMPTY_REFERENCE;
   /** The latest operation day of the re-decided traffic (the sweep's "today"). */
   private latestNew: string | null = null;
   private pos: string;
@@ -136,6 +150,7 @@ export class Redecision {
         if (Array.isArray(changes) && changes.length > 0) {
           applyDecision(r.logFlights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
           r.latestNew = latestDayAfter(r.latestNew, changes);
+          r.refNew = foldReference(r.refNew, changes);
         }
         after = d.position;
       }
@@ -153,10 +168,15 @@ export class Redecision {
     return this.pos;
   }
 
-  /** Read and decide again every decision after `position` up to `upTo`. */
+  /**
+   * Read and decide again every decision after `position` up to `upTo`; the next page is read while
+   * this one is decided. (Decoding in worker threads was tried: on the loaded 2-core machine the
+   * structured clone of the decoded messages cost more than it saved — docs/benchmarks.md.)
+   */
   async advance(q: Queryable, upTo: string): Promise<void> {
     const page = this.opts.pageSize ?? 5000;
     this.total = Math.max(this.total, Number(BigInt(upTo) - BigInt(this.from)));
+    const { cfg } = this.opts;
     let next = readLogPage(q, this.pos, upTo, page);
     for (;;) {
       const rows = await next;
@@ -165,7 +185,7 @@ export class Redecision {
       const more = rows.length === page;
       // The next page is asked for before this one is decided: PostgreSQL and the decisions overlap.
       if (more) next = readLogPage(q, last.position, upTo, page);
-      for (const d of rows) this.step(d);
+      for (const d of rows) this.step(d, isOutcome(d) ? readHead(headOf(d), cfg, new Date(d.recordedAt)) : undefined);
       this.pos = last.position;
       this.opts.onProgress?.({ events: this.events, total: this.total, decided: this.decidedCount, position: this.pos });
       if (!more) break;
@@ -176,10 +196,13 @@ export class Redecision {
     }
   }
 
-  private step(d: LoggedDecision): void {
+  private step(d: LoggedDecision, read: ReadHead | undefined): void {
     this.events++;
     const changes = Array.isArray(d.payload.changes) ? d.payload.changes : [];
-    if (changes.length > 0) this.fold(this.logFlights, d, changes);
+    const outcome = read !== undefined;
+    // Whether both folds hold the very same states of the flights this decision touches (see redecide).
+    const inSync = outcome && changes.length > 0 && this.inSync(changes);
+    const logTouched = changes.length > 0 ? this.fold(this.logFlights, d, changes) : NONE;
     if (d.kind === 'Correction') {
       for (const s of d.payload.supersedes ?? []) {
         const list = this.superseded.get(s.msgId) ?? [];
@@ -188,15 +211,27 @@ export class Redecision {
       }
       return;
     }
-    if (d.msgId !== null && d.rawXml !== null && (OUTCOME_KINDS as readonly string[]).includes(d.kind)) {
-      this.redecide(d, d.msgId, d.rawXml);
+    if (outcome) {
+      this.redecide(d, read, inSync, logTouched);
       return;
     }
     if (d.kind === 'FlightsArchived') return; // the re-decided traffic sweeps by itself (redecide)
     if (changes.length > 0) {
       this.fold(this.newFlights, d, changes);
       this.latestNew = latestDayAfter(this.latestNew, changes);
+      this.refNew = foldReference(this.refNew, changes);
     }
+  }
+
+  private inSync(changes: readonly Change[]): boolean {
+    for (const c of changes) {
+      if (c.type === 'FlightsArchived') {
+        if (c.flids.some((f) => this.logFlights.get(f) !== this.newFlights.get(f))) return false;
+      } else if (isFlightChange(c) && this.logFlights.get(c.flid) !== this.newFlights.get(c.flid)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private fold(flights: Map<string, FlightState>, d: LoggedDecision, changes: readonly Change[]): Set<string> {
@@ -205,20 +240,22 @@ export class Redecision {
     return touched;
   }
 
-  private redecide(d: LoggedDecision, msgId: string, rawXml: string): void {
+  /**
+   * Decide one message again. `inSync`: before the log's fold of this decision both sides held the
+   * same states of its flights; `logTouched`: the flights that fold touched.
+   */
+  private redecide(d: LoggedDecision, read: ReadHead, inSync: boolean, logTouched: ReadonlySet<string>): void {
     this.decidedCount++;
+    const msgId = d.msgId!;
     // A later outcome of the same message (it was replayed) supersedes an earlier replay candidate.
     this.replayable.delete(msgId);
     const now = new Date(d.recordedAt);
-    const head: Head = {
-      msgId, state: 'PENDING', attempts: 0, nextAttemptAt: null, firstFailureAt: null, identityKey: null, rawXml, nulReplaced: d.nulReplaced,
-    };
+    const head = headOf(d);
     const { cfg } = this.opts;
-    const read = readHead(head, cfg, now);
     const identity = read.ok ? read.identity : null;
     const holder = identity === null ? undefined : this.bound.get(identity);
     const owner = holder === undefined || holder === msgId ? null : holder;
-    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
+    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, reference: this.refNew, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
     const before = loggedOutcome(d);
     const after = decidedOutcome(outcome);
     const entry = (): Entry => {
@@ -232,9 +269,23 @@ export class Redecision {
       return;
     }
     if (outcome.identity !== null && identity !== null && !this.bound.has(identity)) this.bound.set(identity, msgId);
-    if (!sameOutcome(before, after)) this.differing.push(entry());
+    const same = sameOutcome(before, after);
+    if (!same) this.differing.push(entry());
     if (outcome.kind === 'Applied') {
-      const touched = this.fold(this.newFlights, d, outcome.changes);
+      this.refNew = foldReference(this.refNew, outcome.changes);
+      let touched: ReadonlySet<string>;
+      if (same && inSync) {
+        // Same changes onto the same states: the log's new states are the re-decided ones too
+        // (states are never edited once in a map), so fold once and share — half the work.
+        touched = logTouched;
+        for (const flid of touched) {
+          const state = this.logFlights.get(flid);
+          if (state === undefined) this.newFlights.delete(flid);
+          else this.newFlights.set(flid, state);
+        }
+      } else {
+        touched = this.fold(this.newFlights, d, outcome.changes);
+      }
       for (const flid of touched) {
         const hs = this.handlers.get(flid) ?? new Map<string, number>();
         hs.set(outcome.handler, outcome.handlerVersion);
@@ -260,6 +311,8 @@ export class Redecision {
     const out: FlightDifference[] = [];
     for (const flid of [...this.touched].sort(compareFlids)) {
       if (!this.wanted([flid])) continue;
+      const log = this.logFlights.get(flid);
+      if (log !== undefined && log === this.newFlights.get(flid)) continue;
       const diff = flightDiff(this.logFlights.get(flid), this.newFlights.get(flid), { ignore: ENVELOPE_FIELDS });
       if (!isEmptyDiff(diff)) out.push({ flid, ...diff });
     }

@@ -18,7 +18,7 @@ export interface ReplayFilter {
 
 export interface Replayed {
   readonly msgId: string;
-  readonly fromState: 'FAILED' | 'DEAD';
+  readonly fromState: 'FAILED' | 'DEAD' | 'PARKED';
   readonly errorClass: string;
   readonly causeClass: string | null;
   readonly attempts: number;
@@ -27,10 +27,12 @@ export interface Replayed {
 }
 
 /**
- * Operator replay (docs/contract/system.md §6): FAILED/DEAD messages of one class go back to PENDING with their
- * attempts, first failure and next attempt reset; MALFORMED is never touched. `--class X` matches
- * FAILED rows of class X and, for CODEC_ERROR/UNSUPPORTED/INFRA, DEAD(EXHAUSTED) rows whose cause
- * was X; `EXHAUSTED` matches every DEAD(EXHAUSTED). One transaction under the pipeline lock, one
+ * Operator replay (docs/contract/system.md §6): PARKED/FAILED/DEAD messages of one class go back to PENDING with
+ * their attempts, first failure and next attempt reset; MALFORMED is never touched. `--class X`
+ * matches PARKED and FAILED rows of class X and, for CODEC_ERROR/UNSUPPORTED/INFRA, DEAD(EXHAUSTED)
+ * rows whose cause was X; `EXHAUSTED` matches every DEAD(EXHAUSTED). The pump decides them again
+ * before anything newer (they have the smallest ids), against the flights as they are now: what a
+ * later message already set is not overwritten (`Skipped` `stale`, see domain/stale.ts). One transaction under the pipeline lock, one
  * `ReplayRequested` decision per message — safe while the pump runs (it re-reads after the append).
  */
 export async function replay(pool: pg.Pool, clock: Clock, filter: ReplayFilter): Promise<Replayed[]> {
@@ -39,7 +41,7 @@ export async function replay(pool: pg.Pool, clock: Clock, filter: ReplayFilter):
     const last = await lockPipeline(c);
     const { rows } = await c.query<{
       msg_id: string;
-      state: 'FAILED' | 'DEAD';
+      state: 'FAILED' | 'DEAD' | 'PARKED';
       error_class: string;
       cause_class: string | null;
       attempts: number;
@@ -49,7 +51,7 @@ export async function replay(pool: pg.Pool, clock: Clock, filter: ReplayFilter):
          FROM proc_state
         WHERE error_class IS DISTINCT FROM 'MALFORMED'
           AND (($1 = 'EXHAUSTED' AND state = 'DEAD' AND error_class = 'EXHAUSTED')
-               OR ($1 <> 'EXHAUSTED' AND ((state = 'FAILED' AND error_class = $1)
+               OR ($1 <> 'EXHAUSTED' AND ((state IN ('FAILED', 'PARKED') AND error_class = $1)
                                        OR (state = 'DEAD' AND error_class = 'EXHAUSTED' AND cause_class = $1))))
           AND ($2::bigint[] IS NULL OR msg_id = ANY($2::bigint[]))
           AND ($3::timestamptz IS NULL OR first_failure_at >= $3)

@@ -1,8 +1,8 @@
 /**
  * The pump's message path without a database: decode → identity dedup (first binding wins) →
  * decide → applyDecision, giving each message the outcome the pump would record. Undecodable
- * messages end as the pump ends them after retries: MALFORMED dies at once, CODEC_ERROR and
- * UNSUPPORTED become EXHAUSTED (retrying cannot change a pure decode).
+ * messages end as the pump ends them: MALFORMED dies at once, CODEC_ERROR and UNSUPPORTED park
+ * at once (retrying cannot change a pure decode).
  */
 import { decode } from '../../../src/domain/codec/decode.ts';
 import { decide } from '../../../src/domain/decide.ts';
@@ -12,8 +12,8 @@ import { identityKey } from '../../../src/domain/identity.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../../src/domain/reference/state.ts';
 
 export interface Outcome {
-  state: 'SUCCEEDED' | 'SKIPPED' | 'DEAD';
-  errorClass?: 'MALFORMED' | 'EXHAUSTED';
+  state: 'SUCCEEDED' | 'SKIPPED' | 'DEAD' | 'PARKED';
+  errorClass?: 'MALFORMED' | 'CODEC_ERROR' | 'UNSUPPORTED';
   lastError?: string;
 }
 
@@ -40,7 +40,7 @@ export function foldMessages(xmls: readonly string[], opts: FoldOptions): FoldRe
     const msgId = i + 1;
     const r = decode(xml, { tz: opts.tz });
     if (!r.ok) {
-      outcomes.push({ state: 'DEAD', errorClass: r.errorClass === 'MALFORMED' ? 'MALFORMED' : 'EXHAUSTED', lastError: r.error });
+      outcomes.push({ state: r.errorClass === 'MALFORMED' ? 'DEAD' : 'PARKED', errorClass: r.errorClass, lastError: r.error });
       return;
     }
     const key = identityKey(r.message.meta, { includeDay: opts.includeDay ?? false });
@@ -50,7 +50,7 @@ export function foldMessages(xmls: readonly string[], opts: FoldOptions): FoldRe
       return;
     }
     bound.set(key, msgId);
-    const d = decide(flights, r.message, reference);
+    const d = decide(flights, r.message, reference, { msgId: String(msgId) });
     if (d.skipped !== undefined) {
       outcomes.push({ state: 'SKIPPED', lastError: d.skipped });
       return;

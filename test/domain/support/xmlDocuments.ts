@@ -9,11 +9,11 @@ const names = fc.constantFrom('MSG', 'META', 'FLOP', 'A', 'b', 'x.y-z', 'xi:incl
 const space = fc.constantFrom('', ' ', '\n', '\t', '\r\n', '  \r ');
 const someSpace = fc.constantFrom(' ', '\n', '\t', '\r\n', ' \t ');
 const textPiece = fc.constantFrom(
-  'x', ' 1 ', 'AT', '延误', '&amp;', '&lt;', '&gt;', '&quot;', '&apos;', '&#20013;', '&#x56FD;', '&#32;', '&nbsp;', '&#0;', '&#;', '&#x;',
-  '&amp;lt;', '&abcdefghijklmnopqrst;', '>', ']]>', '"', "'", '\u00a0', '\ufeff', '\r\n', '\r', '\t', 'a\r\nb',
+  'x', ' 1 ', 'AT', '延误', '&amp;', '&lt;', '&gt;', '&quot;', '&apos;', '&#20013;', '&#x56FD;', '&#32;',
+  '&amp;lt;', '>', ']]>', '"', "'", '\u00a0', '\ufeff', '\r\n', '\r', '\t', 'a\r\nb',
 );
 const text = fc.array(textPiece, { maxLength: 4 }).map((ps) => ps.join(''));
-const attrValue = fc.array(fc.constantFrom('v', ' ', '&amp;', '&bogus;', 'AT&T', '<', '>', '\t', '\n', '\r\n', '延', '/', '?>'), { maxLength: 4 })
+const attrValue = fc.array(fc.constantFrom('v', ' ', '&amp;', '&#x41;', '>', '\t', '\n', '\r\n', '延', '/', '?>'), { maxLength: 4 })
   .map((ps) => ps.join(''));
 const attr = fc.tuple(fc.constantFrom('A', 'b', 'xmlns:xi', 'CODE', 'constructor', 'valueOf', 'x-y'), space, space, fc.boolean(), attrValue)
   .map(([n, s1, s2, dq, v]) => ({ name: n, xml: `${n}${s1}=${s2}${dq ? `"${v.replaceAll('"', '')}"` : `'${v.replaceAll("'", '')}'`}` }));

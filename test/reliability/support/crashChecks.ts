@@ -61,7 +61,7 @@ export function logProblems(log: readonly DecisionRow[], procs: readonly ProcRow
   const out: string[] = [];
   for (const [id, n] of terminalCounts(log)) if (n !== 1) out.push(`msg ${id}: ${n} terminal decisions`);
   if (procs.length !== total) out.push(`${procs.length} proc_state rows for ${total} messages`);
-  for (const p of procs) if (!['SUCCEEDED', 'SKIPPED', 'DEAD'].includes(p.state)) out.push(`msg ${p.msg_id}: ${p.state}`);
+  for (const p of procs) if (!['SUCCEEDED', 'SKIPPED', 'DEAD', 'PARKED'].includes(p.state)) out.push(`msg ${p.msg_id}: ${p.state}`);
   log.forEach((d, i) => {
     if (Number(d.position) !== i + 1) out.push(`position ${d.position} at index ${i}: the log has a gap`);
   });
@@ -192,7 +192,7 @@ export function snapshotDifferences(live: Record<string, string[]>, rebuilt: Rec
   return out;
 }
 
-const STATUS_OF: Record<string, string> = { SUCCEEDED: 'PROCESSED', SKIPPED: 'SKIPPED', DEAD: 'DEAD' };
+const STATUS_OF: Record<string, string> = { SUCCEEDED: 'PROCESSED', SKIPPED: 'SKIPPED', DEAD: 'DEAD', PARKED: 'PARKED' };
 
 /** Every CMINMSGS row has CMINMSGS_STATUS (matching its proc_state) and CMINMSGS_DATE_PROCESSED; every write-back DONE. */
 export async function backfillProblems(my: TestMysql, procs: readonly ProcRow[]): Promise<string[]> {

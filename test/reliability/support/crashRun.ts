@@ -39,6 +39,8 @@ export const CRASH_ENV: Readonly<Record<string, string>> = Object.freeze({
   MSGX_POLL_INTERVAL_MS: '50',
   MSGX_INGEST_BATCH: '100',
   MSGX_SCHD_FLUSH_MS: '100',
+  // COUTMSGS is compared with an uninterrupted run: no reference requests (RQRD) at start beside it.
+  MSGX_REQUEST_REFERENCE_AT_START: 'false',
 });
 
 export interface CrashRunResult {

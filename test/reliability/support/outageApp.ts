@@ -41,6 +41,8 @@ export const OUTAGE_ENV: Readonly<Record<string, string>> = {
   MSGX_POLL_INTERVAL_MS: '50',
   MSGX_SCHD_FLUSH_MS: '200',
   MSGX_HISTORY_KEEP_DAYS: '36500', // the traffic is dated March 2025: keep it out of the history sweep
+  // The runs check COUTMSGS row for row: no reference requests (RQRD) at start beside them.
+  MSGX_REQUEST_REFERENCE_AT_START: 'false',
 };
 
 export interface RunningApp {

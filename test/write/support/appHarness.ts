@@ -62,7 +62,7 @@ export async function startApp(db: TestDatabase, opts: { env?: Record<string, st
       return ids;
     },
     async drained(what = 'drained') {
-      await waitFor(() => drained(gql), { timeoutMs: 90_000, what });
+      await waitFor(() => drained(gql), { timeoutMs: 300_000, what });
     },
     async stop() {
       await app.stop();

@@ -27,7 +27,7 @@ export const estt = (seqn: number, flid: string, time: string, sndr = 'AODB') =>
 export const acft = (seqn: number, flid: string, type: string) => flop('AODB', seqn, 'ACFT', flid, `<ACFT>${type}</ACFT>`);
 export const stnd = (seqn: number, flid: string, stand: string) => flop('AODB', seqn, 'STND', flid, `<STND>${stand}</STND>`);
 /** A subtype with no handler: UNSUPPORTED, retried until EXHAUSTED. */
-export const unsupported = (seqn: number, flid: string) => flop('AODB', seqn, 'VIPP', flid, '<VIPP>1</VIPP>');
+export const unsupported = (seqn: number, flid: string) => flop('AODB', seqn, 'ZZZZ', flid, '<ZZZZ>1</ZZZZ>');
 /** Valid META, unreadable body: CODEC_ERROR. */
 export const badTime = (seqn: number, flid: string) => flop('AODB', seqn, 'ESTT', flid, '<ESTT>not-a-time</ESTT>');
 export const MALFORMED_XML = 'this is not xml <MSG><META>';

@@ -3,7 +3,7 @@ import { MALFORMED_XML, acft, badTime, dnld, estt, flop, stnd } from './messages
 /**
  * Deterministic traffic for crash tests: one DNLD of `flights` flights, then FLOP operations on
  * them (ESTT / ACFT / STND), with duplicates (a SEQN sent again), malformed messages, unknown
- * flights and undecodable bodies (CODEC_ERROR → retried → EXHAUSTED) mixed in.
+ * flights and undecodable bodies (CODEC_ERROR → PARKED at once) mixed in.
  */
 export function generateTraffic(total: number, flights = 40): string[] {
   const flids = Array.from({ length: flights }, (_, i) => String(890_000 + i));

@@ -146,7 +146,7 @@ export async function unfinished(db: TestDatabase): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-export const TERMINAL = new Set(['Applied', 'Skipped', 'Dead']);
+export const TERMINAL = new Set(['Applied', 'Skipped', 'Dead', 'Parked']);
 
 /** Message ids with their number of terminal decisions since their last ReplayRequested. */
 export function terminalCounts(rows: readonly DecisionRow[]): Map<string, number> {

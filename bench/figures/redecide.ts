@@ -1,0 +1,102 @@
+/**
+ * Figure 9 — `msgx redecide --from 0` over the week fixture of figure 4 (just over 200k events,
+ * every message's raw XML in inbox_message), events/s, against `msgx rebuild flights` on the same
+ * log measured in the same run (the goal: within 2× of the rebuild, ratio ≥ 0.5). The report must
+ * be empty: the fixture was decided by the pump's own code (bench/harness/domainMirror.ts), so
+ * anything it shows is a determinism bug.
+ */
+import pg from 'pg';
+import { systemClock } from '../../src/platform/clock.ts';
+import { createPool } from '../../src/platform/db.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
+import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
+import { BENCH_ENV, benchLogger } from '../harness/benchRuntime.ts';
+import { cloneBenchPg } from '../harness/databases.ts';
+import { dayLog } from '../harness/dayLog.ts';
+import { row, type Figure, type FigureResult } from '../harness/figure.ts';
+import { progress } from '../harness/progress.ts';
+import { nowMs, round } from '../harness/stats.ts';
+import { DAYS, loggedMessages } from '../harness/weekDay.ts';
+
+const CHUNK = 5000;
+
+/** The raw input of every logged decision: message id = position, the days in order (as dayLog numbers them). */
+export async function fillInbox(url: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url, application_name: 'msgx-bench-fixture' });
+  await c.connect();
+  try {
+    await c.query('SET synchronous_commit TO off');
+    let id = 0;
+    for (const [k] of DAYS.entries()) {
+      const messages = loggedMessages(k);
+      for (let i = 0; i < messages.length; i += CHUNK) {
+        const part = messages.slice(i, i + CHUNK);
+        await c.query(
+          `INSERT INTO inbox_message (msg_id, ingested_at, raw_xml)
+           SELECT t.ord + $1::bigint, now(), t.raw FROM unnest($2::text[]) WITH ORDINALITY AS t(raw, ord)`,
+          [id + i, part],
+        );
+      }
+      id += messages.length;
+      progress(`redecide: inbox of day ${DAYS[k]} filled (${id} messages)`);
+    }
+    await c.query('ANALYZE inbox_message');
+    return id;
+  } finally {
+    await c.end();
+  }
+}
+
+export const redecideFigure: Figure = {
+  id: 9,
+  name: 'redecide',
+  title: 'msgx redecide --from 0 over a ≥ 200k-event log',
+  async run(): Promise<FigureResult> {
+    const log = await dayLog();
+    const db = await cloneBenchPg(log.db, 'redecide');
+    const messages = await fillInbox(db.url);
+    if (messages !== log.events) throw new Error(`inbox holds ${messages} messages for ${log.events} events`);
+    const pool = createPool(db.url, { max: 3, applicationName: 'msgx-bench-redecide' });
+    const cfg = loadConfig({ ...BENCH_ENV, MSGX_DATABASE_URL: db.url });
+    try {
+      progress('redecide: baseline, rebuildFlights on the same log');
+      const t0 = nowMs();
+      const rebuilt = await rebuildFlights({ pool, clock: systemClock, log: benchLogger().child({ role: 'rebuild' }) });
+      const rebuildSeconds = (nowMs() - t0) / 1000;
+      if (!rebuilt.ok) throw new Error('rebuild failed');
+      progress('redecide: runRedecide --from 0');
+      const t1 = nowMs();
+      const { report } = await runRedecide(pool, { from: { position: '0' } }, { cfg });
+      const seconds = (nowMs() - t1) / 1000;
+      const events = Number(report.to) - Number(report.from);
+      const rate = events / seconds;
+      const baseRate = rebuilt.events / rebuildSeconds;
+      const empty = report.differingMessages.length === 0 && report.differingFlights.length === 0 && report.replayableMessages.length === 0;
+      if (!empty) {
+        progress(`redecide: NOT EMPTY — ${report.differingMessages.length} messages, ${report.differingFlights.length} flights, ` +
+          `${report.replayableMessages.length} replayable; first: ${JSON.stringify(report.differingMessages[0] ?? report.differingFlights[0]).slice(0, 400)}`);
+      }
+      return {
+        rows: [
+          row('events/s', { value: rate, unit: 'ev/s' }, { value: baseRate, unit: 'ev/s', what: 'msgx rebuild flights, same log' }, 'higher', {
+            text: '≥ 0.5× rebuild, empty report',
+            met: rate >= baseRate / 2 && empty,
+          }),
+        ],
+        details: {
+          events,
+          decided: report.decided,
+          redecideSeconds: round(seconds, 2),
+          rebuildSeconds: round(rebuildSeconds, 2),
+          differingMessages: report.differingMessages.length,
+          differingFlights: report.differingFlights.length,
+          replayableMessages: report.replayableMessages.length,
+        },
+      };
+    } finally {
+      await pool.end();
+      await db.drop();
+    }
+  },
+};
