@@ -37,7 +37,8 @@ beforeAll(async () => {
   const flights = Array.from({ length: N }, (_, i) =>
     flight(String(600000 + i), {
       airline: i % 2 ? 'CA' : 'MU', flightNo: `CA${i}`, direction: 'D', scheduledTime: t(i % 1440), aircraftType: '321', registration: 'B1234',
-      status: 'DLY', serviceType: 'J',
+      status: 'DLY', serviceType: 'J', abnormalReason: 'S1', abnormalRemark: 'r',
+      vipGuests: [{ seq: 1, code: 'VC1001', escorts: 2 }],
       stands: [alloc(1, 'S1')], gates: [alloc(1, 'S1')], counters: [alloc(1, 'S1'), alloc(2, 'NOPE')], belts: [alloc(1, 'S1')],
       chutes: [alloc(1, 'S1')], bridges: [{ seq: 1, bridge: 'S1', operation: 'A', time: t(5) }],
       delays: [{ code: 'S1', start: t(7), durationMinutes: 10 }],
@@ -49,7 +50,7 @@ beforeAll(async () => {
   await insertFlights(db.pool, flights);
   // The same code 'S1' in every kind: each info field must pick its own kind.
   const changes: Change[] = [
-    ...['SLST', 'GLST', 'CLST', 'BLST', 'CHLT', 'ABDG', 'DLYL', 'HLTR'].map((k) => rec(k, 'S1')),
+    ...['SLST', 'GLST', 'CLST', 'BLST', 'CHLT', 'ABDG', 'DLYL', 'HLTR', 'ABNR'].map((k) => rec(k, 'S1')),
     rec('AIRL', 'CA', { ICOP: 'CCA', TRML: [{ '@MVIN': 'D', '#text': 'T3' }] }), rec('AIRL', 'MU'), rec('AIRL', 'ZH'),
     rec('AIRL', 'MF'), rec('ARPT', 'PEK'), rec('AIRC', '321'), rec('REGN', 'B1234'), rec('STTS', 'DLY'), rec('FLTL', 'J'),
     { type: 'ReferenceUpserted', kind: 'VIPL', code: 'VC1001', fields: { VPCD: 'VC1001', VFNM: 'Wei', VLNM: 'Zhang', VRNK: '1', VCMN: '13900000000' } },
@@ -95,6 +96,13 @@ describe('…Info fields', () => {
     expect(ca.services).toEqual([{ code: 'S1', info: info('HLTR', 'S1') }]);
     expect(ca.routePoints).toEqual([{ airport: 'PEK', info: info('ARPT', 'PEK') }, { airport: 'TAO', info: null }]);
     expect(ca.adjacentStations).toEqual([{ airport: 'PEK', info: info('ARPT', 'PEK') }]);
+    const more: any = await h.gql('{ flight(flid: "600001") { abnormal { reason reasonInfo { kind code name } } vipGuests { code info { kind code name fields } } } }');
+    expect(more.errors).toBeUndefined();
+    expect(more.data.flight.abnormal).toEqual({ reason: 'S1', reasonInfo: { kind: 'ABNR', code: 'S1', name: 'ABNR S1' } });
+    const guest = more.data.flight.vipGuests[0];
+    expect({ ...guest, info: { ...guest.info, fields: JSON.parse(guest.info.fields) } }).toEqual({
+      code: 'VC1001', info: { kind: 'VIPL', code: 'VC1001', name: null, fields: { VPCD: 'VC1001', VRNK: '1' } },
+    });
   });
 
   it('a 2,000-flight board with every info field is a bounded number of statements, whatever the page size', async () => {

@@ -156,4 +156,6 @@ export const referenceResolvers = {
   Delay: { info: (d: { code: string }, _a: unknown, ctx: ReadContext) => info('DLYL', d.code, ctx) },
   GroundService: { info: (g: { code: string }, _a: unknown, ctx: ReadContext) => info('HLTR', g.code, ctx) },
   RoutePoint: { info: (r: { airport: string }, _a: unknown, ctx: ReadContext) => info('ARPT', r.airport, ctx) },
+  Abnormal: { reasonInfo: (a: { reason: string | null }, _a: unknown, ctx: ReadContext) => info('ABNR', a.reason, ctx) },
+  VipGuest: { info: (v: { code: string }, _a: unknown, ctx: ReadContext) => info('VIPL', v.code, ctx) },
 };
