@@ -71,7 +71,20 @@ export const verifyFigure: Figure = {
                   WHERE d.kind = 'Applied' AND x.c->>'type' NOT IN ${NO_FLIGHT}) t
          ON CONFLICT DO NOTHING`,
       );
+      progress('verify: giving every decision its message (inbox_message + proc_state terminal, write-back DONE)');
+      await pool.query(
+        `INSERT INTO inbox_message (msg_id, ingested_at, raw_xml)
+         SELECT d.msg_id, d.recorded_at, '' FROM decision_event d WHERE d.msg_id IS NOT NULL ON CONFLICT DO NOTHING`,
+      );
+      await pool.query(
+        `INSERT INTO proc_state (msg_id, state, attempts, decided_position, backfill_state, backfill_status, created_at, updated_at)
+         SELECT d.msg_id, CASE d.kind WHEN 'Applied' THEN 'SUCCEEDED' WHEN 'Skipped' THEN 'SKIPPED' ELSE 'DEAD' END, 1, d.position, 'DONE',
+                CASE d.kind WHEN 'Applied' THEN 'PROCESSED' WHEN 'Skipped' THEN 'SKIPPED' ELSE 'DEAD' END, d.recorded_at, d.recorded_at
+           FROM decision_event d WHERE d.msg_id IS NOT NULL AND d.kind IN ('Applied', 'Skipped', 'Dead')
+         ON CONFLICT DO NOTHING`,
+      );
       await pool.query('ANALYZE msg_event');
+      await pool.query('ANALYZE proc_state');
       const { rows: counted } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM msg_event');
 
       const timer = timeStatements(pool);
@@ -94,6 +107,8 @@ export const verifyFigure: Figure = {
       const sampleDbMs = samples.map((s) => s.dbMs).sort((a, b) => a - b)[2]!;
       const sampleMedian = samples.slice().sort((a, b) => a.dbMs - b.dbMs)[2]!;
       await pool.query("DELETE FROM msg_event WHERE state = 'SENT' AND payload = '{}'::jsonb");
+      await pool.query("DELETE FROM proc_state WHERE backfill_state = 'DONE' AND attempts = 1 AND msg_id IN (SELECT msg_id FROM inbox_message WHERE raw_xml = '')");
+      await pool.query("DELETE FROM inbox_message m WHERE raw_xml = '' AND NOT EXISTS (SELECT 1 FROM proc_state p WHERE p.msg_id = m.msg_id)");
 
       const mismatches = all.report.mismatches.length + samples.reduce((s, x) => s + x.report.mismatches.length, 0);
       if (mismatches > 0) {

@@ -15,10 +15,13 @@ import { createJobs } from '../write/jobs/jobsService.ts';
 import { createPump } from '../write/pump/pumpService.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
 import { createWriterLock } from '../write/writerLock.ts';
+import type { WriterFence } from '../platform/writerFence.ts';
 import { cutOver, enterShadow, ShadowRefused } from '../write/shadow/runModeChange.ts';
 import { unsafeForShadow } from '../write/shadow/shadowSafety.ts';
 
 export const ROLES = ['all', 'writer', 'api'] as const;
+/** A writer that lost its lock exits at the latest this long after noticing (issue 13). */
+export const LOST_EXIT_MS = 15_000;
 export type Role = (typeof ROLES)[number];
 
 export interface App {
@@ -90,11 +93,18 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
     const onLost = (err: Error) => {
       failure ??= err;
       process.kill(process.pid, 'SIGTERM');
+      // Deciding and delivering are already fenced (lock.assertHeld); if the orderly stop hangs on
+      // a dead connection, leave anyway so that a supervisor restarts a clean process.
+      setTimeout(() => {
+        rt.log.fatal({ err }, `writer lock lost and the stop did not finish within ${LOST_EXIT_MS} ms; exiting`);
+        process.exit(1);
+      }, LOST_EXIT_MS).unref();
     };
-    services.push(createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost }));
+    const lock = createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost });
+    services.push(lock);
     // Everything else of the writer is built once the lock is held: its mode (shadow, cut-over) is
     // decided then, by the one writer, and every service is built for that mode.
-    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide }));
+    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide, fence: lock }));
   }
 
   const started: Service[] = [];
@@ -137,7 +147,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
  */
 function writerServices(
   rt: Runtime,
-  opts: { shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined },
+  opts: { shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined; fence: WriterFence },
 ): Service {
   const log = rt.log.child({ role: 'writer' });
   const started: Service[] = [];
@@ -173,9 +183,10 @@ function writerServices(
       model,
       onTerminal: mode.shadow ? undefined : () => backfill.kick(),
       writeBack: !mode.shadow,
+      fence: opts.fence,
       ...(opts.decide ? { decide: opts.decide } : {}),
     });
-    const delivery = createDeliveryServices(wrt, { mode });
+    const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
     const ingest = createIngest(wrt);
     opts.readiness.push(ingest.readiness, ...delivery.readiness);
     return [

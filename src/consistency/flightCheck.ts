@@ -49,6 +49,8 @@ export function compareFlight(flid: string, log: FlightState | undefined, row: F
   if (log === undefined && row === undefined) return [];
   if (row === undefined) return [{ check: 'flights', flid, problem: 'missing-row' }];
   if (log === undefined) return [{ check: 'flights', flid, problem: 'not-in-log' }];
+  // Equal states have equal views: only a flight that differs is rendered and diffed (for its names).
+  if (sameValue(log, row)) return [];
   const d = flightDiff(log, row);
   const out: Mismatch[] = [];
   for (const [field, v] of Object.entries(d.fields)) out.push({ check: 'flights', flid, field, log: v.before, row: v.after });

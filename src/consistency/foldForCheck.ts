@@ -8,10 +8,13 @@
 import { applyDecision } from '../domain/evolve.ts';
 import type { FlightState } from '../domain/flight.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
+import { emptyPendingReference, foldReferenceEvents, type PendingReference } from '../projections/reference/referenceFold.ts';
 import type { LogEvent } from './readLog.ts';
 import { OutboxExpectation } from './outboxCheck.ts';
 
 export interface FoldResult {
+  /** The reference projector's fold up to its checkpoint (whole decisions only). */
+  readonly reference: PendingReference | null;
   /** Flights folded up to the flights checkpoint. */
   readonly flights: Map<string, FlightState>;
   readonly outbox: OutboxExpectation;
@@ -22,6 +25,8 @@ export interface FoldOptions {
   /** The pages hold whole decisions (all flights), not some flights' changes. */
   readonly whole: boolean;
   readonly routes?: readonly CoutmsgsRoute[];
+  /** Also fold reference data up to this position (the `reference` checkpoint). */
+  readonly referenceAt?: string;
   readonly onPage?: (position: string, events: number) => void;
 }
 
@@ -34,6 +39,8 @@ export async function foldForCheck(
   const outboxAt = BigInt(at.outbox);
   const fold = new Map<string, FlightState>();
   const outbox = new OutboxExpectation(opts.whole, opts.routes);
+  const referenceAt = opts.referenceAt === undefined ? undefined : BigInt(opts.referenceAt);
+  const reference = referenceAt === undefined ? null : emptyPendingReference();
   let snapshot: Map<string, FlightState> | undefined;
   let events = 0;
   for await (const page of pages) {
@@ -42,11 +49,12 @@ export async function foldForCheck(
       if (snapshot === undefined && position > flightsAt) snapshot = new Map(fold);
       events++;
       if (e.changes.length === 0) continue;
+      if (reference !== null && position <= referenceAt!) foldReferenceEvents([e], reference);
       const touched = applyDecision(fold, e);
       if (position <= outboxAt) outbox.expect(e, touched, fold);
     }
     const last = page[page.length - 1];
     if (last) opts.onPage?.(last.position, events);
   }
-  return { flights: snapshot ?? fold, outbox, events };
+  return { flights: snapshot ?? fold, outbox, reference, events };
 }

@@ -67,8 +67,8 @@ interface OutboxKeyRow {
 }
 
 /**
- * Compare. `flids` undefined: every msg_event row (a row no decision implies is an orphan);
- * otherwise only the rows of the checked decisions for those flights.
+ * Compare (consumes `expected.rows`). `flids` undefined: every msg_event row (a row no decision
+ * implies is an orphan); otherwise only the rows of the checked decisions for those flights.
  */
 export async function checkOutbox(
   q: Queryable,
@@ -76,20 +76,31 @@ export async function checkOutbox(
   outboxAt: string,
   flids: readonly string[] | undefined,
 ): Promise<Mismatch[]> {
-  const { rows } = flids === undefined
-    ? await q.query<OutboxKeyRow>('SELECT target, source_position, seq, flid FROM msg_event')
-    : await q.query<OutboxKeyRow>(
-        'SELECT target, source_position, seq, flid FROM msg_event WHERE source_position = ANY($1::bigint[]) AND flid = ANY($2::text[])',
-        [expected.positions, flids],
-      );
-  const left = new Map(expected.rows);
+  const left = expected.rows; // consumed: what is left at the end is missing
   const orphans: OutboxKeyRow[] = [];
-  for (const r of rows) {
-    const k = expected.keyOf(r.target, r.source_position, r.seq, r.flid);
+  const take = (k: string, r: () => OutboxKeyRow) => {
     const n = left.get(k);
-    if (n === undefined) orphans.push(r);
+    if (n === undefined) orphans.push(r());
     else if (n === 1) left.delete(k);
     else left.set(k, n - 1);
+  };
+  if (flids === undefined) {
+    // Every row: the key built by the server (one text column per row, nothing to assemble here).
+    const { rows } = await q.query<{ k: string }>(
+      `SELECT target || '|' || source_position || '|' || seq || '|' || coalesce(flid, '') AS k FROM msg_event`,
+    );
+    for (const { k } of rows) {
+      take(k, () => {
+        const [target, position, seq, flid] = k.split('|') as [string, string, string, string];
+        return { target, source_position: position, seq: Number(seq), flid: flid === '' ? null : flid };
+      });
+    }
+  } else {
+    const { rows } = await q.query<OutboxKeyRow>(
+      'SELECT target, source_position, seq, flid FROM msg_event WHERE source_position = ANY($1::bigint[]) AND flid = ANY($2::text[])',
+      [expected.positions, flids],
+    );
+    for (const r of rows) take(expected.keyOf(r.target, r.source_position, r.seq, r.flid), () => r);
   }
   const out: Mismatch[] = [];
   for (const [k, n] of left) {

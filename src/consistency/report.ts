@@ -4,7 +4,7 @@
  * value the log implies (`log`) beside the value found in the table (`row`).
  */
 
-export type CheckName = 'flights' | 'outbox' | 'writebacks';
+export type CheckName = 'flights' | 'outbox' | 'writebacks' | 'reference';
 
 export type Mismatch =
   /** A flight field (GraphQL name) whose row value is not the fold's. */
@@ -26,6 +26,10 @@ export type Mismatch =
       /** For an orphan: what the log holds at that position (kind, or 'none'/'after checkpoint'). */
       decision?: string;
     }
+  /** A reference-data row (reference_record, seasonal_season, seasonal_flight) whose column is not the fold's. */
+  | { check: 'reference'; table: string; key: string; column: string; log: unknown; row: unknown }
+  /** A reference-data row the fold has and the table lacks, or the reverse. */
+  | { check: 'reference'; table: string; key: string; problem: 'missing-row' | 'not-in-log' }
   /** A terminal message whose CMINMSGS write-back is neither done nor pending. */
   | {
       check: 'writebacks'; msgId: string; state: string; problem: string;
@@ -37,9 +41,13 @@ export interface CheckReport {
   readonly checkedAt: string;
   readonly scope: 'all' | 'sample' | 'day' | 'flights';
   /** Checkpoints and log head the snapshot compared at. */
-  readonly positions: { readonly log: string; readonly flights: string; readonly outbox: string };
+  readonly positions: { readonly log: string; readonly flights: string; readonly outbox: string; readonly reference: string };
   /** How much was checked: flights compared, decisions whose outbox rows were checked, terminal messages. */
-  readonly checked: { readonly flights: number; readonly decisions: number; readonly messages: number };
+  readonly checked: {
+    readonly flights: number; readonly decisions: number; readonly messages: number;
+    /** Reference rows (records, seasons, seasonal flights) compared: only with --all, else null. */
+    readonly reference: number | null;
+  };
   readonly mismatches: readonly Mismatch[];
   readonly seconds: number;
 }
@@ -67,6 +75,11 @@ export function describeMismatch(m: Mismatch): string {
         ? `outbox: ${what} is missing`
         : `outbox: ${what} has no decision that implies it (log: ${m.decision ?? 'none'})`;
     }
+    case 'reference':
+      if ('column' in m) return `reference ${m.table} ${m.key}: ${m.column}: log ${show(m.log)}, row ${show(m.row)}`;
+      return m.problem === 'missing-row'
+        ? `reference ${m.table} ${m.key}: in the log but has no row`
+        : `reference ${m.table} ${m.key}: has a row but is not in the log`;
     case 'writebacks':
       return `write-back of message ${m.msgId} (${m.state}): ${m.problem}: log ${show(m.log)}, row ${show(m.row)}`;
   }
@@ -77,7 +90,9 @@ export function formatReport(r: CheckReport): string {
   const lines = [
     `checked ${r.checked.flights} flight(s) at flights position ${r.positions.flights}, ` +
       `${r.checked.decisions} decision(s) at outbox position ${r.positions.outbox}, ` +
-      `${r.checked.messages} terminal message(s); log at ${r.positions.log}; ${r.seconds.toFixed(1)} s`,
+      `${r.checked.messages} terminal message(s)` +
+      (r.checked.reference === null ? '' : `, ${r.checked.reference} reference row(s) at reference position ${r.positions.reference}`) +
+      `; log at ${r.positions.log}; ${r.seconds.toFixed(1)} s`,
   ];
   for (const m of r.mismatches) lines.push(describeMismatch(m));
   lines.push(r.mismatches.length === 0 ? 'consistent: no mismatches' : `${r.mismatches.length} mismatch(es)`);

@@ -7,7 +7,8 @@
  *   2. which flights (all, a sample, a day, named ones);
  *   3. fold the log up to the higher checkpoint with the domain's applyDecision (foldForCheck);
  *   4. flights: fold vs rows (flightCheck); outbox: implied vs present msg_event rows
- *      (outboxCheck); write-backs of terminal messages (writebackCheck).
+ *      (outboxCheck); with --all, reference data vs its tables (referenceCheck); write-backs of
+ *      terminal messages (writebackCheck).
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Pool, Queryable } from '../platform/db.ts';
@@ -17,6 +18,7 @@ import { foldForCheck } from './foldForCheck.ts';
 import { checkOutbox } from './outboxCheck.ts';
 import { readFlightsLog, readWholeLog } from './readLog.ts';
 import type { CheckReport, Mismatch } from './report.ts';
+import { checkReference } from './referenceCheck.ts';
 import { checkWritebacks } from './writebackCheck.ts';
 
 export type Selection =
@@ -54,13 +56,15 @@ interface Positions {
   log: string;
   flights: string;
   outbox: string;
+  reference: string;
 }
 
 async function readPositions(q: Queryable): Promise<Positions> {
   const { rows } = await q.query<Positions>(
     `SELECT (SELECT COALESCE(max(position), 0)::text FROM decision_event) AS log,
             COALESCE((SELECT position::text FROM projection_checkpoint WHERE name = 'flights'), '0') AS flights,
-            COALESCE((SELECT position::text FROM projection_checkpoint WHERE name = 'outbox'), '0') AS outbox`,
+            COALESCE((SELECT position::text FROM projection_checkpoint WHERE name = 'outbox'), '0') AS outbox,
+            COALESCE((SELECT position::text FROM projection_checkpoint WHERE name = 'reference'), '0') AS reference`,
   );
   return rows[0]!;
 }
@@ -95,7 +99,10 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const positions = await readPositions(client);
-    const upTo = BigInt(positions.flights) > BigInt(positions.outbox) ? positions.flights : positions.outbox;
+    const whole = opts.selection.kind === 'all';
+    // Reference data is checked with --all (its decisions name no flight).
+    const tops = whole ? [positions.flights, positions.outbox, positions.reference] : [positions.flights, positions.outbox];
+    const upTo = tops.reduce((a, b) => (BigInt(b) > BigInt(a) ? b : a));
     const progress = (phase: CheckPhase, position: string, events: number, flights?: number) =>
       opts.onProgress?.({ phase, position, upTo, events, ...(flights === undefined ? {} : { flights }) });
 
@@ -105,6 +112,7 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
     const fold = await foldForCheck(pages, positions, {
       whole: flids === undefined,
       ...(opts.routes ? { routes: opts.routes } : {}),
+      ...(whole ? { referenceAt: positions.reference } : {}),
       onPage: (position, events) => progress('fold', position, events),
     });
 
@@ -116,9 +124,12 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
     progress('outbox', upTo, fold.events, flightsChecked);
     mismatches.push(...(await checkOutbox(client, fold.outbox, positions.outbox, flids)));
 
+    const reference = fold.reference === null ? null : await checkReference(client, fold.reference);
+    if (reference) mismatches.push(...reference.mismatches);
+
     progress('writebacks', upTo, fold.events, flightsChecked);
     const grace = opts.writebackGraceMs ?? DEFAULT_WRITEBACK_GRACE_MS;
-    const wb = await checkWritebacks(client, new Date(started.getTime() - grace));
+    const wb = await checkWritebacks(client, new Date(started.getTime() - grace), positions.log);
     mismatches.push(...wb.mismatches);
     await client.query('COMMIT');
     progress('done', upTo, fold.events, flightsChecked);
@@ -126,7 +137,7 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
       checkedAt: started.toISOString(),
       scope: scopeOf(opts.selection),
       positions,
-      checked: { flights: flightsChecked, decisions: fold.outbox.positions.length, messages: wb.messages },
+      checked: { flights: flightsChecked, decisions: fold.outbox.positions.length, messages: wb.messages, reference: reference?.records ?? null },
       mismatches,
       seconds: (opts.clock.now().getTime() - started.getTime()) / 1000,
     };

@@ -2,16 +2,34 @@
  * Write-back check: every terminal message (live or archived) that became terminal before `olderThan`
  * has its CMINMSGS write-back done, or pending work recorded for it (`backfill_state` DONE or
  * PENDING), with the status its state implies (SUCCEEDED → PROCESSED, SKIPPED → SKIPPED,
- * DEAD → DEAD, as the pump records it) and a terminal decision that exists in the log. A message
- * decided in shadow mode (docs/operations.md "Shadow run and cut-over") is owed no write-back: its
- * `backfill_state` is empty by design.
+ * DEAD → DEAD, as the pump records it) and a terminal decision in the log. The log is gap-free and
+ * append-only, so a decided position in 1..head is a decision that exists: no join per message.
+ * A message decided in shadow mode (docs/operations.md "Shadow run and cut-over") is owed no
+ * write-back: its `backfill_state` is empty by design.
+ *
+ * One scan counts the messages and the bad ones; only when there are bad ones are they listed.
  */
 import type { Queryable } from '../platform/db.ts';
 import { readRunMode } from '../platform/runMode.ts';
 import type { Mismatch } from './report.ts';
 
-/** At most this many write-back mismatches are listed (all are counted). */
+/** At most this many messages with a write-back mismatch are listed (all are counted). */
 const LIST_LIMIT = 1000;
+
+const TERMINAL = `SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state
+                   WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1
+                  UNION ALL
+                  SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state_hst
+                   WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1`;
+
+const EXPECTED_STATUS = `CASE t.state WHEN 'SUCCEEDED' THEN 'PROCESSED' WHEN 'SKIPPED' THEN 'SKIPPED' ELSE 'DEAD' END`;
+
+/** $3: the run is in shadow mode; $4: the cut-over position (decided at or before it: in shadow). */
+const SHADOW_DECIDED = `(($3::boolean OR t.decided_position <= $4::bigint) IS TRUE)`;
+
+const BAD = `((t.backfill_state IS NULL AND NOT ${SHADOW_DECIDED}) OR t.backfill_state NOT IN ('DONE', 'PENDING')
+              OR t.backfill_status IS DISTINCT FROM ${EXPECTED_STATUS}
+              OR t.decided_position IS NULL OR t.decided_position < 1 OR t.decided_position > $2::bigint)`;
 
 interface Row {
   msg_id: string;
@@ -20,33 +38,26 @@ interface Row {
   backfill_status: string | null;
   expected_status: string;
   decided_position: string | null;
-  has_decision: boolean;
+  shadow_decided: boolean;
 }
 
-const TERMINAL = `SELECT msg_id, state, backfill_state, backfill_status, decided_position, updated_at FROM proc_state
-                   WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1
-                  UNION ALL
-                  SELECT msg_id, state, backfill_state, backfill_status, decided_position, updated_at FROM proc_state_hst
-                   WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1`;
-
-export async function checkWritebacks(q: Queryable, olderThan: Date): Promise<{ messages: number; mismatches: Mismatch[] }> {
+/** `head`: the log head of the check's snapshot (read here when not given). */
+export async function checkWritebacks(q: Queryable, olderThan: Date, headPosition?: string): Promise<{ messages: number; mismatches: Mismatch[] }> {
+  const head = headPosition ?? (await q.query<{ h: string }>('SELECT COALESCE(max(position), 0)::text AS h FROM decision_event')).rows[0]!.h;
   const mode = await readRunMode(q);
-  const { rows } = await q.query<Row & { shadow_decided: boolean }>(
-    `WITH t AS (${TERMINAL}),
-          e AS (SELECT t.*, CASE t.state WHEN 'SUCCEEDED' THEN 'PROCESSED' WHEN 'SKIPPED' THEN 'SKIPPED' ELSE 'DEAD' END AS expected_status FROM t)
-     SELECT e.msg_id, e.state, e.backfill_state, e.backfill_status, e.expected_status, e.decided_position,
-            EXISTS (SELECT 1 FROM decision_event d WHERE d.position = e.decided_position) AS has_decision,
-            ($3::boolean OR e.decided_position <= $4::bigint) IS TRUE AS shadow_decided
-       FROM e
-      WHERE (e.backfill_state IS NULL AND ($3::boolean OR e.decided_position <= $4::bigint) IS NOT TRUE)
-         OR e.backfill_state NOT IN ('DONE', 'PENDING')
-         OR e.backfill_status IS DISTINCT FROM e.expected_status
-         OR NOT EXISTS (SELECT 1 FROM decision_event d WHERE d.position = e.decided_position)
-      ORDER BY e.msg_id
-      LIMIT $2`,
-    [olderThan, LIST_LIMIT, mode.shadow, mode.cutoverPosition],
+  const shadow = [mode.shadow, mode.cutoverPosition];
+  const counted = await q.query<{ n: number; bad: number }>(
+    `SELECT count(*)::int AS n, count(*) FILTER (WHERE ${BAD})::int AS bad FROM (${TERMINAL}) t`,
+    [olderThan, head, ...shadow],
   );
-  const counted = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${TERMINAL}) t`, [olderThan]);
+  const { n, bad } = counted.rows[0] ?? { n: 0, bad: 0 };
+  if (bad === 0) return { messages: n, mismatches: [] };
+  const { rows } = await q.query<Row>(
+    `SELECT t.msg_id, t.state, t.backfill_state, t.backfill_status, ${EXPECTED_STATUS} AS expected_status, t.decided_position,
+            ${SHADOW_DECIDED} AS shadow_decided
+       FROM (${TERMINAL}) t WHERE ${BAD} ORDER BY t.msg_id LIMIT $5`,
+    [olderThan, head, ...shadow, LIST_LIMIT],
+  );
   const mismatches: Mismatch[] = [];
   for (const r of rows) {
     const base = { check: 'writebacks' as const, msgId: r.msg_id, state: r.state };
@@ -56,9 +67,10 @@ export async function checkWritebacks(q: Queryable, olderThan: Date): Promise<{ 
     if (r.backfill_status !== r.expected_status) {
       mismatches.push({ ...base, problem: 'write-back status', log: r.expected_status, row: r.backfill_status });
     }
-    if (!r.has_decision) {
-      mismatches.push({ ...base, problem: 'terminal decision not in the log', log: null, row: r.decided_position });
+    const pos = r.decided_position === null ? null : BigInt(r.decided_position);
+    if (pos === null || pos < 1n || pos > BigInt(head)) {
+      mismatches.push({ ...base, problem: 'terminal decision not in the log', log: `a position in 1..${head}`, row: r.decided_position });
     }
   }
-  return { messages: counted.rows[0]?.n ?? 0, mismatches };
+  return { messages: n, mismatches };
 }

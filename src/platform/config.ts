@@ -33,7 +33,9 @@ const url = (protocols: string[]) =>
     .trim()
     .refine((s) => {
       try {
-        return protocols.includes(new URL(s).protocol);
+        const protocol = new URL(s).protocol;
+        // `postgres:user:secret` parses as an opaque path: not a database URL (and it would be echoed)
+        return protocols.includes(protocol) && s.slice(protocol.length).startsWith('//');
       } catch {
         return false;
       }
@@ -297,17 +299,30 @@ export function outageRetryDelay(cfg: Pick<Config, 'backoffMs' | 'backoffCapMs'>
 
 /** Hide passwords in URLs (user:password@, ?password=…, ?sslpassword=…) before they reach a log or an error. */
 export function redactUrl(u: string): string {
+  let parsed: URL;
   try {
-    const parsed = new URL(u);
-    if (parsed.password) parsed.password = '***';
-    for (const key of [...parsed.searchParams.keys()]) {
-      if (/pass|secret|token/i.test(key)) parsed.searchParams.set(key, '***');
-    }
-    return parsed.toString();
+    parsed = new URL(u);
   } catch {
-    // not parseable: keep the scheme, hide everything up to the last '@' (credentials live there)
-    return u.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/i, '$1***@').replace(/(pass\w*|secret|token)=[^&\s]*/gi, '$1=***');
+    return redactUnparseable(u);
   }
+  // `postgres:user:secret` parses, as an opaque path without a host: credentials could be anywhere
+  if (!parsed.host && !u.trim().slice(parsed.protocol.length).startsWith('//')) return redactUnparseable(u);
+  if (parsed.password) parsed.password = '***';
+  for (const key of [...parsed.searchParams.keys()]) {
+    if (/pass|secret|token/i.test(key)) parsed.searchParams.set(key, '***');
+  }
+  return parsed.toString();
+}
+
+/**
+ * Not a URL we can take apart, so where its credentials end is a guess: keep only the scheme and
+ * what follows the last '@' (the host part); without an '@', nothing but the scheme (issue 13).
+ */
+function redactUnparseable(u: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*:(\/\/)?)/i.exec(u)?.[1] ?? '';
+  const at = u.lastIndexOf('@');
+  if (at < 0) return `${scheme}*** (not a URL with a host; ${u.length} characters)`;
+  return `${scheme}***@${u.slice(at + 1).replace(/(pass\w*|secret|token)=[^&\s]*/gi, '$1=***')}`;
 }
 
 function redact(key: string, value: string): string {

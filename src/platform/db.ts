@@ -10,6 +10,10 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
 export interface PoolOptions {
   max?: number;
   applicationName?: string;
+  /** Server-side statement_timeout of every session (ms); unset → none. */
+  statementTimeoutMs?: number;
+  /** Sessions refuse writes (default_transaction_read_only). */
+  readOnly?: boolean;
 }
 
 export function createPool(connectionString: string, opts: PoolOptions = {}): pg.Pool {
@@ -19,6 +23,8 @@ export function createPool(connectionString: string, opts: PoolOptions = {}): pg
     application_name: opts.applicationName ?? 'msgx',
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
+    ...(opts.statementTimeoutMs !== undefined ? { statement_timeout: opts.statementTimeoutMs } : {}),
+    ...(opts.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);

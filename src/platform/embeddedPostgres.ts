@@ -6,6 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
 import { isProcessAlive } from './processAlive.ts';
+import { LEGACY_PASSWORD, passwordForExistingFolder, passwordForFreshFolder } from './embeddedPassword.ts';
 
 export interface EmbeddedPg {
   readonly url: string;
@@ -13,7 +14,6 @@ export interface EmbeddedPg {
 }
 
 const USER = 'msgx';
-const PASSWORD = 'msgx';
 const DATABASE = 'msgx';
 const DEFAULT_PORT = 54329;
 
@@ -28,10 +28,14 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const EmbeddedPostgres = await loadWithoutSignalHooks();
   await stopOrphanedServer(dir, log);
+  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
+  // A random password per data folder, in a 0600 file (embeddedPassword.ts); a folder made
+  // before that is moved to one once its server runs.
+  let password = fresh ? await passwordForFreshFolder(dataDir) : LEGACY_PASSWORD;
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user: USER,
-    password: PASSWORD,
+    password,
     port: DEFAULT_PORT, // initdb does not use it; the server's port is chosen below
     persistent: true,
     createPostgresUser: isRoot,
@@ -46,7 +50,6 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     return user;
   };
   let owner = await handOver();
-  const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
   if (fresh) {
     log.info({ dir }, 'initialising embedded PostgreSQL data folder');
     await server.initialise();
@@ -66,8 +69,10 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
       port = await freePort(0);
     }
   }
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
-  if (fresh) await createDatabase(url);
+  const urlWith = (pw: string) => `postgres://${USER}:${encodeURIComponent(pw)}@127.0.0.1:${port}/${DATABASE}`;
+  if (fresh) await createDatabase(urlWith(password));
+  else password = await passwordForExistingFolder(dataDir, urlWith);
+  const url = urlWith(password);
   log.info({ dir, port, reused: !fresh }, 'embedded PostgreSQL started');
   return {
     url,

@@ -98,12 +98,20 @@ export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = 
   if (!databaseUrl) throw new Error('no database URL'); // unreachable: set by one of the branches above
   const pool = createPool(databaseUrl, { max: opts.poolMax ?? 10, applicationName: 'msgx' });
   const readUrl = cfg.readDatabaseUrl ?? databaseUrl;
-  const readPool = readUrl === databaseUrl ? pool : createPool(readUrl, { max: 10, applicationName: 'msgx-read' });
+  // Always its own pool (issue 13): a burst of reads waits for its own connections, never for the
+  // writer's, and no statement of the read API runs longer than MSGX_READ_STATEMENT_TIMEOUT_MS.
+  const readPool = createPool(readUrl, {
+    max: 10,
+    applicationName: 'msgx-read',
+    statementTimeoutMs: cfg.readStatementTimeoutMs,
+    readOnly: true,
+  });
   try {
     if (opts.waitForDatabase) await waitForDatabase(pool, { cfg, clock: opts.clock ?? systemClock, log, signal: opts.signal });
     if (opts.migrate) await migrate(pool, log.child({ scope: 'migrate' }), undefined, { force: opts.force ?? false });
     opts.signal?.throwIfAborted();
   } catch (err) {
+    await readPool.end().catch(() => undefined);
     await pool.end().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     if (claim?.claimed) await claim.release();
@@ -126,7 +134,7 @@ export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = 
     databaseUrl,
     async close() {
       await mailbox.close().catch(() => undefined);
-      if (readPool !== pool) await readPool.end().catch(() => undefined);
+      await readPool.end().catch(() => undefined);
       await pool.end().catch(() => undefined);
       try {
         await embedded?.stop();

@@ -46,7 +46,7 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
     feed,
   );
   const readiness: ReadinessCheck[] = [];
-  if (rt.readPool !== rt.pool) {
+  if (rt.cfg.readDatabaseUrl !== rt.cfg.databaseUrl) {
     readiness.push({ name: 'postgres-read', check: async () => void (await rt.readPool.query('SELECT 1')) });
   }
   return {

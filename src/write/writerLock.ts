@@ -2,11 +2,28 @@ import pg from 'pg';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
+import { FencedError, type WriterFence } from '../platform/writerFence.ts';
 
 /** Advisory lock key of the single writer (the migrator uses 7_735_001). */
 export const WRITER_LOCK_KEY = 7_735_002;
 /** How often a standby tries to take the lock. */
 export const STANDBY_RETRY_MS = 1000;
+/**
+ * Liveness of the held lock (issue 13): a round trip on the lock's own connection every
+ * PROBE_INTERVAL_MS. A holder whose last answered probe is older than LEASE_MS cannot prove it
+ * still holds the lock: it stops deciding and delivering (assertHeld throws) and reports it lost.
+ */
+export const PROBE_INTERVAL_MS = 2000;
+export const LEASE_MS = 10_000;
+/** stop() waits at most this long for the unlock and the goodbye on the lock connection. */
+const STOP_WAIT_MS = 2000;
+/**
+ * Server side of the lock connection: PostgreSQL probes an idle client after 5 s, every 2 s, and
+ * drops it after 3 unanswered probes (or 10 s of unacknowledged data), freeing the lock for a
+ * standby in ~11 s when the writer's host silently disappears.
+ */
+const SERVER_KEEPALIVE_SQL = `SELECT set_config('tcp_keepalives_idle', '5', false), set_config('tcp_keepalives_interval', '2', false),
+  set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '10000', false)`;
 
 export class WriterLockHeldError extends Error {
   constructor(readonly holder: string) {
@@ -27,7 +44,7 @@ export interface WriterLockOptions {
   readonly onLost: (err: Error) => void;
 }
 
-export interface WriterLock extends Service {
+export interface WriterLock extends Service, WriterFence {
   held(): boolean;
 }
 
@@ -41,33 +58,64 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
   let client: pg.Client | undefined;
   let holding = false;
   let stopping = false;
+  let epoch: string | undefined;
+  let confirmedAt = 0;
+  let probing: Promise<void> | undefined;
   const stop = new AbortController();
+  const now = () => opts.clock.now().getTime();
+
+  const lose = (err: Error, msg: string) => {
+    if (!holding || stopping) return;
+    holding = false;
+    opts.log.fatal({ err, epoch }, msg);
+    opts.onLost(err);
+  };
 
   async function tryOnce(): Promise<boolean> {
-    const c = new pg.Client({ connectionString: opts.url, application_name: 'msgx-writer-lock' });
-    c.on('error', (err) => {
-      if (holding && !stopping) {
-        holding = false;
-        opts.log.fatal({ err }, 'writer lock connection lost: this process must stop writing');
-        opts.onLost(err);
-      }
-    });
+    // TCP keepalive on our side too: a silently dropped connection errors instead of hanging.
+    const c = new pg.Client({ connectionString: opts.url, application_name: 'msgx-writer-lock', keepAlive: true, keepAliveInitialDelayMillis: 5000 });
+    c.on('error', (err) => lose(err, 'writer lock connection lost: this process must stop writing'));
     await c.connect();
+    try {
+      await c.query(SERVER_KEEPALIVE_SQL);
+    } catch (err) {
+      opts.log.debug({ err }, 'writer lock: server keepalive settings not available');
+    }
     const { rows } = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [WRITER_LOCK_KEY]);
     if (rows[0]?.ok) {
+      // A new epoch for every holder: what this process decides and sends is fenced with it.
+      const bumped = await c.query<{ epoch: string }>(
+        `UPDATE writer_fence SET epoch = epoch + 1, holder = $1, taken_at = now() WHERE id = 1 RETURNING epoch::text AS epoch`,
+        [`pid ${process.pid}`],
+      );
+      epoch = bumped.rows[0]?.epoch;
       client = c;
       holding = true;
-      c.once('end', () => {
-        if (holding && !stopping) {
-          holding = false;
-          opts.log.fatal('writer lock connection closed: this process must stop writing');
-          opts.onLost(new Error('writer lock connection closed'));
-        }
-      });
+      confirmedAt = now();
+      c.once('end', () => lose(new Error('writer lock connection closed'), 'writer lock connection closed: this process must stop writing'));
+      probing = probeLoop(c);
       return true;
     }
     await c.end().catch(() => undefined);
     return false;
+  }
+
+  /** The liveness probe: a round trip on the lock connection; no answer for LEASE_MS → lost. */
+  async function probeLoop(c: pg.Client): Promise<void> {
+    while (holding && !stopping) {
+      await opts.clock.sleep(PROBE_INTERVAL_MS, stop.signal);
+      if (!holding || stopping) return;
+      const answered = await Promise.race([
+        c.query('SELECT 1').then(() => true, () => false),
+        opts.clock.sleep(PROBE_INTERVAL_MS, stop.signal).then(() => false),
+      ]);
+      if (answered) confirmedAt = now();
+      else if (now() - confirmedAt > LEASE_MS) {
+        lose(new FencedError(`writer lock: no answer on the lock connection for ${Math.round((now() - confirmedAt) / 1000)} s`), 'writer lock unproven: stopping deciding and delivering');
+        c.end().catch(() => undefined);
+        return;
+      }
+    }
   }
 
   async function holder(): Promise<string> {
@@ -93,7 +141,13 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
 
   return {
     name: 'writer-lock',
-    held: () => holding,
+    held: () => holding && now() - confirmedAt <= LEASE_MS,
+    epoch: () => (holding ? epoch : undefined),
+    assertHeld() {
+      if (!holding) throw new FencedError('this process does not hold the writer lock');
+      const age = now() - confirmedAt;
+      if (age > LEASE_MS) throw new FencedError(`writer lock not confirmed for ${Math.round(age / 1000)} s (lease ${LEASE_MS / 1000} s)`);
+    },
     async start() {
       if (await tryOnce()) {
         opts.log.info('writer lock taken');
@@ -119,12 +173,17 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
     async stop() {
       stopping = true;
       stop.abort();
-      if (client) {
-        await client.query('SELECT pg_advisory_unlock($1)', [WRITER_LOCK_KEY]).catch(() => undefined);
-        await client.end().catch(() => undefined);
-      }
+      await probing?.catch(() => undefined);
+      const c = client;
       client = undefined;
       holding = false;
+      if (c) {
+        // Bounded: on a connection that went silent neither the unlock nor the goodbye is answered.
+        const bounded = (p: Promise<unknown>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
+        await bounded(c.query('SELECT pg_advisory_unlock($1)', [WRITER_LOCK_KEY]));
+        await bounded(c.end());
+        (c as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      }
     },
   };
 }

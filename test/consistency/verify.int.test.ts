@@ -12,6 +12,7 @@ import { createSentinel } from '../../src/consistency/sentinel.ts';
 import { FakeClock, systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
 import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
 import { waitFor } from '../support/waitFor.ts';
@@ -65,6 +66,7 @@ describe('after a clean corpus day', () => {
     expect(all.checked.flights).toBeGreaterThan(5);
     expect(all.checked.decisions).toBeGreaterThan(5);
     expect(all.checked.messages).toBeGreaterThan(5);
+    expect(all.checked.reference).toBeGreaterThan(5);
     expect(all.positions.flights).toBe(all.positions.log);
     expect(all.positions.outbox).toBe(all.positions.log);
 
@@ -126,10 +128,9 @@ describe('damage done with direct SQL is reported exactly', () => {
 
   it('a flight row deleted (with its detail rows) is missing; a deleted outbox row is missing', async () => {
     const f = await one<{ flid: string }>('SELECT flid::text AS flid FROM flight_schd ORDER BY flid DESC LIMIT 1');
-    // Detail rows go with the flight (ON DELETE CASCADE): save them first, restore the flight first.
-    const details: string[] = ['flight_stand', 'flight_gate', 'flight_counter', 'flight_belt', 'flight_chute', 'flight_bridge', 'flight_chock', 'flight_delay', 'flight_service', 'flight_route_point'];
-    const saved = await Promise.all(details.map(async (t) => ({ t, rows: (await db.pool.query(`SELECT to_jsonb(x.*) AS r FROM ${t} x WHERE flid = $1`, [f.flid])).rows })));
-    // Undo steps run in reverse: the detail rows' step is pushed first so that it runs after the flight's.
+    // Detail rows go with the flight (ON DELETE CASCADE): save them first; undo restores the flight
+    // first (undo steps run in reverse), then these.
+    const saved = await Promise.all(DETAIL_TABLES.map(async (t) => ({ t, rows: (await db.pool.query(`SELECT to_jsonb(x.*) AS r FROM ${t} x WHERE flid = $1`, [f.flid])).rows })));
     undo.push(async () => {
       for (const s of saved) {
         if (s.rows.length === 0) continue;
@@ -163,6 +164,23 @@ describe('damage done with direct SQL is reported exactly', () => {
     ]);
   });
 
+  it('reference data: a changed column and a deleted row, named by table, key and column', async () => {
+    const r = await one<{ kind: string; code: string; name: string | null }>(
+      'SELECT kind, code, name FROM reference_record ORDER BY kind, code LIMIT 1',
+    );
+    await db.pool.query("UPDATE reference_record SET name = 'HAND-EDITED' WHERE kind = $1 AND code = $2", [r.kind, r.code]);
+    undo.push(() => db.pool.query('UPDATE reference_record SET name = $3 WHERE kind = $1 AND code = $2', [r.kind, r.code, r.name]));
+    const last = await one<{ kind: string; code: string }>('SELECT kind, code FROM reference_record ORDER BY kind DESC, code DESC LIMIT 1');
+    await deleteRows('reference_record', 'kind = $1 AND code = $2', [last.kind, last.code]);
+    const report = await check();
+    expect(report.mismatches).toEqual([
+      { check: 'reference', table: 'reference_record', key: `${r.kind}/${r.code}`, column: 'name', log: r.name, row: 'HAND-EDITED' },
+      { check: 'reference', table: 'reference_record', key: `${last.kind}/${last.code}`, problem: 'missing-row' },
+    ]);
+    // Samples do not check reference data (its decisions name no flight).
+    expect((await check({ kind: 'sample', ratio: 1 })).mismatches).toEqual([]);
+  });
+
   it('a missing write-back: a terminal message with neither done nor pending work', async () => {
     const m = await one<{ id: string; state: string }>("SELECT msg_id::text AS id, state FROM proc_state WHERE state = 'SUCCEEDED' ORDER BY msg_id LIMIT 1");
     await db.pool.query('UPDATE proc_state SET backfill_state = NULL WHERE msg_id = $1', [m.id]);
@@ -170,6 +188,16 @@ describe('damage done with direct SQL is reported exactly', () => {
     expect((await check()).mismatches).toEqual([
       { check: 'writebacks', msgId: m.id, state: 'SUCCEEDED', problem: 'write-back neither done nor pending', log: 'DONE or PENDING', row: null },
     ]);
+    const d = await one<{ id: string }>("SELECT msg_id::text AS id FROM proc_state WHERE state = 'SKIPPED' ORDER BY msg_id LIMIT 1");
+    await db.pool.query("UPDATE proc_state SET backfill_status = 'PROCESSED', decided_position = 999999 WHERE msg_id = $1", [d.id]);
+    const { pos } = await one<{ pos: string }>('SELECT decided_position::text AS pos FROM proc_state WHERE msg_id = $1', [m.id]);
+    undo.push(() => db.pool.query("UPDATE proc_state SET backfill_status = 'SKIPPED', decided_position = $2 WHERE msg_id = $1", [d.id, pos]));
+    const { head } = await one<{ head: string }>('SELECT max(position)::text AS head FROM decision_event');
+    expect((await check()).mismatches).toEqual([
+      { check: 'writebacks', msgId: m.id, state: 'SUCCEEDED', problem: 'write-back neither done nor pending', log: 'DONE or PENDING', row: null },
+      { check: 'writebacks', msgId: d.id, state: 'SKIPPED', problem: 'write-back status', log: 'SKIPPED', row: 'PROCESSED' },
+      { check: 'writebacks', msgId: d.id, state: 'SKIPPED', problem: 'terminal decision not in the log', log: `a position in 1..${head}`, row: '999999' },
+    ].sort((a, b) => Number(a.msgId) - Number(b.msgId)));
     // Younger than the grace period: not checked yet.
     const young = await runCheck(db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 3_600_000 * 24 * 365 * 100 });
     expect(young.mismatches).toEqual([]);

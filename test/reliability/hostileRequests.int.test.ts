@@ -117,6 +117,14 @@ describe('hostile requests against msgx start (MariaDB mailbox)', () => {
     await alive();
   });
 
+  it('refuses a document of 100,000 tokens before validating it', async () => {
+    const started = Date.now();
+    const r = await gql(`{ ${'__typename '.repeat(100_000)}}`);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(r.body.errors?.[0]?.message).toMatch(/more that 20000 tokens/);
+    await alive();
+  });
+
   it('refuses 300 rawXml aliases', async () => {
     const r = await gql(`{ ${Array.from({ length: 300 }, (_, i) => `m${i}: message(id: "${i + 1}") { rawXml }`).join(' ')} }`);
     expect(r.body.data ?? null).toBeNull();

@@ -153,3 +153,43 @@ describe('process-level fatal handler', () => {
     }
   });
 });
+
+describe('configuration errors never echo a password', () => {
+  it.each([
+    'postgres:msgx:hunter2',
+    'postgres:hunter2',
+    'postgres://msgx:hunter2@[bad/db',
+    'postgres://msgx:hun#ter2@host/db',
+    'postgres//msgx:hunter2@host/db',
+    'hunter2',
+  ])('%s', (value) => {
+    let message = '';
+    try {
+      loadConfig({ MSGX_DATABASE_URL: value });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/MSGX_DATABASE_URL/);
+    expect(message).not.toMatch(/hunter2|hun#ter2/);
+  });
+});
+
+describe('client errors', () => {
+  it('a value the database refuses is BAD_USER_INPUT, logged at info without a stack', async () => {
+    const { createHarness } = await import('../read-api/support/harness.ts');
+    const { captureLog } = await import('./support/captureLog.ts');
+    const captured = captureLog('debug');
+    const refusing = {
+      query: async () => {
+        throw Object.assign(new Error('value "99999999999999999999" is out of range for type bigint'), { code: '22003' });
+      },
+    };
+    const h = createHarness({} as never, { db: refusing as never, log: captured.log });
+    const r = await h.gql('{ flights { totalCount } }');
+    expect(r.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    const lines = captured.text().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; err?: unknown });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((l) => l.level <= 30 && l.err === undefined)).toBe(true);
+    expect(captured.text()).not.toMatch(/"stack"/);
+  });
+});

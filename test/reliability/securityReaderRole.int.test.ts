@@ -4,6 +4,7 @@
  * audit tables and nothing else, and can write nothing.
  */
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlState, sqlState } from '../../src/platform/db.ts';
@@ -20,7 +21,7 @@ const READABLE = [
   'flight_bridge', 'flight_chock', 'flight_delay', 'flight_service', 'flight_route_point',
   'schd_snap_log', 'decision_event', 'inbox_message', 'proc_state', 'proc_state_hst',
   'inbox_cursor', 'inbox_gap', 'msg_event', 'projection_checkpoint', 'req_track', 'pipeline_lock',
-  'inbox_id_range', 'consistency_check',
+  'inbox_id_range', 'consistency_check', 'writer_fence',
   // 072: the whole interface's detail lists (VIPF, PSHT, TIPT).
   'flight_vip', 'flight_pushback', 'flight_tow',
   // 100: the Corrections that superseded a message's outcome (message(id) shows them).
@@ -91,6 +92,26 @@ describe('read API role msgx_reader', () => {
               has_schema_privilege('msgx_reader', 'mailbox', 'USAGE') AS mailbox`,
     );
     expect(schemas.rows[0]).toEqual({ usage: true, create: false, mailbox: false });
+  });
+
+  it('cannot take the writer\'s advisory key, pg_notify, create temporary tables or large objects (062)', async () => {
+    // Database-level ACLs (TEMPORARY) are not copied by CREATE DATABASE … TEMPLATE: apply 062 to
+    // this clone as `msgx migrate` does to a real database (it is idempotent).
+    await db.pool.query(await readFile(path.join(PG_MIGRATIONS_DIR, '062_reader_least_privilege.sql'), 'utf8'));
+    const attempts: Record<string, () => Promise<unknown>> = {
+      'writer lock key': () => reader.query('SELECT pg_try_advisory_lock(7735002)'),
+      'migrator lock key (xact)': () => reader.query('SELECT pg_try_advisory_xact_lock(7735001)'),
+      'pg_notify msgx_projection': () => reader.query("SELECT pg_notify('msgx_projection', 'flights:999999')"),
+      'CREATE TEMP TABLE': () => reader.query('CREATE TEMP TABLE squat (x text)'),
+      'lo_create': () => reader.query('SELECT lo_create(0)'),
+      'lo_from_bytea': () => reader.query("SELECT lo_from_bytea(0, '\\x00')"),
+    };
+    const outcome: Record<string, string | undefined> = {};
+    for (const [name, run] of Object.entries(attempts)) outcome[name] = await refusal(run);
+    expect(outcome).toEqual(Object.fromEntries(Object.keys(attempts).map((k) => [k, SqlState.insufficientPrivilege])));
+    // the migrating user (the writer) keeps them
+    await db.pool.query('SELECT pg_advisory_unlock(7735999), pg_try_advisory_lock(7735999)');
+    await db.pool.query('SELECT pg_advisory_unlock(7735999)');
   });
 
   it('refuses writes with SQLSTATE 42501 (insufficient_privilege)', async () => {

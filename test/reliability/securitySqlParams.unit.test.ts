@@ -27,7 +27,8 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/read-api/sql/selectFlightLists.ts': ['selectList(spec.columns)', 'LIVE_TABLES.detail[table]'],
   'src/projections/loadFlights.ts': ['selectList(FLIGHT_COLUMNS)', 'tables.flight', 'selectList(spec.columns)', 'tables.detail[spec.table]'],
   'src/consistency/flightCheck.ts': ['selectList(FLIGHT_COLUMNS)', 'LIVE_TABLES.flight', 'selectList(spec.columns)', 'LIVE_TABLES.detail[spec.table]', 'where'],
-  'src/consistency/writebackCheck.ts': ['TERMINAL'], // the module's constant SELECT of terminal messages
+  'src/consistency/referenceCheck.ts': ['selectList(spec.columns)', 'spec.table'], // constant column specs and table names
+  'src/consistency/writebackCheck.ts': ['TERMINAL', 'BAD', 'EXPECTED_STATUS', 'SHADOW_DECIDED'], // the module's constant SQL fragments
   'src/projections/writeFlights.ts': [
     'tables.flight', 'columnNames(FLIGHT_COLUMNS)', 'unnestOf(FLIGHT_COLUMNS)', 'FLIGHT_UPDATE_SET',
     'table', 'columnNames(spec.columns)', 'unnestOf(spec.columns)',

@@ -30,6 +30,13 @@ export interface TcpProxy {
   url(url: string): string;
   /** Close every live connection (both sides) and stop listening: new connections are refused. */
   cut(): void;
+  /**
+   * Blackhole every live connection: the client side stays open but never hears anything again
+   * (what a silently dropped network path looks like to it), while the server side is closed (as
+   * the server's own keepalive would eventually do), so the server ends that session. New
+   * connections are still bridged normally.
+   */
+  blackhole(): number;
   /** Listen again on the same port. */
   restore(): Promise<void>;
   isCut(): boolean;
@@ -40,7 +47,7 @@ export interface TcpProxy {
 /** Start a proxy on an ephemeral port forwarding to `target`. */
 export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
   const host = opts.host ?? '127.0.0.1';
-  const pairs = new Set<{ client: Socket; upstream: Socket }>();
+  const pairs = new Set<{ client: Socket; upstream: Socket; silent?: boolean }>();
   const counts = { accepted: 0, cutConnections: 0 };
   let server: Server | null = null;
   let port = 0;
@@ -49,9 +56,10 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
   const bridge = (client: Socket): void => {
     counts.accepted += 1;
     const upstream = connect({ host: opts.target.host, port: opts.target.port });
-    const pair = { client, upstream };
+    const pair: { client: Socket; upstream: Socket; silent?: boolean } = { client, upstream };
     pairs.add(pair);
     const end = (): void => {
+      if (pair.silent) return; // blackholed: the client hears nothing, not even a close
       pairs.delete(pair);
       client.destroy();
       upstream.destroy();
@@ -103,6 +111,19 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
       u.hostname = host;
       u.port = String(port);
       return u.toString();
+    },
+    blackhole(): number {
+      let n = 0;
+      for (const p of pairs) {
+        if (p.silent) continue;
+        p.silent = true;
+        p.client.unpipe(p.upstream);
+        p.upstream.unpipe(p.client);
+        p.client.pause();
+        p.upstream.destroy();
+        n += 1;
+      }
+      return n;
     },
     cut(): void {
       const s = server;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createSchema, createYoga, maskError, type Plugin, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
+import { createGraphQLError, createSchema, createYoga, maskError, type Plugin, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
 import { createLoaders, type ReadApiDeps, type ReadContext } from './context.ts';
 import { costLimitRule } from './costLimit.ts';
 import { depthLimitRule, MAX_QUERY_DEPTH } from './depthLimit.ts';
@@ -12,10 +12,13 @@ import { referenceResolvers } from './referenceResolvers.ts';
 import { createDateTimeScalar, DateScalar } from './scalars.ts';
 import { subscriptionResolvers } from './subscriptionResolvers.ts';
 import type { FlightFeed } from '../live/flightFeed.ts';
-import { isConnectionError } from '../../platform/db.ts';
+import { isConnectionError, SqlState, sqlState } from '../../platform/db.ts';
+import { badInput } from './errors.ts';
 import { operationsResolvers } from './operationsResolvers.ts';
 
 export const GRAPHQL_PATH = '/graphql';
+/** Tokens one GraphQL document may have (GraphiQL's introspection query has ~300). */
+export const MAX_QUERY_TOKENS = 20_000;
 /** While the database is unreachable every query fails the same way: say so once per this period. */
 const UNREACHABLE_LOG_EVERY_MS = 60_000;
 
@@ -44,6 +47,10 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     ],
   });
   const depthLimit: Plugin = {
+    // A document of at most MAX_QUERY_TOKENS tokens: parsing (and every rule after it) stays short.
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => parseFn(source, { ...options, maxTokens: MAX_QUERY_TOKENS }));
+    },
     onValidate({ addValidationRule }) {
       addValidationRule(depthLimitRule(opts.maxDepth ?? MAX_QUERY_DEPTH));
       addValidationRule(costLimitRule());
@@ -82,6 +89,18 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     // Intentional errors (GraphQLError with a code) pass.
     maskedErrors: {
       maskError(error, message) {
+        // A value the database refused (SQLSTATE class 22: out of range, invalid text) came from the
+        // client: its fault, said as BAD_USER_INPUT and logged at info without a stack (issue 13).
+        const cause = (error as { originalError?: unknown }).originalError;
+        const state = sqlState(cause);
+        if (state?.startsWith('22')) {
+          log.info({ sqlState: state, reason: (cause as Error).message.slice(0, 200) }, 'graphql: a value of the request was refused');
+          return badInput('an argument value is out of range or malformed');
+        }
+        if (state === SqlState.queryCanceled) {
+          log.warn({ sqlState: state }, 'graphql: a query ran into the read statement_timeout');
+          return createGraphQLError('the query took too long (MSGX_READ_STATEMENT_TIMEOUT_MS); narrow it', { extensions: { code: 'QUERY_TIMEOUT' } });
+        }
         const masked = maskError(error, message, false);
         if (masked !== error) logUnexpected(error as Error);
         return masked;

@@ -58,6 +58,29 @@ function metaOf(m: MessageRecord, tz: string): MetaFields {
 const metaField = (name: Exclude<keyof MetaFields, 'decoded'>) => (m: MessageRecord, _a: unknown, ctx: ReadContext) =>
   metaOf(m, ctx.deps.tz)[name];
 
+type ChangeRecord = Record<string, unknown>;
+
+/** The decision's changes, narrowed to `onlyFlid` (flight-less summaries kept, their flid lists narrowed). */
+function ownChanges(d: DecisionParent): ChangeRecord[] {
+  const changes = Array.isArray(d.payload.changes) ? (d.payload.changes as ChangeRecord[]) : [];
+  const only = d.onlyFlid;
+  if (only === undefined) return changes;
+  return changes
+    .filter((c) => typeof c.flid !== 'string' || c.flid === only)
+    .map((c) => (Array.isArray(c.flids) ? { ...c, flids: c.flids.filter((f) => f === only) } : c));
+}
+
+/** The payload with only `onlyFlid`'s changes, and any list of flight ids narrowed to it. */
+function flightPart(d: DecisionParent): Record<string, unknown> {
+  const part: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(d.payload)) {
+    if (key === 'changes') part[key] = ownChanges(d);
+    else if (Array.isArray(value) && /flids$/i.test(key)) part[key] = value.filter((f) => f === d.onlyFlid);
+    else part[key] = value;
+  }
+  return part;
+}
+
 export const messageResolvers = {
   Query: {
     message(_: unknown, args: { id: string }, ctx: ReadContext): Promise<MessageRecord | null> {
@@ -92,14 +115,14 @@ export const messageResolvers = {
   },
   Decision: {
     changes(d: DecisionParent, _a: unknown, ctx: ReadContext) {
-      const changes = Array.isArray(d.payload.changes) ? (d.payload.changes as Record<string, unknown>[]) : [];
-      return changes
-        .filter((c) => d.onlyFlid === undefined || typeof c.flid !== 'string' || c.flid === d.onlyFlid)
-        .map((c) => ({ type: String(c.type), flid: typeof c.flid === 'string' ? c.flid : null, data: JSON.stringify(shownChange(c, ctx)) }));
+      return ownChanges(d).map((c) => ({ type: String(c.type), flid: typeof c.flid === 'string' ? c.flid : null, data: JSON.stringify(shownChange(c, ctx)) }));
     },
+    // In flightHistory a decision shows only that flight's part (issue 13): a plan snapshot's
+    // payload names thousands of flights, and a page of 500 of them must not carry all of them.
     payload(d: DecisionParent, _a: unknown, ctx: ReadContext) {
-      if (!Array.isArray(d.payload.changes)) return JSON.stringify(d.payload);
-      return JSON.stringify({ ...d.payload, changes: (d.payload.changes as Record<string, unknown>[]).map((c) => shownChange(c, ctx)) });
+      const part = d.onlyFlid === undefined ? d.payload : flightPart(d);
+      if (!Array.isArray(part.changes)) return JSON.stringify(part);
+      return JSON.stringify({ ...part, changes: (part.changes as Record<string, unknown>[]).map((c) => shownChange(c, ctx)) });
     },
   },
   Delivery: {

@@ -39,7 +39,9 @@ export interface QuerySummary {
 }
 
 /** Paginated fields and their default page size (graphql.md). */
-export const PAGINATED: Readonly<Record<string, number>> = { flights: 100, flightHistory: 100, reference: 100, seasonalFlights: 100 };
+export const PAGINATED: Readonly<Record<string, number>> = { flights: 100, flightHistory: 100, reference: 100, seasonalFlights: 100, messagesInState: 100 };
+/** Paginated fields that are plain lists (no connection): what they select is paid per row. */
+const PLAIN_PAGES = new Set(['messagesInState']);
 
 /**
  * Per-instance weight of fields whose resolution is dearer than a column: the raw XML (up to
@@ -153,7 +155,9 @@ export function analyseOperation(schema: GraphQLSchema, document: DocumentNode, 
     let own = FIELD_WEIGHTS[name] ?? 0;
     if (name in PAGINATED) {
       const page = pageOf(field, skipped);
-      return { ...base, rows: page + child.rows, cost: own + page + page * child.perRow, perRow: 0 };
+      const perRow = PLAIN_PAGES.has(name) ? child.cost + child.perRow : child.perRow;
+      const connection = PLAIN_PAGES.has(name) ? 0 : child.cost; // totalCount, pageInfo: once per connection
+      return { ...base, rows: page + child.rows, cost: own + page + connection + page * perRow, perRow: 0 };
     }
     if (listFields.has(name)) own += 1;
     if (name === 'flight' && field.arguments?.some((a) => a.name.value === 'asOf')) own += FLIGHT_AS_OF_WEIGHT;

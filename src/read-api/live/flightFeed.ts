@@ -92,10 +92,41 @@ export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
       });
   }
 
+  /**
+   * Any session of the database can NOTIFY (PostgreSQL has no privilege for the command), so a
+   * payload is only a hint: the feed advances to the flight projector's checkpoint as the log has
+   * it, never beyond. A forged `flights:999999999` is ignored; a flood of them costs one checkpoint
+   * read at a time (coalesced), not a read per notification.
+   */
+  let verifying = false;
+  let verifyAgain = false;
+  let forgedLogged = false;
   function onNotification(msg: pg.Notification): void {
-    const m = /^([^:]+):(\d+)$/.exec(msg.payload ?? '');
+    const m = /^([^:]+):(\d{1,19})$/.exec(msg.payload ?? '');
     if (msg.channel !== Channels.projection || !m || m[1] !== FLIGHTS_PROJECTOR) return;
-    advance(BigInt(m[2]!));
+    const claimed = BigInt(m[2]!);
+    if (claimed <= target) return;
+    if (verifying) {
+      verifyAgain = true;
+      return;
+    }
+    verifying = true;
+    void checkpoint()
+      .then((at) => {
+        if (claimed > at && !forgedLogged) {
+          forgedLogged = true;
+          opts.log.info({ claimed: claimed.toString(), checkpoint: at.toString() }, 'flight feed: a notification named a position the log does not have; ignored');
+        }
+        advance(at);
+      })
+      .catch((err: unknown) => opts.log.debug({ err }, 'flight feed: checkpoint read failed'))
+      .finally(() => {
+        verifying = false;
+        if (verifyAgain) {
+          verifyAgain = false;
+          onNotification({ ...msg, payload: `${FLIGHTS_PROJECTOR}:${(target + 1n).toString()}` });
+        }
+      });
   }
 
   async function connect(): Promise<void> {

@@ -3,6 +3,8 @@ import type { Config } from '../../platform/config.ts';
 import { crashPoint } from '../../platform/crashPoint.ts';
 import type { Queryable } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
+import { claimRows } from './claimRows.ts';
 import { asDeliveryFailure, type DeliveryFailure } from './deliveryFailure.ts';
 import { failureOutcome } from './failureOutcome.ts';
 import { markFailed, markSent } from './markDelivered.ts';
@@ -14,6 +16,10 @@ export interface DeliveryContext {
   readonly clock: Clock;
   readonly cfg: Pick<Config, 'maxAttempts' | 'backoffMs' | 'backoffCapMs'>;
   readonly log: Logger;
+  /** The writer lock: rows are claimed with its epoch before each send (absent: unfenced). */
+  readonly fence?: WriterFence;
+  /** claimRows' grace for rows claimed by an older epoch (default CLAIM_GRACE_MS). */
+  readonly claimGraceMs?: number;
 }
 
 export type StepResult =
@@ -44,6 +50,7 @@ export async function deliverRows(
   blamed: readonly OutboxRow[],
   send: () => Promise<readonly unknown[]>,
 ): Promise<SendOutcome> {
+  await claimOrThrow(ctx, target, rows);
   let refs: readonly unknown[];
   try {
     refs = await send();
@@ -75,6 +82,30 @@ export async function deliverRows(
   if (failedBefore > 0) ctx.log.info({ target, eventIds: rows.map((r) => r.eventId), failedBefore }, 'delivering again: head delivered after failed attempts');
   else ctx.log.debug({ target, eventIds: rows.map((r) => r.eventId) }, 'delivered');
   return { ok: true };
+}
+
+/**
+ * Fenced deliveries (issue 13): before a send, the process must still hold the writer lock (its
+ * lease is fresh) and claim every row with its epoch. Refused → FencedError: nothing is sent, the
+ * target loop pauses and tries again (a successor's claim ages out; a lost lock stops the process).
+ */
+async function claimOrThrow(ctx: DeliveryContext, target: Target, rows: readonly OutboxRow[]): Promise<void> {
+  const fence = ctx.fence;
+  const epoch = fence?.epoch();
+  if (!fence || epoch === undefined) {
+    fence?.assertHeld();
+    return;
+  }
+  fence.assertHeld();
+  const claim = await claimRows(ctx.pool, rows.map((r) => r.eventId), epoch, ctx.claimGraceMs);
+  if (!claim.ok) {
+    throw new FencedError(
+      claim.reason === 'fenced'
+        ? `${target}: not sending, another writer took the lock (writer_fence moved past epoch ${epoch})`
+        : `${target}: not sending, a row is claimed by another writer epoch (taken over after its grace)`,
+    );
+  }
+  fence.assertHeld();
 }
 
 /** The head is waiting for its backoff. */

@@ -1,6 +1,7 @@
 import { PRODUCTION_MODE, type RunMode } from '../../platform/runMode.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../../platform/service.ts';
+import type { WriterFence } from '../../platform/writerFence.ts';
 import { createRequestTracker } from '../requests/requestTracker.ts';
 import { createKafkaSink } from './createKafkaSink.ts';
 import { createDispatcher } from './dispatcher.ts';
@@ -11,7 +12,10 @@ import { shadowTopics } from './shadowTopics.ts';
  * the plan-request tracker, plus the 'kafka' readiness check (broker metadata reachable; the file
  * sink is always ready). Throws ProducerSafetyError when the producer would be weakened.
  */
-export function createDeliveryServices(rt: Runtime, opts: { mode?: RunMode } = {}): { services: Service[]; readiness: ReadinessCheck[] } {
+export function createDeliveryServices(
+  rt: Runtime,
+  opts: { mode?: RunMode; fence?: WriterFence } = {},
+): { services: Service[]; readiness: ReadinessCheck[] } {
   const log = rt.log.child({ role: 'delivery' });
   const mode = opts.mode ?? PRODUCTION_MODE;
   // Records of shadow decisions go to the shadow's prefixed topics, also after a cut-over (shadowTopics.ts).
@@ -31,6 +35,7 @@ export function createDeliveryServices(rt: Runtime, opts: { mode?: RunMode } = {
     cfg: rt.cfg,
     log,
     idlePollMs: Math.max(rt.cfg.pollIntervalMs, 5000),
+    fence: opts.fence,
     // In shadow mode nothing is inserted into COUTMSGS: its target does not run at all.
     ...(mode.shadow ? { targets: ['KAFKA_MSG', 'KAFKA_SCHD'] as const } : {}),
   });

@@ -4,6 +4,7 @@ import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import type { Service } from '../../platform/service.ts';
+import type { WriterFence } from '../../platform/writerFence.ts';
 import { createCoutmsgsWorker } from './coutmsgsWorker.ts';
 import type { DeliveryContext, TargetWorker } from './deliverRows.ts';
 import type { KafkaSink } from './kafkaSink.ts';
@@ -27,6 +28,9 @@ export interface DispatcherDeps {
   readonly idlePollMs?: number;
   /** Most KAFKA_MSG rows per producer call. Default 200. */
   readonly msgBatchMax?: number;
+  /** The writer lock: deliveries are claimed with its epoch (issue 13). Absent: unfenced. */
+  readonly fence?: WriterFence;
+  readonly claimGraceMs?: number;
   /** The targets to drain (default all; shadow mode leaves out COUTMSGS). */
   readonly targets?: readonly Target[];
 }
@@ -43,7 +47,7 @@ export interface Dispatcher extends Service {
  */
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const log = deps.log;
-  const ctx: DeliveryContext = { pool: deps.pool, clock: deps.clock, cfg: deps.cfg, log };
+  const ctx: DeliveryContext = { pool: deps.pool, clock: deps.clock, cfg: deps.cfg, log, fence: deps.fence, claimGraceMs: deps.claimGraceMs };
   const workers: Record<Target, TargetWorker> = {
     KAFKA_MSG: createMsgWorker(ctx, deps.sink, { topic: deps.cfg.kafka.topicMsg, batchMax: deps.msgBatchMax ?? 200 }),
     KAFKA_SCHD: createSchdWorker(ctx, deps.sink, {

@@ -5,6 +5,7 @@ import { crashPoint } from '../../platform/crashPoint.ts';
 import { SqlState, sqlState, withTransaction, type PoolClient } from '../../platform/db.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
 import { appendDecisions, lockPipeline, type NewDecision } from '../../log/appendDecisions.ts';
+import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Head } from './findHeads.ts';
 import { flidsOf, type Outcome } from './outcome.ts';
 
@@ -41,6 +42,24 @@ export interface CommitOptions {
    * shadow mode: no write-back, and no pending write-back work left to replay later.
    */
   readonly writeBack?: boolean;
+  /**
+   * The writer lock (issue 13): the transaction commits only while this process proves it holds
+   * the lock and writer_fence still carries its epoch (read FOR SHARE, so a successor's epoch bump
+   * waits for this commit, and every later commit of ours sees it). Absent: unfenced.
+   */
+  readonly fence?: WriterFence;
+}
+
+/** writer_fence still carries `fence`'s epoch, or FencedError; the row stays share-locked until COMMIT. */
+export async function checkFence(c: PoolClient, fence: WriterFence | undefined): Promise<void> {
+  if (!fence) return;
+  fence.assertHeld();
+  const epoch = fence.epoch();
+  if (epoch === undefined) return;
+  const { rows } = await c.query<{ epoch: string }>('SELECT epoch::text AS epoch FROM writer_fence WHERE id = 1 FOR SHARE');
+  if (rows[0]?.epoch !== epoch) {
+    throw new FencedError(`not committing: another writer took the lock (writer_fence is at ${rows[0]?.epoch}, this process holds ${epoch})`);
+  }
 }
 
 class Conflict extends Error {}
@@ -61,6 +80,7 @@ export async function commitDecisions(
 ): Promise<CommitResult> {
   try {
     return await withTransaction(pool, async (c) => {
+      await checkFence(c, opts.fence);
       const last = await lockPipeline(c);
       if (last !== basis) throw new Conflict(`log moved to ${last} (decided at ${basis})`);
       const all = await appendDecisions(c, last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
@@ -74,6 +94,7 @@ export async function commitDecisions(
       await advanceProcStates(c, items, positions, now, opts.writeBack ?? true);
       await recordMeta(c, items);
       crashPoint('pump.uncommitted');
+      opts.fence?.assertHeld(); // the lease is still fresh at COMMIT
       return { ok: true as const, positions, sweepPositions, recordedAt: now };
     });
   } catch (err) {

@@ -4,6 +4,7 @@ import { crashPoint } from '../../platform/crashPoint.ts';
 import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
+import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Decider } from '../../domain/decide.ts';
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { applyDecision } from '../../domain/evolve.ts';
@@ -51,6 +52,8 @@ export interface PumpOptions {
   readonly decide?: Decider;
   /** Register CMINMSGS write-backs (default true; false in shadow mode — see commitDecisions). */
   readonly writeBack?: boolean;
+  /** The writer lock: decisions commit only while it is provably held (issue 13). Absent: unfenced. */
+  readonly fence?: WriterFence;
 }
 
 /** 'again': stop this scan and look at the FIFO afresh (a conflict, or the head is still unfinished). */
@@ -93,8 +96,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     let lastErr: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack }));
+        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack, fence: opts.fence }));
       } catch (err) {
+        if (err instanceof FencedError) throw err; // not ours to decide any more: no retry, no INFRA record
         lastErr = err;
       }
     }
@@ -112,7 +116,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     log.warn({ err: lastErr, msgId: head.msgId }, 'decision transaction failed; recording INFRA failure');
     const infra: Outcome = { ...failureVerdict(cfg, now, head, 'INFRA', error), identity: null, meta: null };
     const items = [{ head, outcome: infra }];
-    await settle(items, await commitDecisions(pool, items, basis, now, { writeBack }));
+    await settle(items, await commitDecisions(pool, items, basis, now, { writeBack, fence: opts.fence }));
     return 'again';
   }
 

@@ -1,0 +1,51 @@
+/**
+ * `Decision.payload` in `flightHistory` holds only that flight's part (issue 13): a plan snapshot
+ * names thousands of flights, and every page of a flight's history carried all of them.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createHarness, type Harness } from './support/harness.ts';
+import { insertDecisions, insertMessage } from './support/fixtures.ts';
+
+let db: TestDatabase;
+let h: Harness;
+const OTHERS = Array.from({ length: 300 }, (_, i) => String(9000 + i));
+
+beforeAll(async () => {
+  db = await createTestDatabase('histpayload');
+  h = createHarness(db.pool);
+  await insertMessage(db.pool, { id: '1', xml: '<MSG/>', state: 'SUCCEEDED' });
+  await insertDecisions(db.pool, [
+    {
+      position: '1', msgId: '1', handler: 'schd-snapshot', flids: ['800', ...OTHERS], recordedAt: '2025-03-14T01:00:00Z',
+      payload: {
+        changes: [
+          { type: 'FlightUpdated', flid: '800', fields: { gate: 'G1' } },
+          ...OTHERS.map((flid) => ({ type: 'FlightUpdated', flid, fields: { gate: 'G2' } })),
+          { type: 'FlightsArchived', flids: ['800', ...OTHERS], beforeDay: '2025-03-13' },
+          { type: 'PlanSnapshotApplied', created: 0, updated: 301 },
+        ],
+      },
+    },
+  ]);
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+it('shows only the flight\'s own changes (and flight-less summaries) in payload, as in changes', async () => {
+  const r = await h.gql('{ flightHistory(flid: "800") { edges { node { payload changes { flid type } } } } }');
+  expect(r.errors).toBeUndefined();
+  const node = r.data!.flightHistory.edges[0].node;
+  expect(JSON.parse(node.payload)).toEqual({
+    changes: [
+      { type: 'FlightUpdated', flid: '800', fields: { gate: 'G1' } },
+      { type: 'FlightsArchived', flids: ['800'], beforeDay: '2025-03-13' },
+      { type: 'PlanSnapshotApplied', created: 0, updated: 301 },
+    ],
+  });
+  expect(node.changes.map((c: { flid: string | null }) => c.flid)).toEqual(['800', null, null]);
+  // message(id) still shows the whole decision
+  const whole = await h.gql('{ message(id: "1") { decisions { payload } } }');
+  expect(JSON.parse(whole.data!.message.decisions[0].payload).changes).toHaveLength(OTHERS.length + 3);
+});
