@@ -47,7 +47,7 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-const linesOf = (run: Run) => parseLogLines(run.stdout.join(''));
+const linesOf = (run: Run) => parseLogLines(run.stderr.join(''));
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -59,8 +59,9 @@ async function freePort(): Promise<number> {
 
 interface Run {
   readonly child: ChildProcess;
-  /** Its log (stdout, NDJSON). */
+  /** What it wrote to stdout (results; nothing for `start`). */
   readonly stdout: string[];
+  /** Its log (stderr, NDJSON). */
   readonly stderr: string[];
   exit?: { code: number | null; signal: NodeJS.Signals | null; at: number };
 }

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type http from 'node:http';
 import type { Route } from '../httpServer.ts';
-import { PAGE_ASSETS, VENDOR_ASSETS, type Asset } from './vendorAssets.ts';
+import { PAGE_ASSETS, vendorAssets, type Asset } from './vendorAssets.ts';
 
 const HTML = 'text/html; charset=utf-8';
 const cache = new Map<string, Buffer>();
@@ -79,14 +79,20 @@ export function serveGraphiql(res: http.ServerResponse): void {
 }
 
 export function pageRoutes(): Route[] {
-  const assets: Record<string, { asset: Asset; maxAge: number }> = {};
-  for (const [p, asset] of Object.entries(VENDOR_ASSETS)) assets[p] = { asset, maxAge: 86_400 };
-  for (const [p, asset] of Object.entries(PAGE_ASSETS)) assets[p] = { asset, maxAge: 0 };
+  let assets: Record<string, { asset: Asset; maxAge: number }> | undefined;
+  const table = () => {
+    if (!assets) {
+      assets = {};
+      for (const [p, asset] of Object.entries(vendorAssets())) assets[p] = { asset, maxAge: 86_400 };
+      for (const [p, asset] of Object.entries(PAGE_ASSETS)) assets[p] = { asset, maxAge: 0 };
+    }
+    return assets;
+  };
   const assetRoute = (method: string): Route => ({
     method,
     path: '/assets/*',
     async handler(req, res) {
-      const found = assets[new URL(req.url ?? '/', 'http://localhost').pathname];
+      const found = table()[new URL(req.url ?? '/', 'http://localhost').pathname];
       if (!found) {
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
         res.end('not found');

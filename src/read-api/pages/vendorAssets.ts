@@ -26,13 +26,18 @@ export const withoutEmbeddedFonts = (css: string): string => css.replace(/@font-
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
-export const VENDOR_ASSETS: Readonly<Record<string, Asset>> = {
+/**
+ * Resolved on first use, not at import: a checkout whose node_modules predates these packages
+ * still runs every other route (the pages answer 500 until `npm install`).
+ */
+let vendor: Readonly<Record<string, Asset>> | undefined;
+export const vendorAssets = (): Readonly<Record<string, Asset>> => (vendor ??= {
   '/assets/vendor/react.production.min.js': { file: path.join(packageDir('react'), 'umd/react.production.min.js'), type: JS },
   '/assets/vendor/react-dom.production.min.js': { file: path.join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: JS },
   '/assets/vendor/graphiql.min.js': { file: path.join(packageDir('graphiql'), 'graphiql.min.js'), type: JS },
   '/assets/vendor/graphiql.min.css': { file: path.join(packageDir('graphiql'), 'graphiql.min.css'), type: CSS, transform: withoutEmbeddedFonts },
   '/assets/vendor/preact.mjs': { file: path.join(packageDir('preact'), 'dist/preact.mjs'), type: JS },
-};
+});
 
 /** msgx's own page files (next to this module). */
 const own = (rel: string, type: string): Asset => ({ file: fileURLToPath(new URL(rel, import.meta.url)), type });
