@@ -118,6 +118,8 @@ export interface LogLine {
   readonly time: number;
   readonly component: string;
   readonly msg: string;
+  /** A per-message verdict an operator must act on (DEAD/PARKED): traffic, not outage noise. */
+  readonly operatorWork: boolean;
 }
 
 /** The captured NDJSON lines. */
@@ -131,24 +133,29 @@ export function parseLogLines(ndjson: string): LogLine[] {
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => {
-      const o = JSON.parse(l) as { level: number; time: string; msg?: string; role?: string; scope?: string; target?: string; projector?: string };
+      const o = JSON.parse(l) as { level: number; time: string; msg?: string; role?: string; scope?: string; target?: string; projector?: string; state?: string };
       const component = [o.role ?? 'root', o.scope ?? o.target ?? o.projector].filter(Boolean).join('/');
-      return { level: o.level, time: Date.parse(o.time), component, msg: o.msg ?? '' };
+      return { level: o.level, time: Date.parse(o.time), component, msg: o.msg ?? '', operatorWork: o.state === 'DEAD' || o.state === 'PARKED' };
     });
 }
 
 /** Warnings and errors (pino level ≥ 40) logged in [from, to], counted per component. */
+/** A warning or error in [from, to] that is not a message's own DEAD/PARKED verdict (one warn line each, by design). */
+function isOutageProblem(l: LogLine, from: number, to: number): boolean {
+  return l.level >= 40 && l.time >= from && l.time <= to && !l.operatorWork;
+}
+
 export function problemsPerComponent(lines: readonly LogLine[], from: number, to: number): Record<string, number> {
   const out: Record<string, number> = {};
   for (const l of lines) {
-    if (l.level >= 40 && l.time >= from && l.time <= to) out[l.component] = (out[l.component] ?? 0) + 1;
+    if (isOutageProblem(l, from, to)) out[l.component] = (out[l.component] ?? 0) + 1;
   }
   return out;
 }
 
 export function describeProblems(lines: readonly LogLine[], from: number, to: number): string {
   return lines
-    .filter((l) => l.level >= 40 && l.time >= from && l.time <= to)
+    .filter((l) => isOutageProblem(l, from, to))
     .map((l) => `${l.time - from} ms ${l.component}: ${l.msg}`)
     .join('\n');
 }
