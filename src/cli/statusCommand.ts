@@ -25,7 +25,7 @@ export const statusCommand: Command = {
   },
 };
 
-/** The mode line of `msgx status` (SYSTEM.md §11). */
+/** The mode line of `msgx status` (docs/contract/system.md §11). */
 export function formatMode(m: Awaited<ReturnType<typeof readRunMode>>): string {
   if (m.shadow) return `mode           SHADOW since ${m.shadowSince?.toISOString() ?? '?'} (no write-back, no COUTMSGS, topics prefixed '${m.topicPrefix}')\n`;
   if (m.cutoverAt) return `mode           production, cut over from shadow at ${m.cutoverAt.toISOString()} (shadow decisions up to position ${m.cutoverPosition})\n`;

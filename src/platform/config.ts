@@ -198,7 +198,7 @@ export interface Config {
     readonly checkAt: string;
     readonly sampleRatio: number;
   };
-  /** Shadow run beside the legacy system (SYSTEM.md §11; also `msgx start --shadow`). */
+  /** Shadow run beside the legacy system (docs/contract/system.md §11; also `msgx start --shadow`). */
   readonly shadow: { readonly enabled: boolean; readonly topicPrefix: string };
 }
 
