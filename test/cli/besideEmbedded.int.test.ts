@@ -38,7 +38,7 @@ it('status, migrate and a second start beside a running embedded msgx leave it r
     const port = Number(/"http":"http:\/\/localhost:(\d+)\/graphql"/.exec(msgx.output())![1]);
     const owner = JSON.parse(await readFile(path.join(dataDir, OWNER_FILE), 'utf8')) as OwnerRecord;
     expect(owner).toMatchObject({ pid: msgx.child.pid, command: 'msgx start' });
-    expect(owner.url).toMatch(/^postgres:\/\/msgx:msgx@127\.0\.0\.1:\d+\/msgx$/);
+    expect(owner.url).toMatch(/^postgres:\/\/msgx:[^@/]+@127\.0\.0\.1:\d+\/msgx$/);
     expect(await ready(port)).toBe(true);
 
     const status = spawnMsgx(['status', '--json'], env);

@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Change } from '../../src/domain/changes.ts';
 import { decide, type Decider } from '../../src/domain/decide.ts';
+import { handlerFor } from '../../src/domain/handlers/registry.ts';
 import { applyCorrections } from '../../src/write/redecide/applyCorrections.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { replay } from '../../src/write/replay/replay.ts';
@@ -94,7 +95,7 @@ describe('a handler bug fixed, re-decided and corrected', () => {
     expect(correction.position).toBe(position);
     const payload = JSON.parse(correction.payload);
     expect(payload).toMatchObject({
-      reportId: first.report.reportId, from: '0', to: first.report.to, handlerVersions: { 'flopFields.ESTT': 1 },
+      reportId: first.report.reportId, from: '0', to: first.report.to, handlerVersions: { 'flopFields.ESTT': handlerFor('FLOP', 'ESTT')!.version },
       supersedes: [{ msgId: esttIds[0] }], changes: [{ type: 'FlightUpdated', flid: '880001', fields: { estimatedTime: '2025-03-14T01:18:00.000Z' } }],
     });
 
