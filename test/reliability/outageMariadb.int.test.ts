@@ -3,6 +3,7 @@
  * msgx and MariaDB is cut (every connection closed, new ones refused) while traffic flows, for
  * ~5 s (60 s with MSGX_SOAK=1). The test itself writes CMINMSGS past the proxy, as AODB would.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestMysql, type TestMysql } from '../support/mysql.ts';
 import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
@@ -39,14 +40,19 @@ async function cminmsgsUnprocessed(): Promise<number> {
 
 describe(`MariaDB (shared mailbox) down for ${OUTAGE_MS / 1000} s`, () => {
   it('reports not ready, keeps reading and deciding, logs it once, and resumes within 5 s', { timeout: SOAK ? 180_000 : 60_000 }, async () => {
-    // Three retries of an undecodable head (1 s + 2 s of backoff) hold the pump back while ingest
-    // copies everything: so there is ingested, undecided work when the mailbox goes away.
+    // The test holds pipeline_lock's row, so the pump's first commit waits while ingest copies
+    // everything: there is ingested, undecided work when the mailbox goes away. (An undecodable
+    // head used to do this by retrying; it parks at once now.) Released right after the cut.
     const before = [plan(), ...operations(1000, 40), badTime(1040, FLIDS[0]!), ...operations(1041, 1200)];
     const during = operations(3000, 300);
     const total = before.length + during.length;
     app = await startApp({ MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: proxy.url(my.url), MSGX_MAX_ATTEMPTS: '3' });
     expect((await app.readyz()).status).toBe(200);
 
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM pipeline_lock WHERE id = 1 FOR UPDATE');
     await insertCminmsgsBulk(my, before);
     await waitFor(async () => {
       const c = await counts(db);
@@ -57,6 +63,8 @@ describe(`MariaDB (shared mailbox) down for ${OUTAGE_MS / 1000} s`, () => {
     proxy.cut();
     const cutAt = Date.now();
     const atCut = await counts(db);
+    await holder.query('COMMIT');
+    await holder.end();
     await insertCminmsgsBulk(my, during); // AODB keeps writing; msgx cannot read it now
 
     const duringOutage = async () => {
