@@ -6,7 +6,7 @@ import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, 
 import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
-import type { ReadinessCheck, Service } from '../platform/service.ts';
+import { ServiceSequence, type ReadinessCheck, type Service } from '../platform/service.ts';
 import { createSentinel } from '../consistency/sentinel.ts';
 import { createBackfill } from '../write/backfill/backfillService.ts';
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
@@ -107,34 +107,13 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
     services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide, fence: lock }));
   }
 
-  const started: Service[] = [];
-  let starting: Service | undefined;
-  let stopped = false;
+  const sequence = new ServiceSequence((err, service) => rt.log.error({ err, service }, 'stop failed'));
   return {
     httpPort: () => http.port(),
     failure: () => failure,
     mode: async () => modeName(await mode()),
-    async start() {
-      for (const s of services) {
-        if (stopped) throw new Error('stopped during start-up');
-        starting = s;
-        try {
-          await s.start();
-        } finally {
-          starting = undefined;
-        }
-        started.push(s);
-      }
-    },
-    async stop() {
-      stopped = true;
-      // A service still starting (a standby waiting for the writer lock, a projector folding the
-      // log) is told to stop too, so that its start() ends now rather than when it is done.
-      const pending = starting;
-      if (pending) await pending.stop().catch((err: unknown) => rt.log.error({ err, service: pending.name }, 'stop failed'));
-      for (const s of started.reverse()) await s.stop().catch((err: unknown) => rt.log.error({ err, service: s.name }, 'stop failed'));
-      started.length = 0;
-    },
+    start: () => sequence.start(services),
+    stop: () => sequence.stop(),
   };
 }
 
@@ -150,9 +129,7 @@ function writerServices(
   opts: { shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined; fence: WriterFence },
 ): Service {
   const log = rt.log.child({ role: 'writer' });
-  const started: Service[] = [];
-  let starting: Service | undefined;
-  let stopped = false;
+  const sequence = new ServiceSequence((err, service) => log.error({ err, service }, 'stop failed'));
 
   async function decideMode(): Promise<RunMode> {
     const now = rt.clock.now();
@@ -207,24 +184,8 @@ function writerServices(
   return {
     name: 'writer',
     async start() {
-      const services = build(await decideMode());
-      for (const s of services) {
-        if (stopped) throw new Error('stopped during start-up');
-        starting = s;
-        try {
-          await s.start();
-        } finally {
-          starting = undefined;
-        }
-        started.push(s);
-      }
+      await sequence.start(build(await decideMode()));
     },
-    async stop() {
-      stopped = true;
-      const pending = starting;
-      if (pending) await pending.stop().catch((err: unknown) => log.error({ err, service: pending.name }, 'stop failed'));
-      for (const s of started.reverse()) await s.stop().catch((err: unknown) => log.error({ err, service: s.name }, 'stop failed'));
-      started.length = 0;
-    },
+    stop: () => sequence.stop(),
   };
 }
