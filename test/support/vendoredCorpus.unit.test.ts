@@ -19,9 +19,11 @@ describe('vendored corpus', () => {
     );
   });
 
-  it.skipIf(comparison.status === 'absent')(`equals the upstream corpus (${UPSTREAM_CORPUS})`, () => {
+  // Always runs: a stale copy fails; with no upstream folder beside the clone there is nothing to
+  // compare, and the copy is the corpus.
+  it(`equals the upstream corpus (${UPSTREAM_CORPUS}) where that folder exists`, () => {
     expect(comparison.status === 'stale' ? comparison.differences : []).toEqual([]);
-    expect(comparison.status).toBe('current');
+    expect(['current', 'absent']).toContain(comparison.status);
   });
 
   describe('compareCorpus', () => {
