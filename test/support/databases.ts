@@ -123,12 +123,25 @@ export async function dropStaleDatabases(prefix: string, isStale: (name: string)
   return dropped;
 }
 
-export interface TestDatabase {
+interface Owned<P> {
   readonly name: string;
   readonly url: string;
-  readonly pool: pg.Pool;
+  readonly pool: P;
   drop(): Promise<void>;
 }
+
+/** A database this test made, with its pool: drop() ends the pool and drops the database. */
+const owned = <P extends { end(): Promise<void> }>(name: string, url: string, pool: P, dropDb: (name: string) => Promise<void>): Owned<P> => ({
+  name,
+  url,
+  pool,
+  async drop() {
+    await pool.end().catch(() => undefined);
+    await dropDb(name);
+  },
+});
+
+export type TestDatabase = Owned<pg.Pool>;
 
 /**
  * A fresh PostgreSQL database for one test file: a clone of the migrated template that globalSetup
@@ -138,38 +151,15 @@ export interface TestDatabase {
 export async function createTestDatabase(label = 't', { migrated = true }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const name = testDbName(label);
   const url = await createPgDatabase(name, migrated ? templateDb() : undefined);
-  const pool = createPool(url, { max: 10, applicationName: `msgx-test-${label}` });
-  return {
-    name,
-    url,
-    pool,
-    async drop() {
-      await pool.end().catch(() => undefined);
-      await dropPgDatabase(name);
-    },
-  };
+  return owned(name, url, createPool(url, { max: 10, applicationName: `msgx-test-${label}` }), dropPgDatabase);
 }
 
-export interface TestMailbox {
-  readonly name: string;
-  readonly url: string;
-  /** A pool on the test database for assertions and for playing the AODB side. */
-  readonly pool: mysql.Pool;
-  drop(): Promise<void>;
-}
+/** Its pool is for assertions and for playing the AODB side. */
+export type TestMailbox = Owned<mysql.Pool>;
 
 /** A fresh MariaDB database with the shared mailbox DDL applied (test/dev only). */
 export async function createTestMailbox(label = 't'): Promise<TestMailbox> {
   const name = testDbName(label);
   const url = await createMailboxDatabase(name);
-  const pool = mailboxPool(url);
-  return {
-    name,
-    url,
-    pool,
-    async drop() {
-      await pool.end().catch(() => undefined);
-      await dropMailboxDatabase(name);
-    },
-  };
+  return owned(name, url, mailboxPool(url), dropMailboxDatabase);
 }
