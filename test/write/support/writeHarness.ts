@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
+import { noFaults } from '../../../src/platform/faults.ts';
 import { silentLogger } from '../../../src/platform/logger.ts';
 import { createMysqlMailbox } from '../../../src/platform/mailbox/mysqlMailbox.ts';
 import type { Mailbox } from '../../../src/platform/mailbox/port.ts';
@@ -38,6 +39,7 @@ export function testRuntime(
     readPool: db.pool,
     mailbox,
     databaseUrl: db.url,
+    faults: noFaults,
     async close() {
       await mailbox.close().catch(() => undefined);
     },
