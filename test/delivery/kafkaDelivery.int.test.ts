@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { createDeliveryServices } from '../../src/write/delivery/deliveryServices.ts';
 import type { Dispatcher } from '../../src/write/delivery/dispatcher.ts';
 import { startKafkaBroker, type KafkaTestBroker, type StoredRecord } from '../support/kafka/broker.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { brokerSink, OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
