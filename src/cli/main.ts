@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
+import type { Faults } from '../platform/faults.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { RefusedError } from '../platform/refusedError.ts';
 import { commands, type Command } from './commands.ts';
@@ -13,8 +14,13 @@ msgx help <command> (or msgx <command> --help) describes one command.
 Configuration comes from MSGX_* environment variables (see README.md).
 Logs go to stderr, results to stdout.`;
 
+export interface MainOptions {
+  /** The fault port of the runtime (bin/msgx.js: none; the crash matrix's test entry point: a killing one). */
+  readonly faults?: Faults;
+}
+
 /** Parse the command line, load config, run one command. Returns the process exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], opts: MainOptions = {}): Promise<number> {
   const [name, ...rest] = argv;
   const list = Object.entries(commands)
     .map(([n, c]) => `  ${n.padEnd(18)} ${c.summary}`)
@@ -55,7 +61,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const log: Logger = createLogger(cfg.logLevel);
   const removeFatalHandler = installFatalHandler(process, log, (code) => process.exit(code));
   try {
-    return await cmd.run(rest, { cfg, log });
+    return await cmd.run(rest, { cfg, log, faults: opts.faults });
   } catch (err) {
     const usageProblem = usageMessage(err);
     if (usageProblem !== undefined) {

@@ -33,16 +33,16 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   });
   const flights = createProjectorService({
     pool: rt.pool, projector: createFlightProjector(), wakeup: flightsWake, clock: rt.clock,
-    log: log.child({ projector: 'flights' }), pollIntervalMs,
+    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults,
   });
   const outbox = createProjectorService({
     pool: rt.pool, projector: createOutboxFeeder({ clock: rt.clock, routes: opts.coutmsgsRoutes }), wakeup: outboxWake,
-    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs,
+    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults,
   });
   // Reference data and seasonal schedules (src/projections/reference).
   const reference = createProjectorService({
     pool: rt.pool, projector: createReferenceProjector(), wakeup: referenceWake, clock: rt.clock,
-    log: log.child({ projector: 'reference' }), pollIntervalMs,
+    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults,
   });
   const services: Service[] = [listener, flights, outbox, reference];
   if (rt.cfg.esdbUrl) services.push(...esdbServices(rt, rt.cfg.esdbUrl, esdbWake));
@@ -54,7 +54,7 @@ function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): Service[] {
   const log = rt.log.child({ role: 'projections', projector: ESDB_PROJECTOR });
   const client = EventStoreDBClient.connectionString(url);
   const loop = createProjectorService({
-    pool: rt.pool, projector: createEsdbForwarder(client, log), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs,
+    pool: rt.pool, projector: createEsdbForwarder(client, log), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs, faults: rt.faults,
   });
   return [
     {

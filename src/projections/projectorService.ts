@@ -6,6 +6,7 @@
 import { FailureStreak } from '../platform/failureStreak.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Pool } from '../platform/db.ts';
+import type { Faults } from '../platform/faults.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
 import { ensureCheckpoint } from './checkpoint.ts';
@@ -22,6 +23,8 @@ export interface ProjectorServiceOptions {
   /** Polling fallback (and retry delay after an error), in clock milliseconds. */
   pollIntervalMs: number;
   batchSize?: number;
+  /** The fault port at the batch's crash points (default none). */
+  faults?: Faults;
 }
 
 export const DEFAULT_BATCH_SIZE = 500;
@@ -41,7 +44,7 @@ export function createProjectorService(opts: ProjectorServiceOptions): Projector
 
   async function step(): Promise<'more' | 'wait'> {
     try {
-      last = await runBatch(pool, projector, { batchSize, clock });
+      last = await runBatch(pool, projector, { batchSize, clock, faults: opts.faults });
       failures.succeeded();
       if (last.kind === 'conflict') {
         log.info('checkpoint moved by another instance; re-reading');

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { WRITER_LOCK_KEY } from '../../src/write/writerLock.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 let db: TestDatabase;

@@ -12,7 +12,7 @@ import type { Projector } from '../../src/projections/projector.ts';
 import type { RebuildPhase, RebuildProgress } from '../../src/projections/rebuild/progress.ts';
 import { rebuildFlights, type RebuildOptions } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
-import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { appendAll } from './support/appendDecision.ts';
 import { buildLog, planLog, type BuiltLog } from './support/log.ts';

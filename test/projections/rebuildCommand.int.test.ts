@@ -5,7 +5,7 @@ import { FakeClock } from '../../src/platform/clock.ts';
 import { readCheckpoint } from '../../src/projections/checkpoint.ts';
 import { createFlightProjector } from '../../src/projections/flightProjector.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { buildLog } from './support/log.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/msgx.js', import.meta.url));

@@ -11,7 +11,7 @@ import type { Projector } from '../../src/projections/projector.ts';
 import { createProjectorService, type ProjectorService } from '../../src/projections/projectorService.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { Wakeup } from '../../src/projections/wakeup.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { appendDecision, appendWith, type DecisionInput } from './support/appendDecision.ts';
 

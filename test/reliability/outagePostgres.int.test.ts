@@ -18,8 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcpProxy.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { decisions, insertCminmsgsBulk, terminalCounts } from '../write/support/writeHarness.ts';
@@ -32,12 +31,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OUTAGE_MS = outageMs(5000);
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let proxy: TcpProxy;
 let dataDir: string;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('outpg'), createTestMysql('outpg')]);
+  [db, my] = await Promise.all([createTestDatabase('outpg'), createTestMailbox('outpg')]);
   proxy = await startTcpProxy({ target: targetOf(db.url, 5432) });
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-outpg-'));
 });

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateDay } from '../../bench/generate.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { listScenarioNames } from '../support/corpusDir.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { appEnv, startApp, type RunningApp } from './support/appHarness.ts';
 import { loadScenario } from './support/writeHarness.ts';
 

@@ -4,17 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock, systemClock, type Clock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { createWriterLock, STANDBY_RETRY_MS, WriterLockHeldError, type WriterLock } from '../../src/write/writerLock.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 const locks: WriterLock[] = [];
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('writerlock'), createTestMysql('writerlock')]);
+  [db, my] = await Promise.all([createTestDatabase('writerlock'), createTestMailbox('writerlock')]);
 });
 afterAll(async () => {
   for (const l of locks) await l.stop();

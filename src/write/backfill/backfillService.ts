@@ -1,6 +1,5 @@
 import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
-import { crashPoint } from '../../platform/crashPoint.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { Latch } from '../pump/wakeup.ts';
@@ -46,7 +45,7 @@ export function createBackfill(rt: Runtime): Backfill {
         await markBackfillFailed(pool, due, nextAt, error);
         return written;
       }
-      crashPoint('backfill.written');
+      rt.faults.reached('backfill.written');
       await markBackfilled(pool, due);
       if (failing) log.info('CMINMSGS backfill resumed');
       failing = false;

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import type { Config } from '../../platform/config.ts';
+import type { Faults } from '../../platform/faults.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import type { Service } from '../../platform/service.ts';
@@ -33,6 +34,8 @@ export interface DispatcherDeps {
   readonly claimGraceMs?: number;
   /** The targets to drain (default all; shadow mode leaves out COUTMSGS). */
   readonly targets?: readonly Target[];
+  /** The fault port at the delivery crash points (default none). */
+  readonly faults?: Faults;
 }
 
 export interface Dispatcher extends Service {
@@ -47,7 +50,7 @@ export interface Dispatcher extends Service {
  */
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const log = deps.log;
-  const ctx: DeliveryContext = { pool: deps.pool, clock: deps.clock, cfg: deps.cfg, log, fence: deps.fence, claimGraceMs: deps.claimGraceMs };
+  const ctx: DeliveryContext = { pool: deps.pool, clock: deps.clock, cfg: deps.cfg, log, fence: deps.fence, claimGraceMs: deps.claimGraceMs, faults: deps.faults };
   const workers: Record<Target, TargetWorker> = {
     KAFKA_MSG: createMsgWorker(ctx, deps.sink, { topic: deps.cfg.kafka.topicMsg, batchMax: deps.msgBatchMax ?? 200 }),
     KAFKA_SCHD: createSchdWorker(ctx, deps.sink, {

@@ -1,4 +1,3 @@
-import { crashPoint } from '../../platform/crashPoint.ts';
 import { withTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { InboxRow, InboxRowSize, Mailbox } from '../../platform/mailbox/port.ts';
@@ -75,7 +74,7 @@ async function readChosen(mailbox: Mailbox, ids: readonly string[]): Promise<Inb
  * `GapExpired` decision per expired gap — ONE transaction, NOTIFY msgx_inbox on commit.
  */
 export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newPollState()): Promise<PollResult> {
-  const { pool, mailbox, cfg, clock } = rt;
+  const { pool, mailbox, cfg, clock, faults } = rt;
   const now = clock.now();
   const watermark = await readWatermark(pool, INBOX_SOURCE);
   // Sizes first, XML only for what fits the budget: gap rows (they block the pump), late rows,
@@ -110,7 +109,7 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
     if (copied.length > 0 || appeared.length > 0 || expired.length > 0) {
       await c.query("SELECT pg_notify('msgx_inbox', $1)", [top]);
     }
-    if (copied.length > 0) crashPoint('ingest.uncommitted');
+    if (copied.length > 0) faults.reached('ingest.uncommitted');
     return {
       read: rows.length,
       copied: copied.length,
@@ -123,7 +122,7 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
     };
   });
   state.lateAfter = nextLateAfter;
-  if (result.copied > 0) crashPoint('ingest.committed');
+  if (result.copied > 0) faults.reached('ingest.committed');
   return result;
 }
 

@@ -1,6 +1,5 @@
 import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
-import { crashPoint } from '../../platform/crashPoint.ts';
 import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
@@ -96,7 +95,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     let lastErr: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack, fence: opts.fence }));
+        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }));
       } catch (err) {
         if (err instanceof FencedError) throw err; // not ours to decide any more: no retry, no INFRA record
         lastErr = err;
@@ -116,7 +115,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     log.warn({ err: lastErr, msgId: head.msgId }, 'decision transaction failed; recording INFRA failure');
     const infra: Outcome = { ...failureVerdict(cfg, now, head, 'INFRA', error), identity: null, meta: null };
     const items = [{ head, outcome: infra }];
-    await settle(items, await commitDecisions(pool, items, basis, now, { writeBack, fence: opts.fence }));
+    await settle(items, await commitDecisions(pool, items, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }));
     return 'again';
   }
 
@@ -127,7 +126,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       await model.catchUp(pool);
       return 'again';
     }
-    crashPoint('pump.committed');
+    rt.faults.reached('pump.committed');
     let inOrder = true;
     group.forEach(({ head, outcome, sweeps }, k) => {
       inOrder &&= model.apply(res.positions[k]!, head.msgId, res.recordedAt, outcome.kind === 'Applied' ? outcome.changes : []);

@@ -1,13 +1,14 @@
 /**
- * `node bin/msgx.js start --standby` as a child process for the crash matrix: started with the
- * given environment (plus, for a named crash point, MSGX_TEST_CRASH_AT), its output kept as a
- * short tail for failure messages, its exit observable.
+ * `msgx start --standby` as a child process for the crash matrix, through the test entry point
+ * crashMain.ts (for a named crash point with `--crash-at <point>:<n>`, so the child kills itself
+ * there): started with the given environment, its output kept as a short tail for failure
+ * messages, its exit observable.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { CRASH_AT_VARIABLE } from '../../../src/platform/crashPoint.ts';
 import type { Queryable } from '../../../src/platform/db.ts';
 import { WRITER_LOCK_KEY } from '../../../src/write/writerLock.ts';
+import { CRASH_AT_OPTION } from './crashFaults.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const TAIL = 6000;
@@ -32,11 +33,10 @@ export interface MsgxChild {
 }
 
 export function startMsgx(env: Readonly<Record<string, string>>, crashAt?: string): MsgxChild {
-  const inherited = { ...process.env };
-  delete inherited[CRASH_AT_VARIABLE];
-  const child = spawn(process.execPath, ['bin/msgx.js', 'start', '--standby'], {
+  const crash = crashAt ? [CRASH_AT_OPTION, crashAt] : [];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/reliability/support/crashMain.ts', ...crash, 'start', '--standby'], {
     cwd: ROOT,
-    env: { ...inherited, ...env, ...(crashAt ? { [CRASH_AT_VARIABLE]: crashAt } : {}) },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
