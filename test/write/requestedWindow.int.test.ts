@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { registerRequest } from '../../src/write/requests/registerRequest.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { fltr, schdXml } from '../domain/support/buildXml.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { startApp, type RunningApp } from './support/appHarness.ts';
 
 let db: TestDatabase;
