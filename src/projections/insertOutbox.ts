@@ -3,7 +3,7 @@
  * (source_position, target, seq) is left as it is, so feeding the same positions twice adds nothing.
  */
 import type { Queryable } from '../platform/db.ts';
-import type { OutboxRow, OutboxTarget } from './outboxRows.ts';
+import type { OutboxRow, OutboxTarget } from './decisionOutbox.ts';
 import { columnArrays, unnestOf, type ColumnSpec } from '../platform/sqlBatch.ts';
 
 export const OUTBOX_CHANNEL = 'msgx_outbox';
