@@ -24,7 +24,9 @@ export type DecisionKind =
   | 'ShadowStarted'
   | 'CutOver'
   /** A plan request recorded in shadow mode instead of being sent (COUTMSGS is not written). */
-  | 'PlanRequestRecorded';
+  | 'PlanRequestRecorded'
+  /** A plan request registered (to be sent): its PlanRequested change is what a RESP answering it is decided with. */
+  | 'PlanRequested';
 
 /** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
 export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead', 'Parked'];
