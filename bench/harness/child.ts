@@ -1,7 +1,7 @@
 /**
  * Child processes of the bench: `node bin/msgx.js start …` (the real service, as an operator runs
  * it) and the raw baseline server, both through the tests' spawnMsgx. Their output (pino JSON
- * lines) goes to a log file; readiness is a stdout line the child prints. Only the bench's own
+ * lines) goes to a log file; readiness is a line the child prints. Only the bench's own
  * children are ever signalled, by their pid (killMsgxChildren).
  */
 import { createWriteStream } from 'node:fs';
@@ -28,7 +28,7 @@ export interface ChildOptions {
   readonly script: string;
   readonly args: readonly string[];
   readonly env: Record<string, string>;
-  /** Returns the HTTP port once a stdout line says the child is ready, else undefined. */
+  /** Returns the HTTP port once a line (msgx logs on stderr, the raw server prints on stdout) says the child is ready, else undefined. */
   readonly ready: (line: Record<string, unknown>) => number | undefined;
   readonly readyTimeoutMs?: number;
 }
@@ -55,7 +55,7 @@ export async function startChild(opts: ChildOptions): Promise<Child> {
     }
     return port !== undefined;
   };
-  await proc.waitForLine(readyLine, { stream: 'stdout', timeoutMs }).catch(async () => {
+  await proc.waitForLine(readyLine, { timeoutMs }).catch(async () => {
     const tail = (await readFile(logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
     const e = proc.exited();
     throw new Error(e ? `${opts.label} exited with ${e.code} before it was ready:\n${tail}` : `${opts.label}: not ready after ${timeoutMs} ms (log: ${logFile})`);
