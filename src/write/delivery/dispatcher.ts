@@ -12,8 +12,9 @@ import type { KafkaSink } from './kafkaSink.ts';
 import { createListener, Latch, type Listener } from '../pump/wakeup.ts';
 import { createMsgWorker } from './msgWorker.ts';
 import { createSchdWorker } from './schdWorker.ts';
-import { isTarget, OUTBOX_CHANNEL, TARGETS, type Target } from './targets.ts';
+import { isTarget, TARGETS, type Target } from './targets.ts';
 import { runTargetLoop } from './targetLoop.ts';
+import { Channels } from '../../platform/channels.ts';
 
 export interface DispatcherDeps {
   readonly pool: pg.Pool;
@@ -66,7 +67,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const stop = new AbortController();
   const listener: Listener = createListener({
     url: deps.databaseUrl,
-    channels: [OUTBOX_CHANNEL],
+    channels: [Channels.outbox],
     // The payload names the target; anything else (or a reconnect, which may have missed some) wakes all.
     onNotify: (_channel, payload) => wake(payload !== undefined && isTarget(payload) ? payload : undefined),
     clock: deps.clock,

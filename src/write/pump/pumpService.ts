@@ -190,7 +190,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     for (const [k, { head, read }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
+      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, planRequests: model.planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];

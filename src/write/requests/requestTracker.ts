@@ -9,6 +9,7 @@ import { localDate, localInstant, nextDate } from './aodbTime.ts';
 import { dailyRunToday, nextDayWindow } from './requestWindow.ts';
 import { sendRequests, type RequestDeps } from './sendRequests.ts';
 import { requestReferenceAtStart } from './requestReference.ts';
+import { Channels } from '../../platform/channels.ts';
 
 export interface RequestTrackerDeps extends RequestDeps {
   /** For LISTEN msgx_decision. */
@@ -35,7 +36,7 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
   const stop = new AbortController();
   const listener = createListener({
     url: deps.databaseUrl,
-    channels: ['msgx_decision'],
+    channels: [Channels.decision],
     onNotify: () => latch.fire(),
     clock: deps.clock,
     log,
