@@ -9,7 +9,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { Pool, PoolClient } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
-import type { Wakeup } from './wakeup.ts';
+import type { Wakeup } from '../platform/wakeup.ts';
 
 export interface DecisionListenerOptions {
   pool: Pool;

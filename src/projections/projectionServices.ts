@@ -14,7 +14,7 @@ import { createOutboxFeeder } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorLoop } from './projectorLoop.ts';
 import { createReferenceProjector } from './reference/referenceProjector.ts';
-import { Wakeup } from './wakeup.ts';
+import { Wakeup } from '../platform/wakeup.ts';
 
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */

@@ -10,7 +10,7 @@ import { projectionStatus } from '../../src/readModel/projectionStatus.ts';
 import type { Projector } from '../../src/projections/projector.ts';
 import { createProjectorLoop, type ProjectorLoop } from '../../src/projections/projectorLoop.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
-import { Wakeup } from '../../src/projections/wakeup.ts';
+import { Wakeup } from '../../src/platform/wakeup.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { appendDecision, appendWith, type DecisionInput } from './support/appendDecision.ts';
