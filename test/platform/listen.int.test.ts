@@ -19,7 +19,7 @@ let proxy: TcpProxy;
 
 beforeAll(async () => {
   db = await createTestDatabase('listen');
-  proxy = await startTcpProxy({ target: targetOf(db.url) });
+  proxy = await startTcpProxy({ target: targetOf(db.url, 5432) });
 });
 
 afterAll(async () => {
