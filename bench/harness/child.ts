@@ -65,11 +65,10 @@ export async function startChild(opts: ChildOptions): Promise<Child> {
     running.delete(proc);
     resolve(code);
   }));
-  proc.stderr!.pipe(log, { end: false });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${opts.label}: not ready after ${opts.readyTimeoutMs ?? 120_000} ms (log: ${logFile})`)), opts.readyTimeoutMs ?? 120_000);
-    const lines = createInterface({ input: proc.stdout! });
-    lines.on('line', (text) => {
+    // msgx logs to stderr (stdout is for command results); the raw baseline prints its line to stdout.
+    const onLine = (text: string) => {
       log.write(`${text}\n`);
       let parsed: Record<string, unknown> | undefined;
       try {
@@ -82,7 +81,9 @@ export async function startChild(opts: ChildOptions): Promise<Child> {
         clearTimeout(timer);
         resolve(p);
       }
-    });
+    };
+    createInterface({ input: proc.stdout! }).on('line', onLine);
+    createInterface({ input: proc.stderr! }).on('line', onLine);
     void exited.then(async (code) => {
       clearTimeout(timer);
       const tail = (await readFile(logFile, 'utf8').catch(() => '')).split('\n').slice(-15).join('\n');
