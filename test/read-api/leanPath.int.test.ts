@@ -15,7 +15,7 @@ import { createReadSchema, createReadYoga } from '../../src/read-api/graphql/cre
 import { gql } from '../../src/read-api/lean/graphqlRuntime.ts';
 import { createFlightFeed } from '../../src/read-api/live/flightFeed.ts';
 import { runCorpusDay, startApp } from '../consistency/support/corpusDay.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { countingDb } from './support/harness.ts';
 
 let db: TestDatabase;

@@ -77,7 +77,10 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
   const plugin: Plugin = {
     async onExecute({ args, setResultAndStopExecution }) {
       if (!cacheable(args.document, args.operationName)) return undefined;
-      const now = await positions(opts.db);
+      // The positions cannot be read: no caching for this request; executing it meets the same
+      // database and reports what is wrong through the error masking (createYoga.ts).
+      const now = await positions(opts.db).catch(() => undefined);
+      if (now === undefined) return undefined;
       if (now !== at) {
         entries.clear();
         bytes = 0;

@@ -5,6 +5,7 @@
  * (test/read-api/leanPath.int.test.ts compares them on a corpus day).
  */
 import type { Plugin } from 'graphql-yoga';
+import { isConnectionError, sqlState } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { ReadContext } from '../graphql/context.ts';
 import { gql } from './graphqlRuntime.ts';
@@ -20,8 +21,11 @@ export function leanPathPlugin(log: Logger): Plugin<ReadContext> {
         try {
           return { data: await runLean(plan, a.contextValue as ReadContext) };
         } catch (err) {
-          // A bad argument or an answer with errors: graphql-js reports it in its own shape.
-          if (!(err instanceof NotLean) && !(err instanceof gql.GraphQLError)) log.warn({ err }, 'graphql: fast path failed; executed normally');
+          // A bad argument, an answer with errors, a database error: graphql-js executes the
+          // operation and reports it in its own shape (and the error masking logs it once). Only
+          // a failure of the fast path itself is logged here.
+          const expected = err instanceof NotLean || err instanceof gql.GraphQLError || sqlState(err) !== undefined || isConnectionError(err);
+          if (!expected) log.warn({ err }, 'graphql: fast path failed; executed normally');
           return executeFn(a);
         }
       });
