@@ -47,8 +47,6 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/projections/rebuild/scratchTables.ts': ['SCRATCH_SCHEMA', 'k.table', 'quote(k.name)', 'k.def', 't'],
   'src/projections/rebuild/rebuildFlights.ts': ['SCRATCH_SCHEMA', 't'], // ANALYZE of the constant table list
   // LISTEN/UNLISTEN take no parameters: channel names are constants, escaped where not literal.
-  'src/projections/decisionListener.ts': ['channel'],
-  'src/read-api/live/flightFeed.ts': ['Channels.projection'],
   'src/platform/listen.ts': ['pg.escapeIdentifier(ch)'],
 };
 
