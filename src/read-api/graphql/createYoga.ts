@@ -15,6 +15,7 @@ import type { FlightFeed } from '../live/flightFeed.ts';
 import { isConnectionError, SqlState, sqlState } from '../../platform/db.ts';
 import { badInput } from './errors.ts';
 import { operationsResolvers } from './operationsResolvers.ts';
+import { progressResolvers } from './progressResolvers.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 /** Tokens one GraphQL document may have (GraphiQL's introspection query has ~300). */
@@ -26,6 +27,7 @@ const typeDefs = [
   readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'),
   readFileSync(new URL('./reference.graphql', import.meta.url), 'utf8'),
   readFileSync(new URL('./operations.graphql', import.meta.url), 'utf8'),
+  readFileSync(new URL('./progress.graphql', import.meta.url), 'utf8'),
 ];
 
 type ServerContext = Record<string, unknown>;
@@ -43,6 +45,7 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
       pipelineResolvers,
       referenceResolvers,
       operationsResolvers,
+      progressResolvers,
       subscriptionResolvers(feed),
     ],
   });
