@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
 import type { Command } from './commands.ts';
 import { createProgressLine } from './progressLine.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 import { operatorName } from './operator.ts';
 import { describeFlights, describeReference, rebuildFlightsRecorded, rebuildReferenceRecorded } from './recordedRebuild.ts';
 

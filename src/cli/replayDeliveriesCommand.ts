@@ -3,7 +3,7 @@ import { openRuntime } from '../platform/runtime.ts';
 import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
 import { isTarget, TARGETS } from '../write/delivery/targets.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 import { operatorName } from './operator.ts';
 
 export const replayDeliveriesCommand: Command = {

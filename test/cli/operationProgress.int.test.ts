@@ -10,7 +10,7 @@ import { FakeClock } from '../../src/platform/clock.ts';
 import { createFlightProjector } from '../../src/projections/flightProjector.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { buildLog } from '../projections/support/log.ts';
 import { createHarness, type Harness } from '../read-api/support/harness.ts';

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { TestDatabase } from '../support/pg.ts';
+import type { TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { insertMessage } from '../read-api/support/fixtures.ts';
 import { openPage } from './browser.ts';

@@ -7,7 +7,7 @@ import { assemble, type App } from '../../src/cli/assemble.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { launchChromium } from './browser.ts';
 
 export interface ConsoleSetting {

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { spawnMsgx } from '../support/msgxProcess.ts';
-import type { TestDatabase } from '../support/pg.ts';
+import type { TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { openPage } from './browser.ts';
 import { consoleSetting, type ConsoleSetting } from './consoleSetting.ts';
