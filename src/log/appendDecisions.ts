@@ -1,5 +1,6 @@
 import type { PoolClient } from '../platform/db.ts';
 import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
+import { Channels, notify } from '../platform/channels.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after
@@ -84,6 +85,6 @@ export async function appendDecisions(
        FROM ${unnestOf(COLUMNS)} AS d(position, msg_id, kind, handler, handler_version, flids, payload)`,
     [...columnArrays(rows, COLUMNS), recordedAt],
   );
-  await c.query("SELECT pg_notify('msgx_decision', $1)", [last]);
+  await notify(c, Channels.decision, last);
   return positions;
 }

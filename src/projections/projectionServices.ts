@@ -14,7 +14,7 @@ import { createOutboxFeeder } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorLoop } from './projectorLoop.ts';
 import { createReferenceProjector } from './reference/referenceProjector.ts';
-import { Wakeup } from './wakeup.ts';
+import { Wakeup } from '../platform/wakeup.ts';
 
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */
@@ -29,7 +29,7 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const esdbWake = new Wakeup();
   const referenceWake = new Wakeup();
   const listener = createDecisionListener({
-    pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log, retryMs: pollIntervalMs,
+    pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log,
   });
   const flights = createProjectorLoop({
     pool: rt.pool, projector: createFlightProjector(), wakeup: flightsWake, clock: rt.clock,

@@ -12,7 +12,7 @@ import type { Service } from '../platform/service.ts';
 import { ensureCheckpoint } from './checkpoint.ts';
 import type { Projector } from './projector.ts';
 import { runBatch, type BatchOutcome } from './runBatch.ts';
-import type { Wakeup } from './wakeup.ts';
+import type { Wakeup } from '../platform/wakeup.ts';
 
 export interface ProjectorLoopOptions {
   pool: Pool;

@@ -14,7 +14,7 @@ import { rebuildFlights, type RebuildOptions } from '../../src/projections/rebui
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { appendAll } from './support/appendDecision.ts';
+import { appendAll } from '../support/decisions.ts';
 import { buildLog, planLog, type BuiltLog } from './support/log.ts';
 
 let db: TestDatabase;
@@ -133,7 +133,7 @@ describe('rebuild flights', () => {
     const clock = new FakeClock();
     const { createProjectorLoop } = await import('../../src/projections/projectorLoop.ts');
     const { createDecisionListener } = await import('../../src/projections/decisionListener.ts');
-    const { Wakeup } = await import('../../src/projections/wakeup.ts');
+    const { Wakeup } = await import('../../src/platform/wakeup.ts');
     const wakeup = new Wakeup();
     const listener = createDecisionListener({ pool: db.pool, wakeups: [wakeup], clock, log: silentLogger, retryMs: 1000 });
     const live = createProjectorLoop({

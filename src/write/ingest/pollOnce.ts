@@ -6,6 +6,7 @@ import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
 import { advanceWatermark, copyInbox, lockWatermark, readWatermark } from './copyInbox.ts';
 import { expireGaps, expiredUnseenGaps, markAppeared, openGaps, recordGaps, recordIdRange, type OpenGap } from './gaps.ts';
+import { Channels, notify } from '../../platform/channels.ts';
 
 /** Open gaps rescanned per poll (the lowest ones: those block the pump). */
 const GAP_RESCAN_LIMIT = 1000;
@@ -107,7 +108,7 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
     const top = rows.length > 0 ? rows[rows.length - 1]!.id : watermark;
     if (rows.length > 0) await advanceWatermark(c, INBOX_SOURCE, top, now);
     if (copied.length > 0 || appeared.length > 0 || expired.length > 0) {
-      await c.query("SELECT pg_notify('msgx_inbox', $1)", [top]);
+      await notify(c, Channels.inbox, top);
     }
     if (copied.length > 0) faults.reached('ingest.uncommitted');
     return {

@@ -13,7 +13,8 @@ import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
 import { findHeads, identityOwners, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
 import { failureVerdict, type Outcome } from './outcome.ts';
-import { createListener, Latch } from './wakeup.ts';
+import { createListener } from '../../platform/listen.ts';
+import { Wakeup } from '../../platform/wakeup.ts';
 import { Channels } from '../../platform/channels.ts';
 import type { WriteModel } from './writeModel.ts';
 import { BlockedHeadWarning, warnOperatorWork } from './pumpWarnings.ts';
@@ -61,7 +62,7 @@ type Step = 'decided' | 'again';
 /**
  * The single writer's main loop (docs/contract/system.md §5, invariants 1–4): strict FIFO over the smallest
  * unfinished id below the lowest open gap; a FAILED head waiting for its backoff blocks everything
- * behind it. Sleeps on a latch fired by NOTIFY msgx_inbox, the backoff deadline, or a fallback
+ * behind it. Sleeps on a Wakeup notified by NOTIFY msgx_inbox, the backoff deadline, or a fallback
  * timer of MSGX_POLL_INTERVAL_MS — never a busy loop.
  */
 export function createPump(rt: Runtime, opts: PumpOptions): Pump {
@@ -69,16 +70,19 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   const log = rootLog.child({ role: 'pump' });
   const model = opts.model;
   const writeBack = opts.writeBack ?? true;
-  const latch = new Latch();
+  const wakeup = new Wakeup();
   const stop = new AbortController();
   const listener = createListener({
-    url: rt.databaseUrl,
+    name: 'pump',
+    source: { url: rt.databaseUrl },
     channels: [Channels.inbox, Channels.rebuilt],
     onNotify: (channel) => {
       // A projection rebuild (possibly with fixed evolve code) asks writers to fold the log afresh.
       if (channel === Channels.rebuilt) reloadRequested = true;
-      latch.fire();
+      wakeup.notify();
     },
+    onListening: () => wakeup.notify(),
+    meanwhile: 'the pump looks for work every MSGX_POLL_INTERVAL_MS until it is back',
     clock,
     log,
   });
@@ -232,7 +236,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   async function run(): Promise<void> {
     const failures = new FailureStreak(log, 'pump cannot reach its database; retrying with backoff', 'pump resumed');
     while (!stop.signal.aborted) {
-      latch.arm();
+      const seen = wakeup.generation;
       const gen = ++scans;
       let sleepMs: number;
       try {
@@ -252,7 +256,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       const due = drainWaiters.filter((w) => w.after < gen);
       drainWaiters = drainWaiters.filter((w) => w.after >= gen);
       for (const w of due) w.resolve();
-      await latch.wait(clock, sleepMs, stop.signal);
+      await wakeup.wait(seen, sleepMs, clock, stop.signal);
     }
   }
 
@@ -267,7 +271,6 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     },
     async stop() {
       stop.abort();
-      latch.fire();
       await loop;
       await listener.stop();
       for (const w of drainWaiters) w.resolve();
@@ -276,9 +279,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     drained() {
       return new Promise<void>((resolve) => {
         drainWaiters.push({ after: scans, resolve });
-        latch.fire();
+        wakeup.notify();
       });
     },
-    wake: () => latch.fire(),
+    wake: () => wakeup.notify(),
   };
 }
