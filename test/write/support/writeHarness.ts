@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
@@ -13,7 +14,7 @@ import { createBackfill, type Backfill } from '../../../src/write/backfill/backf
 import { createIngest, type Ingest } from '../../../src/write/ingest/ingestService.ts';
 import { createPump, type Pump } from '../../../src/write/pump/pumpService.ts';
 import { WriteModel } from '../../../src/write/pump/writeModel.ts';
-import type { TestDatabase, TestMailbox } from '../../support/databases.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../../support/databases.ts';
 import { CORPUS_DIR } from '../../support/corpusDir.ts';
 
 /** A Runtime over a test PostgreSQL database and a test MariaDB mailbox (no embedded server). */
@@ -73,6 +74,78 @@ export async function startWriter(rt: Runtime, parts: { ingest?: boolean; backfi
       for (const s of started.reverse()) await s.stop();
     },
   };
+}
+
+type RuntimeOptions = Parameters<typeof testRuntime>[2];
+
+/**
+ * A write-side test file's stage (call at module level): its PostgreSQL database and MariaDB
+ * mailbox; after each test the writer and runtime it started are stopped, `afterEachTest` runs and
+ * the stores are reset.
+ */
+export interface WriteStage {
+  readonly db: TestDatabase;
+  readonly my: TestMailbox;
+  /** The runtime of this test (the last one made). */
+  readonly rt: Runtime;
+  /** The writer of this test (the last one started). */
+  readonly w: Writer;
+  /** A runtime over the stage's databases, closed after the test. */
+  runtime(opts?: RuntimeOptions): Runtime;
+  /** The writer's services on the test's runtime (stopped after the test). */
+  startWriter(parts?: Parameters<typeof startWriter>[1]): Promise<Writer>;
+  /** A runtime and its writer. */
+  start(opts?: RuntimeOptions, parts?: Parameters<typeof startWriter>[1]): Promise<Writer>;
+}
+
+export function writeStage(label: string, { afterEachTest }: { afterEachTest?: (db: TestDatabase) => Promise<unknown> } = {}): WriteStage {
+  let db!: TestDatabase;
+  let my!: TestMailbox;
+  let rt: Runtime | undefined;
+  let w: Writer | undefined;
+  beforeAll(async () => {
+    [db, my] = await Promise.all([createTestDatabase(label), createTestMailbox(label)]);
+  });
+  afterAll(async () => {
+    await Promise.all([db?.drop(), my?.drop()]);
+  });
+  afterEach(async () => {
+    await w?.stop();
+    await rt?.close();
+    w = undefined;
+    rt = undefined;
+    await afterEachTest?.(db);
+    await resetStores(db, my);
+  });
+  const stage: WriteStage = {
+    get db() {
+      return db;
+    },
+    get my() {
+      return my;
+    },
+    get rt() {
+      if (!rt) throw new Error('no runtime in this test yet');
+      return rt;
+    },
+    get w() {
+      if (!w) throw new Error('no writer in this test yet');
+      return w;
+    },
+    runtime(opts) {
+      rt = testRuntime(db, my, opts);
+      return rt;
+    },
+    async startWriter(parts) {
+      w = await startWriter(stage.rt, parts);
+      return w;
+    },
+    start(opts, parts) {
+      stage.runtime(opts);
+      return stage.startWriter(parts);
+    },
+  };
+  return stage;
 }
 
 export interface CorpusScenario {
