@@ -16,7 +16,7 @@ import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
 import type { Mailbox } from '../../src/platform/mailbox/port.ts';
 import type { Service } from '../../src/platform/service.ts';
 import { createRequestTracker, type RequestTrackerDeps } from '../../src/write/requests/requestTracker.ts';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
+import { fileDatabases, type FileDatabases } from '../support/fileDatabases.ts';
 import { appendWith } from '../support/decisions.ts';
 import { testConfig } from './outboxFixture.ts';
 
@@ -36,9 +36,7 @@ export interface InboxMeta {
   rmid: string | null;
 }
 
-export interface RequestsStage {
-  readonly db: TestDatabase;
-  readonly my: TestMailbox;
+export interface RequestsStage extends FileDatabases {
   readonly mailbox: Mailbox;
   readonly clock: FakeClock;
   /** The test configuration on this stage's databases (`env` on top of the file's). */
@@ -56,24 +54,21 @@ export interface RequestsStage {
 
 /** Register the stage's hooks for this file (call at module level) and return it. */
 export function requestsStage(label: string, env: Record<string, string>, firstMsgId: number): RequestsStage {
-  let db!: TestDatabase;
-  let my!: TestMailbox;
+  const dbs = fileDatabases(label);
   let mailbox!: Mailbox;
   let clock!: FakeClock;
   let tracker: Service | undefined;
   let nextMsgId = firstMsgId;
 
-  beforeAll(async () => {
-    [db, my] = await Promise.all([createTestDatabase(label), createTestMailbox(label)]);
-    mailbox = createMysqlMailbox(my.url, TZ);
+  beforeAll(() => {
+    mailbox = createMysqlMailbox(dbs.my.url, TZ);
   });
   afterAll(async () => {
     await mailbox?.close();
-    await Promise.all([db?.drop(), my?.drop()]);
   });
   beforeEach(async () => {
-    await db.pool.query('DELETE FROM req_track');
-    await my.pool.query('DELETE FROM COUTMSGS');
+    await dbs.db.pool.query('DELETE FROM req_track');
+    await dbs.my.pool.query('DELETE FROM COUTMSGS');
     clock = new FakeClock('2025-03-14T01:00:00Z'); // 09:00 local
   });
   afterEach(async () => {
@@ -82,22 +77,14 @@ export function requestsStage(label: string, env: Record<string, string>, firstM
   });
 
   const stage: RequestsStage = {
-    get db() {
-      return db;
-    },
-    get my() {
-      return my;
-    },
-    get mailbox() {
-      return mailbox;
-    },
-    get clock() {
-      return clock;
-    },
-    cfg: (more = {}) => testConfig({ MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: my.url, ...env, ...more }),
+    get db() { return dbs.db; },
+    get my() { return dbs.my; },
+    get mailbox() { return mailbox; },
+    get clock() { return clock; },
+    cfg: (more = {}) => testConfig({ MSGX_DATABASE_URL: dbs.db.url, MSGX_MAILBOX_MYSQL_URL: dbs.my.url, ...env, ...more }),
     startTracker(more = {}, over = {}) {
       const cfg = stage.cfg(more);
-      tracker = createRequestTracker({ pool: db.pool, databaseUrl: db.url, mailbox, clock, cfg, log: silentLogger, dailyAt: undefined, ...over });
+      tracker = createRequestTracker({ pool: dbs.db.pool, databaseUrl: dbs.db.url, mailbox, clock, cfg, log: silentLogger, dailyAt: undefined, ...over });
       return tracker.start();
     },
     async stopTracker() {
@@ -118,7 +105,7 @@ export function requestsStage(label: string, env: Record<string, string>, firstM
     },
     async decided({ raw, meta, handler, change }) {
       const msgId = String(nextMsgId++);
-      await withTransaction(db.pool, async (c) => {
+      await withTransaction(dbs.db.pool, async (c) => {
         await c.query(
           'INSERT INTO inbox_message (msg_id, ingested_at, raw_xml, sndr, type, styp, rmid) VALUES ($1, $2, $3, $4, $5, $6, $7)',
           [msgId, clock.now(), raw(msgId), meta?.sndr ?? null, meta?.type ?? null, meta?.styp ?? null, meta?.rmid ?? null],
@@ -128,7 +115,7 @@ export function requestsStage(label: string, env: Record<string, string>, firstM
       return msgId;
     },
     async coutmsgs(like) {
-      const [rows] = await my.pool.query(
+      const [rows] = await dbs.my.pool.query(
         `SELECT COUTMSGS_ID AS id, COUTMSGS_CLOB_MSG AS xml, ROUTINGID AS routing FROM COUTMSGS${like ? ' WHERE COUTMSGS_CLOB_MSG LIKE ?' : ''} ORDER BY COUTMSGS_ID`,
         like ? [`%${like}%`] : [],
       );

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterEach } from 'vitest';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
@@ -14,7 +14,8 @@ import { createBackfill, type Backfill } from '../../../src/write/backfill/backf
 import { createIngest, type Ingest } from '../../../src/write/ingest/ingestService.ts';
 import { createPump, type Pump } from '../../../src/write/pump/pumpService.ts';
 import { WriteModel } from '../../../src/write/pump/writeModel.ts';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../../support/databases.ts';
+import type { TestDatabase, TestMailbox } from '../../support/databases.ts';
+import { fileDatabases, type FileDatabases } from '../../support/fileDatabases.ts';
 import { CORPUS_DIR } from '../../support/corpusDir.ts';
 
 /** A Runtime over a test PostgreSQL database and a test MariaDB mailbox (no embedded server). */
@@ -78,14 +79,16 @@ export async function startWriter(rt: Runtime, parts: { ingest?: boolean; backfi
 
 type RuntimeOptions = Parameters<typeof testRuntime>[2];
 
+const fail = (message: string): never => {
+  throw new Error(message);
+};
+
 /**
  * A write-side test file's stage (call at module level): its PostgreSQL database and MariaDB
  * mailbox; after each test the writer and runtime it started are stopped, `afterEachTest` runs and
  * the stores are reset.
  */
-export interface WriteStage {
-  readonly db: TestDatabase;
-  readonly my: TestMailbox;
+export interface WriteStage extends FileDatabases {
   /** The runtime of this test (the last one made). */
   readonly rt: Runtime;
   /** The writer of this test (the last one started). */
@@ -99,41 +102,24 @@ export interface WriteStage {
 }
 
 export function writeStage(label: string, { afterEachTest }: { afterEachTest?: (db: TestDatabase) => Promise<unknown> } = {}): WriteStage {
-  let db!: TestDatabase;
-  let my!: TestMailbox;
+  const dbs = fileDatabases(label);
   let rt: Runtime | undefined;
   let w: Writer | undefined;
-  beforeAll(async () => {
-    [db, my] = await Promise.all([createTestDatabase(label), createTestMailbox(label)]);
-  });
-  afterAll(async () => {
-    await Promise.all([db?.drop(), my?.drop()]);
-  });
   afterEach(async () => {
     await w?.stop();
     await rt?.close();
     w = undefined;
     rt = undefined;
-    await afterEachTest?.(db);
-    await resetStores(db, my);
+    await afterEachTest?.(dbs.db);
+    await resetStores(dbs.db, dbs.my);
   });
   const stage: WriteStage = {
-    get db() {
-      return db;
-    },
-    get my() {
-      return my;
-    },
-    get rt() {
-      if (!rt) throw new Error('no runtime in this test yet');
-      return rt;
-    },
-    get w() {
-      if (!w) throw new Error('no writer in this test yet');
-      return w;
-    },
+    get db() { return dbs.db; },
+    get my() { return dbs.my; },
+    get rt() { return rt ?? fail('no runtime in this test yet'); },
+    get w() { return w ?? fail('no writer in this test yet'); },
     runtime(opts) {
-      rt = testRuntime(db, my, opts);
+      rt = testRuntime(dbs.db, dbs.my, opts);
       return rt;
     },
     async startWriter(parts) {
