@@ -73,7 +73,7 @@ describe('reference requests (RQRD)', () => {
     // The 23 rows are in COUTMSGS before the tracker's round ends: it still looks for due requests
     // after them, and a request the command registers meanwhile is sent by the tracker (the command
     // then says 'busy'). The round is over once the tracker sleeps on the fake clock.
-    await waitFor(() => clock.pendingSleepers > 0, { what: 'tracker round done' });
+    await waitFor(() => t.clock.pendingSleepers > 0, { what: 'tracker round done' });
     const stdout = await runCommand(['--kind', 'airl, ARPT']);
     const rows = await rqrdRows();
     expect(rows).toHaveLength(25);
