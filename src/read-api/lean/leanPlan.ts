@@ -115,8 +115,49 @@ function planFields(c: Compile, type: GraphQLObjectType, fields: Map<string, rea
   return out;
 }
 
+/**
+ * Plans by document (yoga hands the same parsed document for the same query text) and operation
+ * name. Only documents without directives are kept: their plan does not depend on the variables
+ * (@skip/@include would). Arguments are read per request.
+ */
+const plans = new WeakMap<DocumentNode, Map<string, Omit<LeanPlan, 'variables'> | null>>();
+
+const hasDirectives = (document: DocumentNode): boolean => /@/.test(document.loc?.source.body ?? '@');
+
 /** The plan of an operation, or null: graphql-js executes it. */
 export function leanPlan(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Readonly<Record<string, unknown>> | null | undefined,
+): LeanPlan | null {
+  if (hasDirectives(document)) return compile(schema, document, operationName, rawVariables);
+  let byName = plans.get(document);
+  if (!byName) plans.set(document, (byName = new Map()));
+  const name = operationName ?? '';
+  let cached = byName.get(name);
+  if (cached === undefined) {
+    const plan = compile(schema, document, operationName, rawVariables);
+    // A plan that failed on this request's variables may hold for another's: not cached.
+    if (plan === null && !variablesCoerce(schema, document, operationName, rawVariables)) return null;
+    byName.set(name, (cached = plan && { operation: plan.operation, root: plan.root }));
+  }
+  if (cached === null) return null;
+  const coerced = gql.getVariableValues(schema, cached.operation.variableDefinitions ?? [], rawVariables ?? {});
+  return coerced.errors ? null : { ...cached, variables: coerced.coerced };
+}
+
+function variablesCoerce(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Readonly<Record<string, unknown>> | null | undefined,
+): boolean {
+  const operation = operationOf(document, operationName);
+  return operation !== undefined && !getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}).errors;
+}
+
+function compile(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
