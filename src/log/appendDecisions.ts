@@ -1,5 +1,5 @@
 import type { PoolClient } from '../platform/db.ts';
-import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
+import { SqlParams, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after
@@ -48,18 +48,26 @@ const COLUMNS: readonly ColumnSpec[] = [
   { name: 'payload', type: 'jsonb' },
 ];
 
+/** The statement that takes the pipeline lock (row lock until COMMIT/ROLLBACK). */
+export const PIPELINE_LOCK_ROW = 'SELECT last_position::text AS last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE';
+
 /** Take the pipeline lock (row lock until COMMIT/ROLLBACK); returns the last position handed out. */
 export async function lockPipeline(c: PoolClient): Promise<string> {
-  const { rows } = await c.query<{ last_position: string }>('SELECT last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE');
-  const row = rows[0];
-  if (!row) throw new Error('pipeline_lock row 1 is missing: the schema is not migrated');
-  return row.last_position;
+  const { rows } = await c.query<{ last_position: string }>(PIPELINE_LOCK_ROW);
+  return lockedPosition(rows);
+}
+
+/** The last position handed out, from the rows of PIPELINE_LOCK_ROW. */
+export function lockedPosition(rows: readonly Record<string, unknown>[]): string {
+  const position = rows[0]?.last_position;
+  if (typeof position !== 'string') throw new Error('pipeline_lock row 1 is missing: the schema is not migrated');
+  return position;
 }
 
 /**
  * Append `decisions` after `lastPosition` (the value `lockPipeline` returned in this transaction),
  * advance `pipeline_lock` and NOTIFY `msgx_decision` with the highest new position (delivered at
- * COMMIT). Returns the positions, in order.
+ * COMMIT) — one statement. Returns the positions, in order.
  */
 export async function appendDecisions(
   c: PoolClient,
@@ -68,20 +76,35 @@ export async function appendDecisions(
   recordedAt: Date,
 ): Promise<string[]> {
   if (decisions.length === 0) return [];
+  const params = new SqlParams();
+  const append = appendParts(lastPosition, decisions, recordedAt, params);
+  await c.query(`WITH ${append.ctes} SELECT ${append.notify}`, params.values);
+  return append.positions;
+}
+
+/** The parts of an append, to run with other writes of the same transaction in one statement. */
+export interface AppendParts {
+  /** Data-modifying CTEs (`appended_lock`, `appended`): advance pipeline_lock, insert the decisions. */
+  readonly ctes: string;
+  /** A select-list expression that sends the NOTIFY (CTEs without it send none). */
+  readonly notify: string;
+  readonly positions: string[];
+}
+
+/** `appendDecisions` as parts of a statement whose parameters are `params`. */
+export function appendParts(lastPosition: string, decisions: readonly NewDecision[], recordedAt: Date, params: SqlParams): AppendParts {
   const first = BigInt(lastPosition) + 1n;
   const positions = decisions.map((_, i) => String(first + BigInt(i)));
   const last = positions[positions.length - 1]!;
-  await c.query('UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2 WHERE id = 1', [last, recordedAt]);
   const rows = decisions.map((d, i): CellValue[] => [
     positions[i]!, d.msgId, d.kind, d.handler ?? null, d.handlerVersion ?? null, JSON.stringify(d.flids ?? []), JSON.stringify(d.payload),
   ]);
-  await c.query(
-    `INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
-     SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
-            ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $8
-       FROM ${unnestOf(COLUMNS)} AS d(position, msg_id, kind, handler, handler_version, flids, payload)`,
-    [...columnArrays(rows, COLUMNS), recordedAt],
-  );
-  await c.query("SELECT pg_notify('msgx_decision', $1)", [last]);
-  return positions;
+  const at = `${params.add(recordedAt)}::timestamptz`;
+  const ctes = `appended_lock AS (UPDATE pipeline_lock SET last_position = ${params.add(last)}::bigint, updated_at = ${at} WHERE id = 1),
+    appended AS (
+      INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
+      SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
+             ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, ${at}
+        FROM ${params.rowsFrom(rows, COLUMNS)} AS d(position, msg_id, kind, handler, handler_version, flids, payload))`;
+  return { ctes, notify: `pg_notify('msgx_decision', ${params.add(last)})`, positions };
 }

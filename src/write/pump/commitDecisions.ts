@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import type { FlightsArchived } from '../../domain/changes.ts';
 import type { Meta } from '../../domain/message.ts';
-import { SqlState, sqlState, withTransaction, type PoolClient } from '../../platform/db.ts';
+import { SqlState, sqlState, withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
+import { SqlParams } from '../../platform/sqlBatch.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
-import { appendDecisions, lockPipeline, type NewDecision } from '../../log/appendDecisions.ts';
+import { appendParts, lockedPosition, PIPELINE_LOCK_ROW, type NewDecision } from '../../log/appendDecisions.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Head } from './findHeads.ts';
 import { flidsOf, type Outcome } from './outcome.ts';
@@ -52,16 +53,25 @@ export interface CommitOptions {
   readonly faults?: Faults;
 }
 
+/** The fence's opening statement of a decision transaction (none when unfenced). */
+const FENCE_ROW = 'SELECT epoch::text AS epoch FROM writer_fence WHERE id = 1 FOR SHARE';
+
+/** Throws FencedError unless `row` (FENCE_ROW's, share-locked until COMMIT) carries `fence`'s epoch. */
+function checkFenceRow(fence: WriterFence, epoch: string, row: Record<string, unknown> | undefined): void {
+  if (row?.epoch !== epoch) {
+    throw new FencedError(`not committing: another writer took the lock (writer_fence is at ${String(row?.epoch)}, this process holds ${epoch})`);
+  }
+  fence.assertHeld();
+}
+
 /** writer_fence still carries `fence`'s epoch, or FencedError; the row stays share-locked until COMMIT. */
 export async function checkFence(c: PoolClient, fence: WriterFence | undefined): Promise<void> {
   if (!fence) return;
   fence.assertHeld();
   const epoch = fence.epoch();
   if (epoch === undefined) return;
-  const { rows } = await c.query<{ epoch: string }>('SELECT epoch::text AS epoch FROM writer_fence WHERE id = 1 FOR SHARE');
-  if (rows[0]?.epoch !== epoch) {
-    throw new FencedError(`not committing: another writer took the lock (writer_fence is at ${rows[0]?.epoch}, this process holds ${epoch})`);
-  }
+  const { rows } = await c.query<Record<string, unknown>>(FENCE_ROW);
+  checkFenceRow(fence, epoch, rows[0]);
 }
 
 class Conflict extends Error {}
@@ -72,6 +82,10 @@ class Conflict extends Error {}
  * one decision per head, advance each `proc_state` (compare-and-set on state + attempts) and
  * register the backfills — all or nothing. Database errors are thrown (the caller treats them as
  * INFRA and retries the heads one at a time).
+ *
+ * Three round trips, whatever the group's size: BEGIN with the row locks (writer_fence FOR SHARE,
+ * pipeline_lock FOR UPDATE); one statement whose data-modifying CTEs append the decisions, advance
+ * proc_state and record the META columns; COMMIT.
  */
 export async function commitDecisions(
   pool: pg.Pool,
@@ -80,12 +94,18 @@ export async function commitDecisions(
   now: Date,
   opts: CommitOptions = {},
 ): Promise<CommitResult> {
+  const fence = opts.fence;
+  fence?.assertHeld();
+  const epoch = fence?.epoch();
+  const opening = epoch === undefined ? [PIPELINE_LOCK_ROW] : [FENCE_ROW, PIPELINE_LOCK_ROW];
   try {
-    return await withTransaction(pool, async (c) => {
-      await checkFence(c, opts.fence);
-      const last = await lockPipeline(c);
+    return await withOpenedTransaction(pool, opening, async (c, opened) => {
+      if (fence && epoch !== undefined) checkFenceRow(fence, epoch, opened[0]![0]);
+      const last = lockedPosition(opened.at(-1)!);
       if (last !== basis) throw new Conflict(`log moved to ${last} (decided at ${basis})`);
-      const all = await appendDecisions(c, last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
+      const params = new SqlParams();
+      const append = appendParts(last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now, params);
+      const all = append.positions;
       const positions: string[] = [];
       const sweepPositions: string[][] = [];
       let k = 0;
@@ -93,10 +113,18 @@ export async function commitDecisions(
         positions.push(all[k++]!);
         sweepPositions.push(all.slice(k, (k += i.sweeps?.length ?? 0)));
       }
-      await advanceProcStates(c, items, positions, now, opts.writeBack ?? true);
-      await recordMeta(c, items);
+      const advance = advanceProcStates(items, positions, now, opts.writeBack ?? true, params);
+      const meta = recordMeta(items, params);
+      const { rows } = await c.query<{ advanced: number }>(
+        `WITH ${append.ctes},
+           advanced AS (${advance} RETURNING 1)${meta ? `,\n           meta AS (${meta})` : ''}
+         SELECT ${append.notify}, (SELECT count(*)::int FROM advanced) AS advanced`,
+        params.values,
+      );
+      const advanced = rows[0]!.advanced;
+      if (advanced !== items.length) throw new Conflict(`${items.length - advanced} head(s) changed state meanwhile`);
       opts.faults?.reached('pump.uncommitted');
-      opts.fence?.assertHeld(); // the lease is still fresh at COMMIT
+      fence?.assertHeld(); // the lease is still fresh at COMMIT
       return { ok: true as const, positions, sweepPositions, recordedAt: now };
     });
   } catch (err) {
@@ -185,62 +213,44 @@ function procUpdateOf(o: Outcome): ProcUpdate {
   }
 }
 
-async function advanceProcStates(c: PoolClient, items: readonly Prepared[], positions: readonly string[], now: Date, writeBack: boolean): Promise<void> {
+/** The UPDATE of the heads' proc_state rows (compare-and-set on state + attempts), its parameters in `params`. */
+function advanceProcStates(items: readonly Prepared[], positions: readonly string[], now: Date, writeBack: boolean, params: SqlParams): string {
   const u = items.map((i) => procUpdateOf(i.outcome));
-  const res = await c.query(
-    `UPDATE proc_state p SET
+  const at = params.add(now);
+  const p = (values: unknown) => params.add(values);
+  return `UPDATE proc_state p SET
         state = u.state, error_class = u.error_class, cause_class = u.cause_class, last_error = u.last_error,
         attempts = p.attempts + 1,
         next_attempt_at = u.next_attempt_at,
-        first_failure_at = CASE WHEN u.failure THEN COALESCE(p.first_failure_at, $1) ELSE p.first_failure_at END,
+        first_failure_at = CASE WHEN u.failure THEN COALESCE(p.first_failure_at, ${at}::timestamptz) ELSE p.first_failure_at END,
         decided_position = CASE WHEN u.terminal THEN u.position ELSE p.decided_position END,
         identity_key = COALESCE(p.identity_key, u.identity),
-        backfill_state = CASE WHEN u.terminal THEN $15::text ELSE p.backfill_state END,
+        backfill_state = CASE WHEN u.terminal THEN ${p(writeBack ? 'PENDING' : null)}::text ELSE p.backfill_state END,
         backfill_status = CASE WHEN u.terminal THEN u.backfill_status ELSE p.backfill_status END,
         backfill_attempts = CASE WHEN u.terminal THEN 0 ELSE p.backfill_attempts END,
         backfill_next_at = CASE WHEN u.terminal THEN NULL ELSE p.backfill_next_at END,
         backfill_error = CASE WHEN u.terminal THEN NULL ELSE p.backfill_error END,
-        updated_at = $1
-       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::boolean[],
-                   $9::boolean[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::int[])
+        updated_at = ${at}::timestamptz
+       FROM unnest(${p(items.map((i) => i.head.msgId))}::bigint[], ${p(u.map((x) => x.state))}::text[], ${p(u.map((x) => x.errorClass))}::text[],
+                   ${p(u.map((x) => x.causeClass))}::text[], ${p(u.map((x) => x.lastError))}::text[],
+                   ${p(u.map((x) => x.nextAttemptAt))}::timestamptz[], ${p(u.map((x) => x.failure))}::boolean[],
+                   ${p(u.map((x) => x.terminal))}::boolean[], ${p(positions)}::bigint[], ${p(items.map((i) => i.outcome.identity))}::text[],
+                   ${p(u.map((x) => x.backfillStatus))}::text[], ${p(items.map((i) => i.head.state))}::text[], ${p(items.map((i) => i.head.attempts))}::int[])
          AS u(msg_id, state, error_class, cause_class, last_error, next_attempt_at, failure,
               terminal, position, identity, backfill_status, expected_state, expected_attempts)
-      WHERE p.msg_id = u.msg_id AND p.state = u.expected_state AND p.attempts = u.expected_attempts`,
-    [
-      now,
-      items.map((i) => i.head.msgId),
-      u.map((x) => x.state),
-      u.map((x) => x.errorClass),
-      u.map((x) => x.causeClass),
-      u.map((x) => x.lastError),
-      u.map((x) => x.nextAttemptAt),
-      u.map((x) => x.failure),
-      u.map((x) => x.terminal),
-      positions,
-      items.map((i) => i.outcome.identity),
-      u.map((x) => x.backfillStatus),
-      items.map((i) => i.head.state),
-      items.map((i) => i.head.attempts),
-      writeBack ? 'PENDING' : null,
-    ],
-  );
-  if (res.rowCount !== items.length) throw new Conflict(`${items.length - (res.rowCount ?? 0)} head(s) changed state meanwhile`);
+      WHERE p.msg_id = u.msg_id AND p.state = u.expected_state AND p.attempts = u.expected_attempts`;
 }
 
-async function recordMeta(c: PoolClient, items: readonly Prepared[]): Promise<void> {
+/** The UPDATE of the META columns of the heads that have them (null: none has), its parameters in `params`. */
+function recordMeta(items: readonly Prepared[], params: SqlParams): string | null {
   const withMeta = items.filter((i) => i.outcome.meta !== null);
-  if (withMeta.length === 0) return;
-  const col = (f: (m: Meta) => string | null) => withMeta.map((i) => f(i.outcome.meta!));
-  await c.query(
-    `UPDATE inbox_message m SET sndr = u.sndr, seqn = u.seqn, dttm = u.dttm, type = u.type, styp = u.styp,
+  if (withMeta.length === 0) return null;
+  const col = (f: (m: Meta) => string | null) => params.add(withMeta.map((i) => f(i.outcome.meta!)));
+  return `UPDATE inbox_message m SET sndr = u.sndr, seqn = u.seqn, dttm = u.dttm, type = u.type, styp = u.styp,
             rcvr = u.rcvr, mgid = u.mgid, rmid = u.rmid
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+       FROM unnest(${params.add(withMeta.map((i) => i.head.msgId))}::bigint[], ${col((m) => m.sndr)}::text[], ${col((m) => m.seqn)}::text[],
+                   ${col((m) => m.dttm)}::text[], ${col((m) => m.rawType)}::text[], ${col((m) => m.rawStyp)}::text[],
+                   ${col((m) => m.rcvr)}::text[], ${col((m) => m.mgid)}::text[], ${col((m) => m.rmid)}::text[])
          AS u(msg_id, sndr, seqn, dttm, type, styp, rcvr, mgid, rmid)
-      WHERE m.msg_id = u.msg_id AND m.sndr IS NULL`,
-    [
-      withMeta.map((i) => i.head.msgId),
-      col((m) => m.sndr), col((m) => m.seqn), col((m) => m.dttm), col((m) => m.rawType), col((m) => m.rawStyp),
-      col((m) => m.rcvr), col((m) => m.mgid), col((m) => m.rmid),
-    ],
-  );
+      WHERE m.msg_id = u.msg_id AND m.sndr IS NULL`;
 }

@@ -4,6 +4,7 @@ import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
+import type { FlightOverlay } from './flightOverlay.ts';
 
 const PAGE = 5000;
 
@@ -65,6 +66,22 @@ export class WriteModel {
     }
     this.latest = latestDayAfter(this.latest, changes);
     this.pos = p;
+    return true;
+  }
+
+  /**
+   * Take over the outcome of decisions this process just committed at positions `basis`+1 … `last`,
+   * as its pump folded them into `overlay` (with the same applyDecision, positions and recorded-at
+   * stamp) while deciding: the flights, the reference store and the latest day they lead to. Folding
+   * the same decisions again would only produce equal states. Returns false (and changes nothing)
+   * when the model is not at `basis` (a catch-up got there first, or a gap: call catchUp).
+   */
+  adopt(basis: string, last: string, overlay: FlightOverlay, reference: ReferenceState, latestDay: string | null): boolean {
+    if (BigInt(basis) !== this.pos) return false;
+    overlay.mergeInto(this.flights);
+    this.reference = reference;
+    this.latest = latestDay;
+    this.pos = BigInt(last);
     return true;
   }
 
