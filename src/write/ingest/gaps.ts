@@ -1,4 +1,5 @@
 import type { PoolClient, Queryable } from '../../platform/db.ts';
+import type { SqlParams } from '../../platform/sqlBatch.ts';
 
 /**
  * Ingest gaps (invariant 2): ids skipped between visible CMINMSGS ids, i.e. auto-increment values
@@ -74,15 +75,20 @@ export async function markAppeared(c: PoolClient, source: string, ids: readonly 
   );
 }
 
-/** Close open gaps opened at or before `openedBefore` as 'expired'. Returns them. */
-export async function expireGaps(c: PoolClient, source: string, openedBefore: Date, now: Date): Promise<OpenGap[]> {
-  const { rows } = await c.query<{ gap_id: string; opened_at: Date }>(
-    `UPDATE inbox_gap SET closed_at = $3, closed_by = 'expired'
-      WHERE source = $1 AND closed_at IS NULL AND opened_at <= $2
-      RETURNING gap_id, opened_at`,
-    [source, openedBefore, now],
-  );
-  return rows
-    .map((r) => ({ gapId: r.gap_id, openedAt: r.opened_at }))
+/**
+ * `expireGaps` as a data-modifying CTE `expired` (gap_id, opened_at) of a statement whose parameters
+ * are `params`.
+ */
+export function expireGapsCte(source: string, openedBefore: Date, now: Date, params: SqlParams): string {
+  return `expired AS (
+      UPDATE inbox_gap SET closed_at = ${params.add(now)}, closed_by = 'expired'
+       WHERE source = ${params.add(source)} AND closed_at IS NULL AND opened_at <= ${params.add(openedBefore)}
+       RETURNING gap_id, opened_at)`;
+}
+
+/** The gaps of `expireGapsCte`, from its columns (ids as text, opened_at times), in id order. */
+export function expiredGaps(gapIds: readonly string[], openedAt: readonly Date[]): OpenGap[] {
+  return gapIds
+    .map((gapId, i) => ({ gapId, openedAt: openedAt[i]! }))
     .sort((a, b) => (BigInt(a.gapId) < BigInt(b.gapId) ? -1 : 1));
 }
