@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../platform/logger.ts';
 import { RefusedError } from '../platform/refusedError.ts';
 import { commands, type Command } from './commands.ts';
 import { installFatalHandler } from './fatalHandler.ts';
+import { usageMessage } from './usageError.ts';
 
 const USAGE = `usage: msgx <command> [options]
 
@@ -84,22 +85,4 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
 /** `msgx help <command>`: the command's own help, or its summary. */
 export function commandHelp(name: string, cmd: Command): string {
   return `usage: msgx ${name} ${cmd.usage ?? '[options]'}\n\n${cmd.help ?? cmd.summary}\n`;
-}
-
-/**
- * The one-line reason of a command-line mistake: a UsageError, or node:util parseArgs refusing an
- * unknown option, a missing value or an unexpected argument (its codes are ERR_PARSE_ARGS_*).
- */
-export function usageMessage(err: unknown): string | undefined {
-  if (err instanceof UsageError) return err.message;
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_') && err instanceof Error) {
-    return err.message.split('\n')[0]!.replace(/\. To specify a positional argument starting with a '-'.*$/, '');
-  }
-  return undefined;
-}
-
-/** Bad command-line usage: reported in one line, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
 }

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 import type { Command } from './commands.ts';
 import { assemble, ROLES, type Role } from './assemble.ts';
 

@@ -1,5 +1,6 @@
 import type { PoolClient } from '../platform/db.ts';
 import { SqlParams, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
+import { Channels } from '../platform/channels.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after
@@ -23,7 +24,9 @@ export type DecisionKind =
   | 'ShadowStarted'
   | 'CutOver'
   /** A plan request recorded in shadow mode instead of being sent (COUTMSGS is not written). */
-  | 'PlanRequestRecorded';
+  | 'PlanRequestRecorded'
+  /** A plan request registered (to be sent): its PlanRequested change is what a RESP answering it is decided with. */
+  | 'PlanRequested';
 
 /** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
 export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead', 'Parked'];
@@ -106,5 +109,5 @@ export function appendParts(lastPosition: string, decisions: readonly NewDecisio
       SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
              ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, ${at}
         FROM ${params.rowsFrom(rows, COLUMNS)} AS d(position, msg_id, kind, handler, handler_version, flids, payload))`;
-  return { ctes, notify: `pg_notify('msgx_decision', ${params.add(last)})`, positions };
+  return { ctes, notify: `pg_notify(${params.add(Channels.decision)}, ${params.add(last)})`, positions };
 }

@@ -6,7 +6,7 @@
  * pipeline_lock row lock and committed before the next one is handed out, so every committed
  * position is gap-free and no still-open transaction can later commit a position below one we saw.
  */
-import { Channels } from '../platform/channels.ts';
+import { Channels, notify } from '../platform/channels.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Pool } from '../platform/db.ts';
 import { noFaults, type Faults } from '../platform/faults.ts';
@@ -55,7 +55,7 @@ export async function runBatch(
       projector.rolledBack?.();
       return { kind: 'conflict' };
     }
-    await client.query('SELECT pg_notify($1, $2)', [Channels.projection, `${projector.name}:${last.position}`]);
+    await notify(client, Channels.projection, `${projector.name}:${last.position}`);
     faults.reached(`projector.${projector.name}.uncommitted`);
     await client.query('COMMIT');
     open = false;

@@ -29,19 +29,13 @@ beforeAll(async () => {
     MSGX_BACKOFF_MS: '50',
     MSGX_LOG_LEVEL: 'info',
   });
-  const listening = await waitFor(() => /"msg":"http listening"/.test(app.output()) && /"msg":"msgx started"/.test(app.output()), {
-    what: 'msgx started',
-    timeoutMs: 60_000,
-  }).then(() => /"port":(\d+)[^\n]*"msg":"http listening"/.exec(app.output()));
-  port = Number(listening![1]);
+  await app.waitForLine('"msg":"msgx started"', { timeoutMs: 60_000 });
+  port = Number(/"port":(\d+)[^\n]*"msg":"http listening"/.exec(app.output())![1]);
   base = `http://127.0.0.1:${port}`;
 }, 90_000);
 
 afterAll(async () => {
-  if (app && app.child.exitCode === null) {
-    app.child.kill('SIGTERM');
-    await app.exit;
-  }
+  await app?.stop();
   await Promise.all([db?.drop(), my?.drop()]);
 });
 

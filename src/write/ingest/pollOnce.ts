@@ -7,6 +7,7 @@ import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
 import { advanceWatermarkCte, copyCtes, lockWatermarkSql, readWatermark } from './copyInbox.ts';
 import { expiredGaps, expireGapsCte, expiredUnseenGaps, markAppeared, openGaps, recordGaps, recordIdRange, type OpenGap } from './gaps.ts';
+import { Channels } from '../../platform/channels.ts';
 
 /** Open gaps rescanned per poll (the lowest ones: those block the pump). */
 const GAP_RESCAN_LIMIT = 1000;
@@ -121,7 +122,7 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
        SELECT ${copiedIds} AS copied,
               ARRAY(SELECT gap_id::text FROM expired) AS expired_ids, ARRAY(SELECT opened_at FROM expired) AS expired_at,
               CASE WHEN ${params.add(appeared.length > 0)}::boolean OR cardinality(${copiedIds}) > 0 OR EXISTS (SELECT 1 FROM expired)
-                   THEN pg_notify('msgx_inbox', ${params.add(top)}) END AS notified`,
+                   THEN pg_notify(${params.add(Channels.inbox)}, ${params.add(top)}) END AS notified`,
       params.values,
     );
     const copied = done!.copied;

@@ -9,12 +9,14 @@ import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { foldReference, type ReferenceState } from '../../domain/reference/state.ts';
+import { foldPlanRequests, type PlanRequests } from '../../domain/planRequests.ts';
 import { commitDecisions, type CommitResult, type Prepared, type SweepDecision } from './commitDecisions.ts';
 import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
 import { findHeads, identityOwners, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
 import { failureVerdict, type Outcome } from './outcome.ts';
-import { createListener, Latch } from './wakeup.ts';
+import { createListener } from '../../platform/listen.ts';
+import { Wakeup } from '../../platform/wakeup.ts';
 import { Channels } from '../../platform/channels.ts';
 import type { WriteModel } from './writeModel.ts';
 import { BlockedHeadWarning, warnOperatorWork } from './pumpWarnings.ts';
@@ -59,11 +61,12 @@ export interface PumpOptions {
 /** 'again': stop this scan and look at the FIFO afresh (a conflict, or the head is still unfinished). */
 type Step = 'decided' | 'again';
 
-/** What a group is decided against: a log position and the flights, reference and latest day as of it. */
+/** What a group is decided against: a log position and the flights, reference, plan requests and latest day as of it. */
 interface GroupBasis {
   readonly position: string;
   readonly flights: ReadonlyMap<string, FlightState>;
   readonly reference: ReferenceState;
+  readonly planRequests: PlanRequests;
   readonly latest: string | null;
   /** Identities bound by decided groups that may not be committed yet: identity → msg id. */
   readonly bound: Map<string, string>;
@@ -85,7 +88,7 @@ const afterTurn = (): Promise<void> => new Promise((resolve) => setImmediate(res
 /**
  * The single writer's main loop (docs/contract/system.md §5, invariants 1–4): strict FIFO over the smallest
  * unfinished id below the lowest open gap; a FAILED head waiting for its backoff blocks everything
- * behind it. Sleeps on a latch fired by NOTIFY msgx_inbox, the backoff deadline, or a fallback
+ * behind it. Sleeps on a Wakeup notified by NOTIFY msgx_inbox, the backoff deadline, or a fallback
  * timer of MSGX_POLL_INTERVAL_MS — never a busy loop.
  */
 export function createPump(rt: Runtime, opts: PumpOptions): Pump {
@@ -93,7 +96,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   const log = rootLog.child({ role: 'pump' });
   const model = opts.model;
   const writeBack = opts.writeBack ?? true;
-  const latch = new Latch();
+  const wakeup = new Wakeup();
   const stop = new AbortController();
   const listener = createListener({
     url: rt.databaseUrl,
@@ -101,7 +104,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     onNotify: (channel) => {
       // A projection rebuild (possibly with fixed evolve code) asks writers to fold the log afresh.
       if (channel === Channels.rebuilt) reloadRequested = true;
-      latch.fire();
+      wakeup.notify();
     },
     clock,
     log,
@@ -158,7 +161,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     rt.faults.reached('pump.committed');
     const last = res.sweepPositions.at(-1)?.at(-1) ?? res.positions.at(-1)!; // the last item's sweeps follow it
     const adopted = decided !== undefined && decided.after.position === last
-      && model.adopt(decided.basis, last, decided.overlay, decided.after.reference, decided.after.latest);
+      && model.adopt(decided.basis, last, decided.overlay, decided.after);
     group.forEach(({ head, outcome }, k) => {
       if (outcome.kind !== 'Failed') opts.onTerminal?.(head.msgId);
       if (outcome.kind === 'Parked') {
@@ -184,7 +187,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
 
   /** The committed write model as the basis of the first group of a scan. */
   function modelBasis(): GroupBasis {
-    return { position: model.position, flights: model.flights, reference: model.reference, latest: model.latestDay, bound: new Map() };
+    return {
+      position: model.position, flights: model.flights, reference: model.reference, planRequests: model.planRequests, latest: model.latestDay, bound: new Map(),
+    };
   }
 
   /**
@@ -215,6 +220,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
 
     const overlay = new FlightOverlay(on.flights);
     let reference = on.reference;
+    let planRequests = on.planRequests;
     // Identities bound by this group and the ones decided before it in this scan (which may not be
     // committed, so not visible to identityOwners, yet).
     const bound = new Map(on.bound);
@@ -224,7 +230,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     for (const [k, { head, read }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
+      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];
@@ -232,6 +238,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         const position = String(BigInt(basis) + appended);
         applyDecision(overlay, { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes });
         reference = foldReference(reference, outcome.changes);
+        planRequests = foldPlanRequests(planRequests, outcome.changes);
         // History sweep in FIFO order: when this decision moved the latest operation day (traffic
         // time, never the wall clock), the flights that fell out of the keep window leave right behind it.
         const next = latestDayAfter(latest, outcome.changes);
@@ -245,7 +252,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       group.push(sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome });
       if (outcome.kind === 'Failed') break;
     }
-    const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, latest, bound };
+    const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
     return { group, basis, now, waitMs, overlay, after };
   }
 
@@ -282,7 +289,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   async function run(): Promise<void> {
     const failures = new FailureStreak(log, 'pump cannot reach its database; retrying with backoff', 'pump resumed');
     while (!stop.signal.aborted) {
-      latch.arm();
+      const seen = wakeup.generation;
       const gen = ++scans;
       let sleepMs: number;
       try {
@@ -302,7 +309,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       const due = drainWaiters.filter((w) => w.after < gen);
       drainWaiters = drainWaiters.filter((w) => w.after >= gen);
       for (const w of due) w.resolve();
-      await latch.wait(clock, sleepMs, stop.signal);
+      await wakeup.wait(seen, sleepMs, clock, stop.signal);
     }
   }
 
@@ -317,7 +324,6 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     },
     async stop() {
       stop.abort();
-      latch.fire();
       await loop;
       await listener.stop();
       for (const w of drainWaiters) w.resolve();
@@ -326,9 +332,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     drained() {
       return new Promise<void>((resolve) => {
         drainWaiters.push({ after: scans, resolve });
-        latch.fire();
+        wakeup.notify();
       });
     },
-    wake: () => latch.fire(),
+    wake: () => wakeup.notify(),
   };
 }

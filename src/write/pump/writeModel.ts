@@ -4,6 +4,7 @@ import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
+import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
 import type { FlightOverlay } from './flightOverlay.ts';
 
 const PAGE = 5000;
@@ -19,6 +20,8 @@ export class WriteModel {
   readonly flights = new Map<string, FlightState>();
   /** The reference store (kind → code → elements), folded from the same log; replaced, never edited. */
   reference: ReferenceState = EMPTY_REFERENCE;
+  /** Our plan requests (MGID → window), folded from the same log. */
+  planRequests: PlanRequests = NO_PLAN_REQUESTS;
   private pos = 0n;
   private latest: string | null = null;
   private catchingUp: Promise<number> | undefined;
@@ -48,6 +51,7 @@ export class WriteModel {
     await this.catchingUp?.catch(() => undefined);
     this.flights.clear();
     this.reference = EMPTY_REFERENCE;
+    this.planRequests = NO_PLAN_REQUESTS;
     this.pos = 0n;
     this.latest = null;
     return this.catchUp(q);
@@ -63,6 +67,7 @@ export class WriteModel {
     if (changes.length > 0) {
       applyDecision(this.flights, { position, msgId, recordedAt: recordedAt.toISOString(), changes });
       this.reference = foldReference(this.reference, changes);
+      this.planRequests = foldPlanRequests(this.planRequests, changes);
     }
     this.latest = latestDayAfter(this.latest, changes);
     this.pos = p;
@@ -72,15 +77,17 @@ export class WriteModel {
   /**
    * Take over the outcome of decisions this process just committed at positions `basis`+1 … `last`,
    * as its pump folded them into `overlay` (with the same applyDecision, positions and recorded-at
-   * stamp) while deciding: the flights, the reference store and the latest day they lead to. Folding
+   * stamp) while deciding: the flights, the reference store, the plan requests and the latest day
+   * they lead to. Folding
    * the same decisions again would only produce equal states. Returns false (and changes nothing)
    * when the model is not at `basis` (a catch-up got there first, or a gap: call catchUp).
    */
-  adopt(basis: string, last: string, overlay: FlightOverlay, reference: ReferenceState, latestDay: string | null): boolean {
+  adopt(basis: string, last: string, overlay: FlightOverlay, folded: { reference: ReferenceState; planRequests: PlanRequests; latest: string | null }): boolean {
     if (BigInt(basis) !== this.pos) return false;
     overlay.mergeInto(this.flights);
-    this.reference = reference;
-    this.latest = latestDay;
+    this.reference = folded.reference;
+    this.planRequests = folded.planRequests;
+    this.latest = folded.latest;
     this.pos = BigInt(last);
     return true;
   }

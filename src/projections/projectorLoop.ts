@@ -12,9 +12,9 @@ import type { Service } from '../platform/service.ts';
 import { ensureCheckpoint } from './checkpoint.ts';
 import type { Projector } from './projector.ts';
 import { runBatch, type BatchOutcome } from './runBatch.ts';
-import type { Wakeup } from './wakeup.ts';
+import type { Wakeup } from '../platform/wakeup.ts';
 
-export interface ProjectorServiceOptions {
+export interface ProjectorLoopOptions {
   pool: Pool;
   projector: Projector;
   wakeup: Wakeup;
@@ -29,12 +29,12 @@ export interface ProjectorServiceOptions {
 
 export const DEFAULT_BATCH_SIZE = 500;
 
-export interface ProjectorService extends Service {
+export interface ProjectorLoop extends Service {
   /** Outcome of the last batch (for tests and diagnostics). */
   lastOutcome(): BatchOutcome | undefined;
 }
 
-export function createProjectorService(opts: ProjectorServiceOptions): ProjectorService {
+export function createProjectorLoop(opts: ProjectorLoopOptions): ProjectorLoop {
   const { pool, projector, wakeup, clock, log } = opts;
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
   const stop = new AbortController();
