@@ -1,5 +1,5 @@
 import type { PoolClient } from '../platform/db.ts';
-import { SqlParams, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
+import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 import { Channels } from '../platform/channels.ts';
 
 /**
@@ -67,6 +67,19 @@ export function lockedPosition(rows: readonly Record<string, unknown>[]): string
   return position;
 }
 
+// The append as data-modifying CTEs, to run alone (appendDecisions) or with other writes of the
+// same transaction in one statement (the pump's group commit). Parameters: $1 the last new
+// position, $2 recorded_at, $3–$9 the decisions' columns (COLUMNS), $10 the NOTIFY channel.
+export const APPEND_CTES = `appended_lock AS (UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2::timestamptz WHERE id = 1),
+    appended AS (
+      INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
+      SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
+             ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $2::timestamptz
+        FROM ${unnestOf(COLUMNS, 3)} AS d(position, msg_id, kind, handler, handler_version, flids, payload))`;
+/** A select-list expression that sends the append's NOTIFY (delivered at COMMIT). */
+export const APPEND_NOTIFY = 'pg_notify($10, $1::bigint::text)';
+const APPEND = `WITH ${APPEND_CTES} SELECT ${APPEND_NOTIFY}`;
+
 /**
  * Append `decisions` after `lastPosition` (the value `lockPipeline` returned in this transaction),
  * advance `pipeline_lock` and NOTIFY `msgx_decision` with the highest new position (delivered at
@@ -79,35 +92,17 @@ export async function appendDecisions(
   recordedAt: Date,
 ): Promise<string[]> {
   if (decisions.length === 0) return [];
-  const params = new SqlParams();
-  const append = appendParts(lastPosition, decisions, recordedAt, params);
-  await c.query(`WITH ${append.ctes} SELECT ${append.notify}`, params.values);
-  return append.positions;
+  const { values, positions } = appendValues(lastPosition, decisions, recordedAt);
+  await c.query(APPEND, values);
+  return positions;
 }
 
-/** The parts of an append, to run with other writes of the same transaction in one statement. */
-export interface AppendParts {
-  /** Data-modifying CTEs (`appended_lock`, `appended`): advance pipeline_lock, insert the decisions. */
-  readonly ctes: string;
-  /** A select-list expression that sends the NOTIFY (CTEs without it send none). */
-  readonly notify: string;
-  readonly positions: string[];
-}
-
-/** `appendDecisions` as parts of a statement whose parameters are `params`. */
-export function appendParts(lastPosition: string, decisions: readonly NewDecision[], recordedAt: Date, params: SqlParams): AppendParts {
+/** The parameters of APPEND_CTES / APPEND_NOTIFY for `decisions` after `lastPosition`, and their positions. */
+export function appendValues(lastPosition: string, decisions: readonly NewDecision[], recordedAt: Date): { values: unknown[]; positions: string[] } {
   const first = BigInt(lastPosition) + 1n;
   const positions = decisions.map((_, i) => String(first + BigInt(i)));
-  const last = positions[positions.length - 1]!;
   const rows = decisions.map((d, i): CellValue[] => [
     positions[i]!, d.msgId, d.kind, d.handler ?? null, d.handlerVersion ?? null, JSON.stringify(d.flids ?? []), JSON.stringify(d.payload),
   ]);
-  const at = `${params.add(recordedAt)}::timestamptz`;
-  const ctes = `appended_lock AS (UPDATE pipeline_lock SET last_position = ${params.add(last)}::bigint, updated_at = ${at} WHERE id = 1),
-    appended AS (
-      INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
-      SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
-             ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, ${at}
-        FROM ${params.rowsFrom(rows, COLUMNS)} AS d(position, msg_id, kind, handler, handler_version, flids, payload))`;
-  return { ctes, notify: `pg_notify(${params.add(Channels.decision)}, ${params.add(last)})`, positions };
+  return { values: [positions[positions.length - 1]!, recordedAt, ...columnArrays(rows, COLUMNS), Channels.decision], positions };
 }

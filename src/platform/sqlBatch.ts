@@ -43,24 +43,3 @@ export function columnArrays(rows: readonly (readonly CellValue[])[], columns: r
 export function columnNames(columns: readonly ColumnSpec[]): string {
   return columns.map((c) => c.name).join(', ');
 }
-
-/**
- * The parameters of one statement built from parts (several batch statements as data-modifying
- * CTEs of one statement: one round trip): each part adds its values and writes the `$n` it got.
- */
-export class SqlParams {
-  readonly values: unknown[] = [];
-
-  /** `$n` of a new parameter holding `value`. */
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-
-  /** `unnestOf(columns)` over `rows` (row-major cells), its column parameters added. */
-  rowsFrom(rows: readonly (readonly CellValue[])[], columns: readonly ColumnSpec[]): string {
-    const first = this.values.length + 1;
-    this.values.push(...columnArrays(rows, columns));
-    return unnestOf(columns, first);
-  }
-}

@@ -1,5 +1,4 @@
 import type { PoolClient, Queryable } from '../../platform/db.ts';
-import type { SqlParams } from '../../platform/sqlBatch.ts';
 
 /**
  * Ingest gaps (invariant 2): ids skipped between visible CMINMSGS ids, i.e. auto-increment values
@@ -75,18 +74,7 @@ export async function markAppeared(c: PoolClient, source: string, ids: readonly 
   );
 }
 
-/**
- * `expireGaps` as a data-modifying CTE `expired` (gap_id, opened_at) of a statement whose parameters
- * are `params`.
- */
-export function expireGapsCte(source: string, openedBefore: Date, now: Date, params: SqlParams): string {
-  return `expired AS (
-      UPDATE inbox_gap SET closed_at = ${params.add(now)}, closed_by = 'expired'
-       WHERE source = ${params.add(source)} AND closed_at IS NULL AND opened_at <= ${params.add(openedBefore)}
-       RETURNING gap_id, opened_at)`;
-}
-
-/** The gaps of `expireGapsCte`, from its columns (ids as text, opened_at times), in id order. */
+/** Expired gaps from the columns of an UPDATE … RETURNING (ids as text, opened_at times), in id order. */
 export function expiredGaps(gapIds: readonly string[], openedAt: readonly Date[]): OpenGap[] {
   return gapIds
     .map((gapId, i) => ({ gapId, openedAt: openedAt[i]! }))

@@ -1,13 +1,28 @@
 import { withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
-import { SqlParams } from '../../platform/sqlBatch.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { InboxRow, InboxRowSize, Mailbox } from '../../platform/mailbox/port.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
-import { advanceWatermarkCte, copyCtes, lockWatermarkSql, readWatermark } from './copyInbox.ts';
-import { expiredGaps, expireGapsCte, expiredUnseenGaps, markAppeared, openGaps, recordGaps, recordIdRange, type OpenGap } from './gaps.ts';
+import { COPY_CTES, copyValues, lockWatermarkSql, readWatermark } from './copyInbox.ts';
+import { expiredGaps, expiredUnseenGaps, markAppeared, openGaps, recordGaps, recordIdRange, type OpenGap } from './gaps.ts';
 import { Channels } from '../../platform/channels.ts';
+
+// A poll's writes after the cursor lock, as one statement: the copy ($1–$6, COPY_CTES), open gaps
+// opened at or before $7 expire, the cursor moves to $8 when $9, NOTIFY $11 when anything was
+// copied or expired or gap rows appeared ($10).
+const POLL = `WITH ${COPY_CTES},
+    expired AS (
+      UPDATE inbox_gap SET closed_at = $2::timestamptz, closed_by = 'expired'
+       WHERE source = $1::text AND closed_at IS NULL AND opened_at <= $7::timestamptz
+       RETURNING gap_id, opened_at),
+    advanced AS (
+      UPDATE inbox_cursor SET watermark = GREATEST(watermark, $8::bigint), updated_at = $2::timestamptz
+       WHERE source = $1::text AND $9::boolean)
+  SELECT ARRAY(SELECT msg_id::text FROM copied) AS copied,
+         ARRAY(SELECT gap_id::text FROM expired) AS expired_ids, ARRAY(SELECT opened_at FROM expired) AS expired_at,
+         CASE WHEN $10::boolean OR EXISTS (SELECT 1 FROM copied) OR EXISTS (SELECT 1 FROM expired)
+              THEN pg_notify($11, $8::bigint::text) END AS notified`;
 
 /** Open gaps rescanned per poll (the lowest ones: those block the pump). */
 const GAP_RESCAN_LIMIT = 1000;
@@ -110,21 +125,14 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
     if (late.length > 0) log.warn({ count: late.length, ids: late.slice(0, 20).map((r) => r.id) }, 'rows appeared after their gap expired; ingested out of order');
     const top = rows.length > 0 ? rows[rows.length - 1]!.id : watermark;
     const toCopy = [...appeared, ...late, ...rows];
-    const params = new SqlParams();
-    const ctes = [
-      ...(toCopy.length > 0 ? [copyCtes(INBOX_SOURCE, toCopy, now, params)] : []),
-      expireGapsCte(INBOX_SOURCE, new Date(now.getTime() - cfg.gapTimeoutMs), now, params),
-      ...(rows.length > 0 ? [advanceWatermarkCte(INBOX_SOURCE, top, now, params)] : []),
-    ];
-    const copiedIds = toCopy.length > 0 ? 'ARRAY(SELECT msg_id::text FROM copied)' : "'{}'::text[]";
-    const { rows: [done] } = await c.query<{ copied: string[]; expired_ids: string[]; expired_at: Date[] }>(
-      `WITH ${ctes.join(',\n    ')}
-       SELECT ${copiedIds} AS copied,
-              ARRAY(SELECT gap_id::text FROM expired) AS expired_ids, ARRAY(SELECT opened_at FROM expired) AS expired_at,
-              CASE WHEN ${params.add(appeared.length > 0)}::boolean OR cardinality(${copiedIds}) > 0 OR EXISTS (SELECT 1 FROM expired)
-                   THEN pg_notify(${params.add(Channels.inbox)}, ${params.add(top)}) END AS notified`,
-      params.values,
-    );
+    const { rows: [done] } = await c.query<{ copied: string[]; expired_ids: string[]; expired_at: Date[] }>(POLL, [
+      ...copyValues(INBOX_SOURCE, toCopy, now),
+      new Date(now.getTime() - cfg.gapTimeoutMs),
+      top,
+      rows.length > 0,
+      appeared.length > 0,
+      Channels.inbox,
+    ]);
     const copied = done!.copied;
     const expired = expiredGaps(done!.expired_ids, done!.expired_at);
     if (expired.length > 0) await recordExpiry(c, expired, cfg.gapTimeoutMs, now, log);

@@ -2,10 +2,9 @@ import type pg from 'pg';
 import type { FlightsArchived } from '../../domain/changes.ts';
 import type { Meta } from '../../domain/message.ts';
 import { SqlState, sqlState, withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
-import { SqlParams } from '../../platform/sqlBatch.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
-import { appendParts, lockedPosition, PIPELINE_LOCK_ROW, type NewDecision } from '../../log/appendDecisions.ts';
+import { APPEND_CTES, APPEND_NOTIFY, appendValues, lockedPosition, PIPELINE_LOCK_ROW, type NewDecision } from '../../log/appendDecisions.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Head } from './findHeads.ts';
 import { flidsOf, type Outcome } from './outcome.ts';
@@ -103,8 +102,7 @@ export async function commitDecisions(
       if (fence && epoch !== undefined) checkFenceRow(fence, epoch, opened[0]![0]);
       const last = lockedPosition(opened.at(-1)!);
       if (last !== basis) throw new Conflict(`log moved to ${last} (decided at ${basis})`);
-      const params = new SqlParams();
-      const append = appendParts(last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now, params);
+      const append = appendValues(last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
       const all = append.positions;
       const positions: string[] = [];
       const sweepPositions: string[][] = [];
@@ -113,14 +111,8 @@ export async function commitDecisions(
         positions.push(all[k++]!);
         sweepPositions.push(all.slice(k, (k += i.sweeps?.length ?? 0)));
       }
-      const advance = advanceProcStates(items, positions, now, opts.writeBack ?? true, params);
-      const meta = recordMeta(items, params);
-      const { rows } = await c.query<{ advanced: number }>(
-        `WITH ${append.ctes},
-           advanced AS (${advance} RETURNING 1)${meta ? `,\n           meta AS (${meta})` : ''}
-         SELECT ${append.notify}, (SELECT count(*)::int FROM advanced) AS advanced`,
-        params.values,
-      );
+      const values = [...append.values, ...advanceValues(items, positions, now, opts.writeBack ?? true), ...metaValues(items)];
+      const { rows } = await c.query<{ advanced: number }>(COMMIT_GROUP, values);
       const advanced = rows[0]!.advanced;
       if (advanced !== items.length) throw new Conflict(`${items.length - advanced} head(s) changed state meanwhile`);
       opts.faults?.reached('pump.uncommitted');
@@ -213,44 +205,69 @@ function procUpdateOf(o: Outcome): ProcUpdate {
   }
 }
 
-/** The UPDATE of the heads' proc_state rows (compare-and-set on state + attempts), its parameters in `params`. */
-function advanceProcStates(items: readonly Prepared[], positions: readonly string[], now: Date, writeBack: boolean, params: SqlParams): string {
-  const u = items.map((i) => procUpdateOf(i.outcome));
-  const at = params.add(now);
-  const p = (values: unknown) => params.add(values);
-  return `UPDATE proc_state p SET
+// The proc_state advance of the group's heads (compare-and-set on state + attempts), after the
+// append's parameters: $11 now, $12 the backfill_state of terminal decisions, $13–$25 the columns of u.
+const ADVANCE_PROC_STATES = `UPDATE proc_state p SET
         state = u.state, error_class = u.error_class, cause_class = u.cause_class, last_error = u.last_error,
         attempts = p.attempts + 1,
         next_attempt_at = u.next_attempt_at,
-        first_failure_at = CASE WHEN u.failure THEN COALESCE(p.first_failure_at, ${at}::timestamptz) ELSE p.first_failure_at END,
+        first_failure_at = CASE WHEN u.failure THEN COALESCE(p.first_failure_at, $11::timestamptz) ELSE p.first_failure_at END,
         decided_position = CASE WHEN u.terminal THEN u.position ELSE p.decided_position END,
         identity_key = COALESCE(p.identity_key, u.identity),
-        backfill_state = CASE WHEN u.terminal THEN ${p(writeBack ? 'PENDING' : null)}::text ELSE p.backfill_state END,
+        backfill_state = CASE WHEN u.terminal THEN $12::text ELSE p.backfill_state END,
         backfill_status = CASE WHEN u.terminal THEN u.backfill_status ELSE p.backfill_status END,
         backfill_attempts = CASE WHEN u.terminal THEN 0 ELSE p.backfill_attempts END,
         backfill_next_at = CASE WHEN u.terminal THEN NULL ELSE p.backfill_next_at END,
         backfill_error = CASE WHEN u.terminal THEN NULL ELSE p.backfill_error END,
-        updated_at = ${at}::timestamptz
-       FROM unnest(${p(items.map((i) => i.head.msgId))}::bigint[], ${p(u.map((x) => x.state))}::text[], ${p(u.map((x) => x.errorClass))}::text[],
-                   ${p(u.map((x) => x.causeClass))}::text[], ${p(u.map((x) => x.lastError))}::text[],
-                   ${p(u.map((x) => x.nextAttemptAt))}::timestamptz[], ${p(u.map((x) => x.failure))}::boolean[],
-                   ${p(u.map((x) => x.terminal))}::boolean[], ${p(positions)}::bigint[], ${p(items.map((i) => i.outcome.identity))}::text[],
-                   ${p(u.map((x) => x.backfillStatus))}::text[], ${p(items.map((i) => i.head.state))}::text[], ${p(items.map((i) => i.head.attempts))}::int[])
+        updated_at = $11::timestamptz
+       FROM unnest($13::bigint[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[], $19::boolean[],
+                   $20::boolean[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::int[])
          AS u(msg_id, state, error_class, cause_class, last_error, next_attempt_at, failure,
               terminal, position, identity, backfill_status, expected_state, expected_attempts)
       WHERE p.msg_id = u.msg_id AND p.state = u.expected_state AND p.attempts = u.expected_attempts`;
-}
 
-/** The UPDATE of the META columns of the heads that have them (null: none has), its parameters in `params`. */
-function recordMeta(items: readonly Prepared[], params: SqlParams): string | null {
-  const withMeta = items.filter((i) => i.outcome.meta !== null);
-  if (withMeta.length === 0) return null;
-  const col = (f: (m: Meta) => string | null) => params.add(withMeta.map((i) => f(i.outcome.meta!)));
-  return `UPDATE inbox_message m SET sndr = u.sndr, seqn = u.seqn, dttm = u.dttm, type = u.type, styp = u.styp,
+// The META columns of the heads that have them: $26–$34 (empty arrays: none has).
+const RECORD_META = `UPDATE inbox_message m SET sndr = u.sndr, seqn = u.seqn, dttm = u.dttm, type = u.type, styp = u.styp,
             rcvr = u.rcvr, mgid = u.mgid, rmid = u.rmid
-       FROM unnest(${params.add(withMeta.map((i) => i.head.msgId))}::bigint[], ${col((m) => m.sndr)}::text[], ${col((m) => m.seqn)}::text[],
-                   ${col((m) => m.dttm)}::text[], ${col((m) => m.rawType)}::text[], ${col((m) => m.rawStyp)}::text[],
-                   ${col((m) => m.rcvr)}::text[], ${col((m) => m.mgid)}::text[], ${col((m) => m.rmid)}::text[])
+       FROM unnest($26::bigint[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[])
          AS u(msg_id, sndr, seqn, dttm, type, styp, rcvr, mgid, rmid)
       WHERE m.msg_id = u.msg_id AND m.sndr IS NULL`;
+
+/** A group's writes after the locks, as one statement: append, advance proc_state, record META, NOTIFY. */
+const COMMIT_GROUP = `WITH ${APPEND_CTES},
+    advanced AS (${ADVANCE_PROC_STATES} RETURNING 1),
+    meta AS (${RECORD_META})
+  SELECT ${APPEND_NOTIFY}, (SELECT count(*)::int FROM advanced) AS advanced`;
+
+/** The parameters $11–$25 of ADVANCE_PROC_STATES. */
+function advanceValues(items: readonly Prepared[], positions: readonly string[], now: Date, writeBack: boolean): unknown[] {
+  const u = items.map((i) => procUpdateOf(i.outcome));
+  return [
+    now,
+    writeBack ? 'PENDING' : null,
+    items.map((i) => i.head.msgId),
+    u.map((x) => x.state),
+    u.map((x) => x.errorClass),
+    u.map((x) => x.causeClass),
+    u.map((x) => x.lastError),
+    u.map((x) => x.nextAttemptAt),
+    u.map((x) => x.failure),
+    u.map((x) => x.terminal),
+    positions,
+    items.map((i) => i.outcome.identity),
+    u.map((x) => x.backfillStatus),
+    items.map((i) => i.head.state),
+    items.map((i) => i.head.attempts),
+  ];
+}
+
+/** The parameters $26–$34 of RECORD_META. */
+function metaValues(items: readonly Prepared[]): unknown[] {
+  const withMeta = items.filter((i) => i.outcome.meta !== null);
+  const col = (f: (m: Meta) => string | null) => withMeta.map((i) => f(i.outcome.meta!));
+  return [
+    withMeta.map((i) => i.head.msgId),
+    col((m) => m.sndr), col((m) => m.seqn), col((m) => m.dttm), col((m) => m.rawType), col((m) => m.rawStyp),
+    col((m) => m.rcvr), col((m) => m.mgid), col((m) => m.rmid),
+  ];
 }
