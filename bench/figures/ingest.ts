@@ -16,7 +16,10 @@ import { openBenchRuntime } from '../harness/benchRuntime.ts';
 import { insertMany } from '../harness/cminmsgs.ts';
 import { createBenchMysql, createBenchPg } from '../harness/databases.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
-import { timeStatements, type StatementTimes } from '../harness/statementTimer.ts';
+import { timeStatements } from '../harness/statementTimer.ts';
+import { cpuNow, cpuSince } from '../harness/cpuTime.ts';
+
+const roundCpu = (c: { nodeSeconds: number; postgresSeconds: number }) => ({ node: round(c.nodeSeconds, 2), postgres: round(c.postgresSeconds, 2) });
 import { progress } from '../harness/progress.ts';
 import { nowMs, round } from '../harness/stats.ts';
 
@@ -31,8 +34,9 @@ interface CminRow extends mysql.RowDataPacket {
 
 const ROUNDS = 2;
 
-async function copyLoop(my: mysql.Pool, c: pg.Client, table: string): Promise<{ rows: number; seconds: number }> {
+async function copyLoop(my: mysql.Pool, c: pg.Client, database: string, table: string): Promise<{ rows: number; seconds: number; cpu: { nodeSeconds: number; postgresSeconds: number } }> {
   await c.query(`CREATE TABLE ${table} (id bigint PRIMARY KEY, received_at timestamp, raw_xml text NOT NULL)`);
+  const cpu0 = await cpuNow(c, database);
   const t0 = nowMs();
   let after = '0';
   let copied = 0;
@@ -51,16 +55,18 @@ async function copyLoop(my: mysql.Pool, c: pg.Client, table: string): Promise<{ 
     after = rows[rows.length - 1]!.id;
     if (rows.length < BATCH) break;
   }
-  return { rows: copied, seconds: (nowMs() - t0) / 1000 };
+  const seconds = (nowMs() - t0) / 1000;
+  return { rows: copied, seconds, cpu: await cpuSince(c, database, cpu0) };
 }
 
 /** msgx's ingest of all of CMINMSGS into a fresh database: polls back to back, as the service loop does after a full batch. */
-async function measureIngest(myUrl: string, expected: number): Promise<{ seconds: number; polls: number; statements: ReturnType<StatementTimes['top']> }> {
+async function measureIngest(myUrl: string, expected: number) {
   const db = await createBenchPg('ingest');
   const rt = await openBenchRuntime(db.url, { MSGX_MAILBOX_MYSQL_URL: myUrl, MSGX_INGEST_BATCH: String(BATCH) }, 4);
   try {
     const statements = timeStatements(rt.pool);
     const ingest = createIngest(rt);
+    const cpu0 = await cpuNow(rt.pool, db.name);
     const t0 = nowMs();
     let polls = 0;
     for (;;) {
@@ -69,9 +75,10 @@ async function measureIngest(myUrl: string, expected: number): Promise<{ seconds
       if (r.read < BATCH) break;
     }
     const seconds = (nowMs() - t0) / 1000;
+    const cpu = await cpuSince(rt.pool, db.name, cpu0);
     const { rows } = await rt.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM proc_state WHERE state = 'PENDING'");
     if (rows[0]!.n !== expected) throw new Error(`ingest copied ${rows[0]!.n}, expected ${expected}`);
-    return { seconds, polls, statements: statements.top(10) };
+    return { seconds, polls, cpu, statements: statements.top(10) };
   } finally {
     await rt.close();
     await db.drop();
@@ -94,12 +101,14 @@ export const ingestFigure: Figure = {
       await insertMany(my.pool, xmls);
       const bytes = xmls.reduce((n, x) => n + Buffer.byteLength(x), 0);
       const baseline: number[] = [];
+      const baselineCpu: { nodeSeconds: number; postgresSeconds: number }[] = [];
       const msgx: Awaited<ReturnType<typeof measureIngest>>[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         progress(`ingest: baseline copy loop (${round + 1}/${ROUNDS})`);
-        const b = await copyLoop(my.pool, c, `bench_copy_${round}`);
+        const b = await copyLoop(my.pool, c, base.name, `bench_copy_${round}`);
         if (b.rows !== xmls.length) throw new Error(`baseline copied ${b.rows}, expected ${xmls.length}`);
         baseline.push(b.seconds);
+        baselineCpu.push(b.cpu);
         progress(`ingest: msgx ingest (${round + 1}/${ROUNDS})`);
         msgx.push(await measureIngest(my.url, xmls.length));
       }
@@ -116,6 +125,8 @@ export const ingestFigure: Figure = {
           msgxSeconds: msgx.map((m) => round(m.seconds, 2)),
           baselineSeconds: baseline.map((s) => round(s, 2)),
           postgresStatementsByTime: msgx.at(-1)!.statements,
+          // CPU seconds of this process and of the database's PostgreSQL backends (MariaDB's is not counted).
+          cpuSeconds: { msgx: msgx.map((m) => roundCpu(m.cpu)), baseline: baselineCpu.map(roundCpu) },
         },
       };
     } finally {
