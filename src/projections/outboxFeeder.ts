@@ -34,6 +34,8 @@ export interface SharedFold {
 
 export interface OutboxFeederOptions {
   clock: Clock;
+  /** The airport zone (MSGX_AIRPORT_TZ): Kafka payload instants are shown in it, as the API shows them. */
+  tz: string;
   /** COUTMSGS routes (none by default). */
   routes?: readonly CoutmsgsRoute[];
   /**
@@ -66,7 +68,7 @@ async function changedAfter(client: PoolClient, after: string, upTo: string): Pr
 const PAGE = 5000;
 
 export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
-  const routes = opts.routes ?? NO_COUTMSGS_ROUTES;
+  const rules = { tz: opts.tz, routes: opts.routes ?? NO_COUTMSGS_ROUTES };
   const flights = new JournaledMap<string, FlightState>();
   /** The position `flights` reflects; undefined until folded. */
   let foldedTo: string | undefined;
@@ -114,7 +116,7 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
         if (!hasChanges(e)) continue;
         const touched = applyDecision(flights, appliedEvent(e));
         share(touched);
-        if (isSentKind(e.kind)) rows.push(...outboxRowsFor(e, touched, flights, routes));
+        if (isSentKind(e.kind)) rows.push(...outboxRowsFor(e, touched, flights, rules));
       }
       const added = await insertOutboxRows(client, rows, opts.clock.now());
       await notifyOutbox(client, added.keys());
