@@ -12,7 +12,7 @@ import { badTime } from '../write/support/messages.ts';
 import { decisions, insertCminmsgsBulk, terminalCounts } from '../write/support/writeHarness.ts';
 import {
   check, counts, describeProblems, FLIDS, holdOutage, logIsGapFree, logLines, notReady, operations, outageMs, plan, problemsPerComponent,
-  DRAIN_WITHIN_MS, RESUME_WITHIN_MS, SOAK, startApp, type RunningApp,
+  DRAIN_WITHIN_MS, RESUME_WITHIN_MS, startApp, type RunningApp,
 } from './support/outageApp.ts';
 
 const OUTAGE_MS = outageMs(5000);
