@@ -12,8 +12,13 @@ export async function backendCpu(pool: pg.Pool, applicationName?: string): Promi
   const { rows } = applicationName
     ? await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName])
     : await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
+  return cpuOfPids(rows.map((r) => r.pid));
+}
+
+/** CPU seconds of each of these backend pids (one that ended meanwhile is left out). */
+export function cpuOfPids(pids: readonly number[]): BackendCpu {
   const out: BackendCpu = new Map();
-  for (const { pid } of rows) {
+  for (const pid of pids) {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
       out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);

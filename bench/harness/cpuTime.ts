@@ -4,26 +4,17 @@
  * the PostgreSQL backends serving one database (user + system from /proc/<pid>/stat; the server
  * runs on this machine).
  */
-import { readFileSync } from 'node:fs';
 import type pg from 'pg';
+import { cpuOfPids, cpuSince as backendCpuSince, type BackendCpu } from './backendCpu.ts';
 
 export interface CpuSample {
   readonly process: NodeJS.CpuUsage;
-  readonly backends: ReadonlyMap<number, number>;
+  readonly backends: BackendCpu;
 }
 
-async function backendSeconds(q: pg.Pool | pg.Client, database: string): Promise<Map<number, number>> {
+async function backendSeconds(q: pg.Pool | pg.Client, database: string): Promise<BackendCpu> {
   const { rows } = await q.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database]);
-  const out = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // not readable, or the backend ended meanwhile
-    }
-  }
-  return out;
+  return cpuOfPids(rows.map((r) => r.pid));
 }
 
 export async function cpuNow(q: pg.Pool | pg.Client, database: string): Promise<CpuSample> {
@@ -34,6 +25,5 @@ export async function cpuNow(q: pg.Pool | pg.Client, database: string): Promise<
 export async function cpuSince(q: pg.Pool | pg.Client, database: string, before: CpuSample): Promise<{ nodeSeconds: number; postgresSeconds: number }> {
   const used = process.cpuUsage(before.process);
   const after = await backendSeconds(q, database);
-  const postgresSeconds = [...after].reduce((sum, [pid, t]) => sum + t - (before.backends.get(pid) ?? 0), 0);
-  return { nodeSeconds: (used.user + used.system) / 1e6, postgresSeconds };
+  return { nodeSeconds: (used.user + used.system) / 1e6, postgresSeconds: backendCpuSince(before.backends, after) };
 }
