@@ -8,6 +8,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    setupFiles: ['test/support/childProcesses.setup.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.unit.test.ts'] } },
       {

@@ -14,7 +14,7 @@ import { pumpFigure } from './figures/pump.ts';
 import { rebuildFigure } from './figures/rebuild.ts';
 import { redecideFigure } from './figures/redecide.ts';
 import { verifyFigure } from './figures/verify.ts';
-import { killChildren } from './harness/child.ts';
+import { killMsgxChildren } from '../test/support/msgxProcess.ts';
 import { dropAll, dropStaleBenchDatabases, serverInfo } from './harness/databases.ts';
 import type { Figure } from './harness/figure.ts';
 import { progress } from './harness/progress.ts';
@@ -56,7 +56,7 @@ async function main(): Promise<number> {
         const result = await figure.run();
         outcomes.push({ figure, seconds: (nowMs() - t0) / 1000, result });
       } catch (err) {
-        killChildren();
+        killMsgxChildren();
         const error = err instanceof Error ? err.stack ?? err.message : String(err);
         progress(`figure ${figure.id} (${figure.name}) FAILED: ${error}`);
         outcomes.push({ figure, seconds: (nowMs() - t0) / 1000, error: err instanceof Error ? err.message : String(err) });
@@ -97,7 +97,7 @@ async function main(): Promise<number> {
 
 const onSignal = (): void => {
   progress('interrupted: stopping children and dropping this run\'s databases');
-  killChildren();
+  killMsgxChildren();
   void dropAll().finally(() => process.exit(130));
 };
 process.once('SIGINT', onSignal);
@@ -106,7 +106,7 @@ process.once('SIGTERM', onSignal);
 main().then(
   (code) => process.exit(code),
   async (err: unknown) => {
-    killChildren();
+    killMsgxChildren();
     await dropAll();
     process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);

@@ -132,7 +132,8 @@ export const graphqlFigure: Figure = {
       msgx = await startMsgx('api', ['--role', 'api'], { MSGX_DATABASE_URL: log.db.url });
       raw = await startChild({
         label: 'raw',
-        argv: ['--import', 'tsx', 'bench/raw/rawServer.ts'],
+        script: 'bench/raw/rawServer.ts',
+        args: [],
         env: { RAW_DATABASE_URL: log.db.url, RAW_POOL_MAX: '10' },
         ready: (line) => (line.msg === 'raw listening' && typeof line.port === 'number' ? line.port : undefined),
       });

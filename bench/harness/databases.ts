@@ -4,12 +4,13 @@
  * that was killed leaves names the test suite's cleanup (and the next bench run) recognizes by
  * their dead pid and drops.
  */
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { createPool } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
 import { isProcessAlive } from '../../src/platform/processAlive.ts';
-import { dbUrl, withAdminClient } from '../../test/support/pg.ts';
-import { createMailboxDatabase, withMysqlAdmin } from '../../test/support/mysql.ts';
+import {
+  createMailboxDatabase, createPgDatabase, dropMailboxDatabase, dropPgDatabase, dropStaleDatabases, mailboxPool, withAdminClient, withMysqlAdmin,
+} from '../../test/support/databases.ts';
 
 const PREFIX = `msgx_bench_${process.pid}_`;
 /** `msgx_bench_<pid>_<label>` (label: lowercase letters and digits only). */
@@ -27,25 +28,8 @@ const stale = (name: string): boolean => {
 };
 
 /** Drop bench databases (PostgreSQL and MariaDB) left behind by runs whose process is gone. */
-export async function dropStaleBenchDatabases(): Promise<string[]> {
-  const dropped: string[] = [];
-  await withAdminClient(async (c) => {
-    const { rows } = await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'msgx\\_bench\\_%'");
-    for (const { datname } of rows.filter((r) => stale(r.datname))) {
-      await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
-      dropped.push(datname);
-    }
-  });
-  await withMysqlAdmin(async (c) => {
-    const [rows] = await c.query<mysql.RowDataPacket[]>("SHOW DATABASES LIKE 'msgx\\_bench\\_%'");
-    for (const row of rows) {
-      const name = String(Object.values(row)[0]);
-      if (!stale(name)) continue;
-      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      dropped.push(`mysql:${name}`);
-    }
-  });
-  return dropped;
+export function dropStaleBenchDatabases(): Promise<string[]> {
+  return dropStaleDatabases('msgx_bench_', stale);
 }
 
 export interface BenchPg {
@@ -74,12 +58,9 @@ let template: Promise<string> | undefined;
 export function migratedTemplate(): Promise<string> {
   template ??= (async () => {
     const name = benchDbName('tpl');
-    await withAdminClient(async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.query(`CREATE DATABASE "${name}"`);
-    });
-    live.add({ drop: () => withAdminClient((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined) });
-    const pool = createPool(dbUrl(name), { max: 1, applicationName: 'msgx-bench' });
+    const url = await createPgDatabase(name);
+    live.add({ drop: () => dropPgDatabase(name) });
+    const pool = createPool(url, { max: 1, applicationName: 'msgx-bench' });
     try {
       await migrate(pool);
     } finally {
@@ -92,16 +73,13 @@ export function migratedTemplate(): Promise<string> {
 
 /** Create `name` (dropping a leftover of that name) by `CREATE DATABASE … TEMPLATE template`. */
 async function createPgFrom(template: string, name: string): Promise<BenchPg> {
-  await withAdminClient(async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-  });
+  const url = await createPgDatabase(name, template);
   const db: BenchPg = {
     name,
-    url: dbUrl(name),
+    url,
     async drop() {
       live.delete(db);
-      await withAdminClient((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await dropPgDatabase(name);
     },
   };
   live.add(db);
@@ -122,7 +100,7 @@ export function cloneBenchPg(source: BenchPg, label: string): Promise<BenchPg> {
 export async function createBenchMysql(label: string): Promise<BenchMysql> {
   const name = benchDbName(label);
   const url = await createMailboxDatabase(name);
-  const pool = mysql.createPool({ uri: url, connectionLimit: 4, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, charset: 'utf8mb4' });
+  const pool = mailboxPool(url);
   const db: BenchMysql = {
     name,
     url,
@@ -130,7 +108,7 @@ export async function createBenchMysql(label: string): Promise<BenchMysql> {
     async drop() {
       live.delete(db);
       await pool.end().catch(() => undefined);
-      await withMysqlAdmin((c) => c.query(`DROP DATABASE IF EXISTS \`${name}\``));
+      await dropMailboxDatabase(name);
     },
   };
   live.add(db);

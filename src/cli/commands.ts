@@ -1,4 +1,5 @@
 import type { Config } from '../platform/config.ts';
+import type { Faults } from '../platform/faults.ts';
 import type { Logger } from '../platform/logger.ts';
 import { compareCommand } from './compareCommand.ts';
 import { exportCommand } from './exportCommand.ts';
@@ -16,6 +17,8 @@ import { verifyCommand } from './verifyCommand.ts';
 export interface CommandContext {
   readonly cfg: Config;
   readonly log: Logger;
+  /** The fault port for the runtime `start` opens (absent: none; see src/platform/faults.ts). */
+  readonly faults?: Faults;
 }
 
 export interface Command {

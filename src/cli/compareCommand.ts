@@ -5,7 +5,7 @@ import { openRuntime } from '../platform/runtime.ts';
 import type { Command } from './commands.ts';
 import { compareDays, formatComparison } from './export/compareDays.ts';
 import { dayFlights, isDay } from './export/dayFlights.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 
 export const compareCommand: Command = {
   summary: 'diff the flights of one day with another msgx field by field: compare --day D --with <postgres url> [--json]',

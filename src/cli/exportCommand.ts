@@ -3,7 +3,7 @@ import { csvHeader, csvLine, exportRecord, ndjsonLine } from '../domain/flightEx
 import { openRuntime } from '../platform/runtime.ts';
 import type { Command } from './commands.ts';
 import { dayFlights, isDay } from './export/dayFlights.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 
 export const exportCommand: Command = {
   summary: 'write the flights of one operation day (read model) as CSV or NDJSON on stdout: export flights --day D',

@@ -1,8 +1,10 @@
 import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
+import type { Faults } from '../platform/faults.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { RefusedError } from '../platform/refusedError.ts';
 import { commands, type Command } from './commands.ts';
 import { installFatalHandler } from './fatalHandler.ts';
+import { usageMessage } from './usageError.ts';
 
 const USAGE = `usage: msgx <command> [options]
 
@@ -13,8 +15,13 @@ msgx help <command> (or msgx <command> --help) describes one command.
 Configuration comes from MSGX_* environment variables (see README.md).
 Logs go to stderr, results to stdout.`;
 
+export interface MainOptions {
+  /** The fault port of the runtime (bin/msgx.js: none; the crash matrix's test entry point: a killing one). */
+  readonly faults?: Faults;
+}
+
 /** Parse the command line, load config, run one command. Returns the process exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(argv: readonly string[], opts: MainOptions = {}): Promise<number> {
   const [name, ...rest] = argv;
   const list = Object.entries(commands)
     .map(([n, c]) => `  ${n.padEnd(18)} ${c.summary}`)
@@ -55,7 +62,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const log: Logger = createLogger(cfg.logLevel);
   const removeFatalHandler = installFatalHandler(process, log, (code) => process.exit(code));
   try {
-    return await cmd.run(rest, { cfg, log });
+    return await cmd.run(rest, { cfg, log, faults: opts.faults });
   } catch (err) {
     const usageProblem = usageMessage(err);
     if (usageProblem !== undefined) {
@@ -78,22 +85,4 @@ export async function main(argv: readonly string[]): Promise<number> {
 /** `msgx help <command>`: the command's own help, or its summary. */
 export function commandHelp(name: string, cmd: Command): string {
   return `usage: msgx ${name} ${cmd.usage ?? '[options]'}\n\n${cmd.help ?? cmd.summary}\n`;
-}
-
-/**
- * The one-line reason of a command-line mistake: a UsageError, or node:util parseArgs refusing an
- * unknown option, a missing value or an unexpected argument (its codes are ERR_PARSE_ARGS_*).
- */
-export function usageMessage(err: unknown): string | undefined {
-  if (err instanceof UsageError) return err.message;
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_') && err instanceof Error) {
-    return err.message.split('\n')[0]!.replace(/\. To specify a positional argument starting with a '-'.*$/, '');
-  }
-  return undefined;
-}
-
-/** Bad command-line usage: reported in one line, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
 }

@@ -5,7 +5,7 @@ import { rebuildFlights } from '../projections/rebuild/rebuildFlights.ts';
 import { rebuildReference } from '../projections/reference/rebuildReference.ts';
 import type { Command } from './commands.ts';
 import { createProgressLine } from './progressLine.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
 const CANCELLED = 130;

@@ -6,7 +6,7 @@ import { openRuntime } from '../platform/runtime.ts';
 import { applyCorrections } from '../write/redecide/applyCorrections.ts';
 import { runRedecide, type RangeBound } from '../write/redecide/runRedecide.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 import { progressReporter } from './redecideProgress.ts';
 import { formatReport } from './redecideReport.ts';
 

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
 import { REPLAY_CLASSES, replay, type ReplayClass } from '../write/replay/replay.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 
 export const replayCommand: Command = {
   summary: 'move PARKED/FAILED/DEAD messages back to PENDING: --class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO]',

@@ -4,7 +4,7 @@ import { openRuntime } from '../platform/runtime.ts';
 import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
 import { isTarget, TARGETS } from '../write/delivery/targets.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 
 export const replayDeliveriesCommand: Command = {
   summary: 'DEAD deliveries back to PENDING: --target KAFKA_MSG|KAFKA_SCHD|COUTMSGS [--ids 1,2]',

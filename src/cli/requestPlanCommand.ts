@@ -6,7 +6,7 @@ import { NOT_SENT_IN_SHADOW, recordShadowRequest } from '../write/requests/recor
 import { describeWindow, requestPlan } from '../write/requests/requestPlan.ts';
 import { parseWindowTime } from '../write/requests/requestWindow.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 
 export const requestPlanCommand: Command = {
   summary: 'ask AODB for the flight plan of a window (RQFD via COUTMSGS): --from ISO --to ISO (no zone = airport time)',

@@ -3,7 +3,7 @@ import { REFERENCE_KIND_NAMES } from '../domain/reference/kinds.ts';
 import { openRuntime } from '../platform/runtime.ts';
 import { requestReference } from '../write/requests/requestReference.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 
 /** `--kind AIRL,ARPT` → the kinds (upper-cased, in the order given, once each); default all 23. */
 export function parseKinds(text: string | undefined): string[] {

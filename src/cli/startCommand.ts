@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 import type { Command } from './commands.ts';
 import { assemble, ROLES, type Role } from './assemble.ts';
 
@@ -18,7 +18,7 @@ export const startCommand: Command = {
     '                  (default shadow.); recorded in the database. Restarting without it is the cut-over\n' +
     'Without MSGX_DATABASE_URL it runs an embedded PostgreSQL under MSGX_DATA_DIR; a second msgx start on\n' +
     'the same folder refuses (exit 1), other commands connect to the running one and never stop it.',
-  async run(args, { cfg, log }) {
+  async run(args, { cfg, log, faults }) {
     const { values } = parseArgs({
       args: [...args],
       options: {
@@ -49,7 +49,7 @@ export const startCommand: Command = {
     try {
       // Started by a supervisor while PostgreSQL is down (restarting): wait for it rather than crash-loop.
       rt = await openRuntime(cfg, log, {
-        migrate: role !== 'api', waitForDatabase: true, signal: abort.signal, command: 'start', exclusive: true, force: values.force ?? false,
+        migrate: role !== 'api', waitForDatabase: true, signal: abort.signal, command: 'start', exclusive: true, force: values.force ?? false, faults,
       });
     } catch (err) {
       if (!signalled) throw err;

@@ -4,7 +4,7 @@ import { recordCheck } from '../consistency/recordCheck.ts';
 import { formatReport } from '../consistency/report.ts';
 import { openRuntime } from '../platform/runtime.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './main.ts';
+import { UsageError } from './usageError.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const FLID = /^\d{1,19}$/;

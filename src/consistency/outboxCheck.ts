@@ -15,7 +15,7 @@
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
-import { isSentKind, outboxRowsFor } from '../projections/outboxRows.ts';
+import { isSentKind, outboxRowsFor } from '../projections/decisionOutbox.ts';
 import type { LogEvent } from './readLog.ts';
 import type { Mismatch } from './report.ts';
 

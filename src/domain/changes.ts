@@ -61,9 +61,15 @@ export interface PlanSnapshotApplied {
   stype: Extract<SchdStyp, 'DNLD' | 'RESP'>;
   /** The message's own local date (of DTTM). */
   day: string;
-  /** [min SODT, max SODT] of the records; null when the message has no records. */
+  /**
+   * The window the snapshot deleted in: for a RESP answering one of our plan requests, the requested
+   * STDB–STDE (and `request` names its MGID); else [min SODT, max SODT] of the records, null when
+   * the message has no records.
+   */
   windowStart: Instant | null;
   windowEnd: Instant | null;
+  /** The MGID of our plan request that this RESP answers (its RMID); absent otherwise. */
+  request?: string;
   created: number;
   /** Existing flights that changed (including restored ones). */
   updated: number;
@@ -72,12 +78,19 @@ export interface PlanSnapshotApplied {
   ignored: number;
 }
 
+/**
+ * msgx asked the AODB for the plan of [windowStart, windowEnd] (an RQFD with MGID `mgid`, recorded
+ * when the request is registered). No flight changes; the fold keeps it (planRequests.ts) so that
+ * a RESP naming `mgid` in RMID deletes within the requested window (interface.md).
+ */
+export interface PlanRequested { type: 'PlanRequested'; mgid: string; windowStart: Instant; windowEnd: Instant }
+
 /** History sweep: these flights leave the state (operator decision, not a message). */
 export interface FlightsArchived { type: 'FlightsArchived'; flids: string[]; beforeDay: string }
 
 export type FlightChange = FlightCreated | FlightUpdated | ListReplaced | FlightDeleted | FlightRestored;
 /** Reference data and seasonal schedules: no flight (src/domain/reference/changes.ts). */
-export type Change = FlightChange | PlanSnapshotApplied | FlightsArchived | ReferenceChange;
+export type Change = FlightChange | PlanSnapshotApplied | PlanRequested | FlightsArchived | ReferenceChange;
 export type ChangeType = Change['type'];
 
 /** Which change replaces which list. */
@@ -113,5 +126,6 @@ export function listOf(change: ListReplaced): ListName {
 }
 
 export function isFlightChange(change: Change): change is FlightChange {
-  return change.type !== 'PlanSnapshotApplied' && change.type !== 'FlightsArchived' && !isReferenceChange(change);
+  return change.type !== 'PlanSnapshotApplied' && change.type !== 'PlanRequested' && change.type !== 'FlightsArchived' &&
+    !isReferenceChange(change);
 }

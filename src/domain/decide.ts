@@ -12,6 +12,7 @@ import { decideFlop, type BlockOutcome } from './handlers/flop.ts';
 import { handlerFor, type HandlerInfo } from './handlers/registry.ts';
 import { decideSchdDelete, decideSchdSnapshot, decideSchdUpsert } from './handlers/schd.ts';
 import type { Message } from './message.ts';
+import { NO_PLAN_REQUESTS, requestedWindowFor, type PlanRequests } from './planRequests.ts';
 import { decideReference, type SkippedRecord } from './reference/decideReference.ts';
 import { decideSeasonal } from './reference/decideSeasonal.ts';
 import { EMPTY_REFERENCE, type ReferenceState } from './reference/state.ts';
@@ -25,6 +26,11 @@ export interface DecideOptions {
    * overwritten (the stale rule of a replayed message, stale.ts).
    */
   msgId?: string;
+  /**
+   * The plan requests msgx made, folded from the log (planRequests.ts): a RESP whose RMID names one
+   * deletes within the requested window. Absent: none.
+   */
+  planRequests?: PlanRequests;
 }
 
 export interface Decision {
@@ -72,7 +78,7 @@ export function decide(
   reference: ReferenceState = EMPTY_REFERENCE,
   opts: DecideOptions = {},
 ): Decision {
-  const decision = decideFresh(flights, message, reference);
+  const decision = decideFresh(flights, message, reference, opts.planRequests ?? NO_PLAN_REQUESTS);
   if (opts.msgId === undefined) return decision;
   const { changes, staleFlids, allStaleFlids } = dropStale(flights, decision.changes, opts.msgId);
   if (staleFlids.length === 0) return decision;
@@ -87,7 +93,9 @@ export function decide(
   return out;
 }
 
-function decideFresh(flights: ReadonlyMap<string, FlightState>, message: Message, reference: ReferenceState): Decision {
+function decideFresh(
+  flights: ReadonlyMap<string, FlightState>, message: Message, reference: ReferenceState, planRequests: PlanRequests,
+): Decision {
   const h = handlerOf(message);
   const base = { ok: true, handler: h.name, handlerVersion: h.version } as const;
   switch (message.type) {
@@ -102,7 +110,7 @@ function decideFresh(flights: ReadonlyMap<string, FlightState>, message: Message
       }
       const changes = styp === 'ADFT'
         ? decideSchdUpsert(flights, message)
-        : decideSchdSnapshot(flights, { ...message, styp });
+        : decideSchdSnapshot(flights, { ...message, styp }, requestedWindowFor(planRequests, message));
       return { ...base, changes };
     }
     case 'FLOP': {

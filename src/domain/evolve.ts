@@ -95,6 +95,7 @@ function applyFlightChange(state: FlightState, change: FlightChange): FlightStat
 export function evolve(state: FlightState | undefined, change: Change): FlightState | undefined {
   switch (change.type) {
     case 'PlanSnapshotApplied':
+    case 'PlanRequested':
       return state;
     case 'FlightsArchived':
       return state !== undefined && change.flids.includes(state.flid) ? undefined : state;

@@ -1,5 +1,6 @@
 import type { PoolClient } from '../platform/db.ts';
 import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
+import { Channels, notify } from '../platform/channels.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after
@@ -23,7 +24,9 @@ export type DecisionKind =
   | 'ShadowStarted'
   | 'CutOver'
   /** A plan request recorded in shadow mode instead of being sent (COUTMSGS is not written). */
-  | 'PlanRequestRecorded';
+  | 'PlanRequestRecorded'
+  /** A plan request registered (to be sent): its PlanRequested change is what a RESP answering it is decided with. */
+  | 'PlanRequested';
 
 /** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
 export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead', 'Parked'];
@@ -82,6 +85,6 @@ export async function appendDecisions(
        FROM ${unnestOf(COLUMNS)} AS d(position, msg_id, kind, handler, handler_version, flids, payload)`,
     [...columnArrays(rows, COLUMNS), recordedAt],
   );
-  await c.query("SELECT pg_notify('msgx_decision', $1)", [last]);
+  await notify(c, Channels.decision, last);
   return positions;
 }

@@ -36,19 +36,26 @@ export function createPool(connectionString: string, opts: PoolOptions = {}): pg
   return pool;
 }
 
-/** Run `fn` inside BEGIN/COMMIT on one pooled client; ROLLBACK and rethrow on any error. */
+/**
+ * Run `fn` inside BEGIN/COMMIT on one pooled client; ROLLBACK and rethrow on any error. A client
+ * whose ROLLBACK failed is broken (or still inside the failed transaction): it is discarded, never
+ * handed back to the pool for the next caller.
+ */
 export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    await client.query('ROLLBACK').catch((e: unknown) => {
+      broken = e instanceof Error ? e : new Error(String(e));
+    });
     throw err;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 
@@ -63,7 +70,14 @@ export const SqlState = {
   raiseException: 'P0001',
   queryCanceled: '57014',
   adminShutdown: '57P01',
+  crashShutdown: '57P02',
+  cannotConnectNow: '57P03',
 } as const;
+
+/** SQLSTATE class 08: connection exception (every code of the class). */
+const CONNECTION_EXCEPTION_CLASS = '08';
+/** Node socket errors (err.code) of a connection that was refused, reset or timed out. */
+const SOCKET_ERRORS: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
 export function sqlState(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof (err as { code: unknown }).code === 'string'
@@ -74,7 +88,14 @@ export function sqlState(err: unknown): string | undefined {
 /** Errors that mean "the database is unreachable or restarting" rather than "this statement is wrong". */
 export function isConnectionError(err: unknown): boolean {
   const code = sqlState(err);
-  if (code && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03')) return true;
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EPIPE' ||
-    (err instanceof Error && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/.test(err.message));
+  if (code !== undefined) {
+    if (code.startsWith(CONNECTION_EXCEPTION_CLASS)) return true;
+    if (code === SqlState.adminShutdown || code === SqlState.crashShutdown || code === SqlState.cannotConnectNow) return true;
+    if (SOCKET_ERRORS.has(code)) return true;
+  }
+  // Message text as well, for the failures that carry no code: node-postgres rejects a query on a
+  // connection that ended with a plain Error ("Connection terminated unexpectedly"), pg-pool's
+  // connect timeout is a plain Error ("timeout exceeded when trying to connect"), and an error
+  // that wraps a refused connect without copying its code still says "connect ECONNREFUSED".
+  return err instanceof Error && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/.test(err.message);
 }

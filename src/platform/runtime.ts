@@ -6,6 +6,7 @@ import { redactUrl } from './config.ts';
 import { claimDataFolder, waitForOwnerUrl, type Claim } from './dataFolderOwner.ts';
 import { createPool } from './db.ts';
 import { startEmbeddedPostgres, type EmbeddedPg } from './embeddedPostgres.ts';
+import { noFaults, type Faults } from './faults.ts';
 import type { Logger } from './logger.ts';
 import { createMysqlMailbox } from './mailbox/mysqlMailbox.ts';
 import { createPgMailbox } from './mailbox/pgMailbox.ts';
@@ -28,6 +29,8 @@ export interface Runtime {
   readonly readPool: pg.Pool;
   readonly mailbox: Mailbox;
   readonly databaseUrl: string;
+  /** The fault port at the write side's crash points (noFaults except in the crash matrix). */
+  readonly faults: Faults;
   close(): Promise<void>;
 }
 
@@ -50,6 +53,8 @@ export interface OpenOptions {
   exclusive?: boolean;
   /** Migrate even when the database holds tables that are not msgx's (`--force`). */
   force?: boolean;
+  /** The fault port (default noFaults; the crash matrix's test entry point installs a killing one). */
+  faults?: Faults;
 }
 
 /** How long a command waits for the running msgx's embedded server to come up. */
@@ -132,6 +137,7 @@ export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = 
     readPool,
     mailbox,
     databaseUrl,
+    faults: opts.faults ?? noFaults,
     async close() {
       await mailbox.close().catch(() => undefined);
       await readPool.end().catch(() => undefined);

@@ -4,13 +4,12 @@
  * a dedicated pool client held for the service's lifetime; when it breaks, the service reconnects
  * after `retryMs` — meanwhile the projectors' polling fallback keeps them moving.
  */
+import { Channels, type Channel } from '../platform/channels.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Pool, PoolClient } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
-import type { Wakeup } from './wakeup.ts';
-
-export const DECISION_CHANNEL = 'msgx_decision';
+import type { Wakeup } from '../platform/wakeup.ts';
 
 export interface DecisionListenerOptions {
   pool: Pool;
@@ -19,7 +18,7 @@ export interface DecisionListenerOptions {
   log: Logger;
   /** Delay before reconnecting a broken LISTEN connection. */
   retryMs: number;
-  channel?: string;
+  channel?: Channel;
 }
 
 export interface DecisionListener extends Service {
@@ -33,7 +32,7 @@ interface Listening {
 }
 
 export function createDecisionListener(opts: DecisionListenerOptions): DecisionListener {
-  const channel = opts.channel ?? DECISION_CHANNEL;
+  const channel = opts.channel ?? Channels.decision;
   const stop = new AbortController();
   const stopped = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
   let current: Listening | undefined;

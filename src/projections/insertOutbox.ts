@@ -3,10 +3,9 @@
  * (source_position, target, seq) is left as it is, so feeding the same positions twice adds nothing.
  */
 import type { Queryable } from '../platform/db.ts';
-import type { OutboxRow, OutboxTarget } from './outboxRows.ts';
+import type { OutboxRow, OutboxTarget } from './decisionOutbox.ts';
 import { columnArrays, unnestOf, type ColumnSpec } from '../platform/sqlBatch.ts';
-
-export const OUTBOX_CHANNEL = 'msgx_outbox';
+import { Channels, notify } from '../platform/channels.ts';
 
 const COLUMNS: readonly ColumnSpec[] = [
   { name: 'target', type: 'text' },
@@ -42,5 +41,5 @@ export async function insertOutboxRows(q: Queryable, rows: readonly OutboxRow[],
 
 /** Wake the dispatcher of each target that got rows (delivered when the transaction commits). */
 export async function notifyOutbox(q: Queryable, targets: Iterable<OutboxTarget>): Promise<void> {
-  for (const t of targets) await q.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, t]);
+  for (const t of targets) await notify(q, Channels.outbox, t);
 }

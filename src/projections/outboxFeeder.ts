@@ -1,5 +1,5 @@
 /**
- * The outbox feeder ('outbox'): turns Applied decisions into msg_event rows (outboxRows.ts) in
+ * The outbox feeder ('outbox'): turns Applied decisions into msg_event rows (decisionOutbox.ts) in
  * the same transaction that advances its own checkpoint. It keeps its own fold of every flight,
  * so a KAFKA_SCHD row carries the flight as of that decision even when the flight read model lags
  * or is being rebuilt. A rebuild never runs this projector: msg_event rows are deliveries, and
@@ -18,7 +18,7 @@ import { foldLog } from '../log/foldLog.ts';
 import { insertOutboxRows, notifyOutbox } from './insertOutbox.ts';
 import { JournaledMap } from './journaledMap.ts';
 import { NO_COUTMSGS_ROUTES, type CoutmsgsRoute } from './outboxRoutes.ts';
-import { isSentKind, outboxRowsFor, type OutboxRow } from './outboxRows.ts';
+import { isSentKind, outboxRowsFor, type OutboxRow } from './decisionOutbox.ts';
 import type { Projector } from './projector.ts';
 import { OUTBOX_PROJECTOR } from '../readModel/projectorNames.ts';
 

@@ -12,9 +12,9 @@ import { createEsdbForwarder, ESDB_PROJECTOR } from './esdb/esdbForwarder.ts';
 import { createFlightProjector } from './flightProjector.ts';
 import { createOutboxFeeder } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
-import { createProjectorService } from './projectorService.ts';
+import { createProjectorLoop } from './projectorLoop.ts';
 import { createReferenceProjector } from './reference/referenceProjector.ts';
-import { Wakeup } from './wakeup.ts';
+import { Wakeup } from '../platform/wakeup.ts';
 
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */
@@ -31,18 +31,18 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const listener = createDecisionListener({
     pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log, retryMs: pollIntervalMs,
   });
-  const flights = createProjectorService({
+  const flights = createProjectorLoop({
     pool: rt.pool, projector: createFlightProjector(), wakeup: flightsWake, clock: rt.clock,
-    log: log.child({ projector: 'flights' }), pollIntervalMs,
+    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults,
   });
-  const outbox = createProjectorService({
+  const outbox = createProjectorLoop({
     pool: rt.pool, projector: createOutboxFeeder({ clock: rt.clock, routes: opts.coutmsgsRoutes }), wakeup: outboxWake,
-    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs,
+    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults,
   });
   // Reference data and seasonal schedules (src/projections/reference).
-  const reference = createProjectorService({
+  const reference = createProjectorLoop({
     pool: rt.pool, projector: createReferenceProjector(), wakeup: referenceWake, clock: rt.clock,
-    log: log.child({ projector: 'reference' }), pollIntervalMs,
+    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults,
   });
   const services: Service[] = [listener, flights, outbox, reference];
   if (rt.cfg.esdbUrl) services.push(...esdbServices(rt, rt.cfg.esdbUrl, esdbWake));
@@ -53,8 +53,8 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
 function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): Service[] {
   const log = rt.log.child({ role: 'projections', projector: ESDB_PROJECTOR });
   const client = EventStoreDBClient.connectionString(url);
-  const loop = createProjectorService({
-    pool: rt.pool, projector: createEsdbForwarder(client, log), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs,
+  const loop = createProjectorLoop({
+    pool: rt.pool, projector: createEsdbForwarder(client, log), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs, faults: rt.faults,
   });
   return [
     {

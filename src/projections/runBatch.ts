@@ -6,10 +6,10 @@
  * pipeline_lock row lock and committed before the next one is handed out, so every committed
  * position is gap-free and no still-open transaction can later commit a position below one we saw.
  */
-import { Channels } from '../platform/channels.ts';
+import { Channels, notify } from '../platform/channels.ts';
 import type { Clock } from '../platform/clock.ts';
-import { crashPoint } from '../platform/crashPoint.ts';
 import type { Pool } from '../platform/db.ts';
+import { noFaults, type Faults } from '../platform/faults.ts';
 import { advanceCheckpoint, lockCheckpoint } from './checkpoint.ts';
 import { readDecisionsAfter } from '../log/readDecisions.ts';
 import type { Projector } from './projector.ts';
@@ -30,8 +30,9 @@ export class MissingCheckpointError extends Error {
 export async function runBatch(
   pool: Pool,
   projector: Projector,
-  opts: { batchSize: number; clock: Clock },
+  opts: { batchSize: number; clock: Clock; faults?: Faults },
 ): Promise<BatchOutcome> {
+  const faults = opts.faults ?? noFaults;
   const client = await pool.connect();
   let open = false;
   let broken: Error | undefined;
@@ -54,11 +55,11 @@ export async function runBatch(
       projector.rolledBack?.();
       return { kind: 'conflict' };
     }
-    await client.query('SELECT pg_notify($1, $2)', [Channels.projection, `${projector.name}:${last.position}`]);
-    crashPoint(`projector.${projector.name}.uncommitted`);
+    await notify(client, Channels.projection, `${projector.name}:${last.position}`);
+    faults.reached(`projector.${projector.name}.uncommitted`);
     await client.query('COMMIT');
     open = false;
-    crashPoint(`projector.${projector.name}.committed`);
+    faults.reached(`projector.${projector.name}.committed`);
     projector.committed?.();
     return { kind: 'applied', from, to: last.position, count: events.length };
   } catch (err) {

@@ -33,11 +33,10 @@ it('status, migrate and a second start beside a running embedded msgx leave it r
   const env = { MSGX_DATA_DIR: dataDir, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info' };
   const msgx = spawnMsgx(['start'], env);
   try {
-    await waitFor(() => msgx.output().includes('"msgx started"') || msgx.child.exitCode !== null, { timeoutMs: 200_000, what: 'msgx started' });
-    expect(msgx.child.exitCode, msgx.output().slice(-3000)).toBeNull();
+    await msgx.waitForLine('"msgx started"', { timeoutMs: 200_000 });
     const port = Number(/"http":"http:\/\/localhost:(\d+)\/graphql"/.exec(msgx.output())![1]);
     const owner = JSON.parse(await readFile(path.join(dataDir, OWNER_FILE), 'utf8')) as OwnerRecord;
-    expect(owner).toMatchObject({ pid: msgx.child.pid, command: 'msgx start' });
+    expect(owner).toMatchObject({ pid: msgx.pid, command: 'msgx start' });
     expect(owner.url).toMatch(/^postgres:\/\/msgx:[^@/]+@127\.0\.0\.1:\d+\/msgx$/);
     expect(await ready(port)).toBe(true);
 
@@ -54,18 +53,18 @@ it('status, migrate and a second start beside a running embedded msgx leave it r
 
     const second = spawnMsgx(['start'], env);
     expect((await second.exit).code).toBe(1);
-    expect(second.stderr()).toContain(`another msgx is running (pid ${msgx.child.pid}`);
+    expect(second.stderr()).toContain(`another msgx is running (pid ${msgx.pid}`);
     expect(second.stderr()).not.toMatch(/\bat .*\.(ts|js):\d+/);
 
     expect(msgx.child.exitCode, msgx.output().slice(-3000)).toBeNull();
     expect(await ready(port)).toBe(true);
     expect(JSON.parse(await readFile(path.join(dataDir, OWNER_FILE), 'utf8'))).toEqual(owner);
 
-    msgx.child.kill('SIGINT');
+    msgx.kill('SIGINT');
     expect((await msgx.exit).code).toBe(0);
     // released on the way out: the next start owns the folder
     await expect(readFile(path.join(dataDir, OWNER_FILE), 'utf8')).rejects.toThrow(/ENOENT/);
   } finally {
-    if (msgx.child.exitCode === null && msgx.child.signalCode === null) msgx.child.kill('SIGKILL');
+    msgx.kill('SIGKILL');
   }
 }, 420_000);

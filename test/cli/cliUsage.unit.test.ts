@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands.ts';
-import { commandHelp, usageMessage, UsageError } from '../../src/cli/main.ts';
+import { commandHelp } from '../../src/cli/main.ts';
+import { usageMessage, UsageError } from '../../src/cli/usageError.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
 
 async function run(args: string[]) {

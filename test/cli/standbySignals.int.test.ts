@@ -6,8 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { WRITER_LOCK_KEY } from '../../src/write/writerLock.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 let db: TestDatabase;
 let holder: pg.Client;
@@ -26,17 +25,10 @@ afterAll(async () => {
 
 it.each(['SIGTERM', 'SIGINT'] as const)('a standby waiting for the writer lock exits 0 within 10 s of %s', async (signal) => {
   const msgx = spawnMsgx(['start', '--standby'], { MSGX_DATABASE_URL: db.url, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info' });
-  try {
-    await waitFor(() => msgx.output().includes('standby: waiting for the writer lock') || msgx.child.exitCode !== null, {
-      timeoutMs: 150_000, what: 'the standby to wait',
-    });
-    expect(msgx.child.exitCode, msgx.output()).toBeNull();
-    const sent = Date.now();
-    msgx.child.kill(signal);
-    expect(await msgx.exit).toEqual({ code: 0, signal: null });
-    expect(Date.now() - sent).toBeLessThan(10_000);
-    expect(msgx.output()).toContain('msgx stopped during start-up');
-  } finally {
-    if (msgx.child.exitCode === null && msgx.child.signalCode === null) msgx.child.kill('SIGKILL');
-  }
+  await msgx.waitForLine('standby: waiting for the writer lock', { timeoutMs: 150_000 });
+  const sent = Date.now();
+  msgx.kill(signal);
+  expect(await msgx.exit).toEqual({ code: 0, signal: null });
+  expect(Date.now() - sent).toBeLessThan(10_000);
+  expect(msgx.output()).toContain('msgx stopped during start-up');
 }, 240_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/main.ts';
+import { UsageError } from '../../src/cli/usageError.ts';
 import { selectionOf } from '../../src/cli/verifyCommand.ts';
 import { compareFlight } from '../../src/consistency/flightCheck.ts';
 import { foldForCheck } from '../../src/consistency/foldForCheck.ts';
@@ -9,7 +9,7 @@ import { describeMismatch } from '../../src/consistency/report.ts';
 import type { Change } from '../../src/domain/changes.ts';
 import { applyDecision } from '../../src/domain/evolve.ts';
 import type { FlightState } from '../../src/domain/flight.ts';
-import { isSentKind, outboxRowsFor } from '../../src/projections/outboxRows.ts';
+import { isSentKind, outboxRowsFor } from '../../src/projections/decisionOutbox.ts';
 import { planLog } from '../projections/support/log.ts';
 
 const log = planLog({ days: 2, flightsPerDay: 30, opsPerDay: 120, seed: 11 });

@@ -13,7 +13,7 @@ import { FakeClock, systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { runCorpusDay, startApp } from './support/corpusDay.ts';

@@ -14,7 +14,7 @@ import { assemble, type App } from '../../src/cli/assemble.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { insertMessage } from '../read-api/support/fixtures.ts';
 import { launchChromium, openPage } from './browser.ts';

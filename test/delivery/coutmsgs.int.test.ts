@@ -7,7 +7,7 @@ import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import type { Mailbox, OutboundRow } from '../../src/platform/mailbox/port.ts';
 import type { Dispatcher } from '../../src/write/delivery/dispatcher.ts';
 import { createNdjsonSink } from '../../src/write/delivery/ndjsonSink.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 

@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
+import { noFaults } from '../../src/platform/faults.ts';
 import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { createDeliveryServices } from '../../src/write/delivery/deliveryServices.ts';
 import type { Dispatcher } from '../../src/write/delivery/dispatcher.ts';
 import { startKafkaBroker, type KafkaTestBroker, type StoredRecord } from '../support/kafka/broker.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { brokerSink, OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
@@ -184,7 +185,7 @@ describe('KAFKA_MSG delivery', () => {
 describe('readiness', () => {
   it("the writer's 'kafka' check passes while the broker answers metadata and fails while it is down", async () => {
     const cfg = testConfig({ MSGX_DATABASE_URL: db.url, MSGX_KAFKA_BROKERS: broker.brokers[0]! });
-    const rt = { cfg, log: silentLogger, clock, pool: db.pool, readPool: db.pool, mailbox: createPgMailbox(db.pool, TZ), databaseUrl: db.url, close: async () => undefined };
+    const rt = { cfg, log: silentLogger, clock, pool: db.pool, readPool: db.pool, mailbox: createPgMailbox(db.pool, TZ), databaseUrl: db.url, faults: noFaults, close: async () => undefined };
     const delivery = createDeliveryServices(rt);
     expect(delivery.services.map((s) => s.name)).toEqual(['dispatcher', 'request-tracker']);
     const [kafka] = delivery.readiness;

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import { createKafkaSink } from '../../src/write/delivery/createKafkaSink.ts';
 import type { Dispatcher } from '../../src/write/delivery/dispatcher.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 

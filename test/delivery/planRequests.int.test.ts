@@ -10,14 +10,13 @@ import type { Service } from '../../src/platform/service.ts';
 import { appendDecisions, lockPipeline } from '../../src/log/appendDecisions.ts';
 import { requestPlan } from '../../src/write/requests/requestPlan.ts';
 import { createRequestTracker } from '../../src/write/requests/requestTracker.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { testConfig } from './outboxFixture.ts';
 
 const TZ = 'Asia/Shanghai';
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let mailbox: Mailbox;
 let clock: FakeClock;
 let tracker: Service | undefined;
@@ -27,7 +26,7 @@ const cfgFor = (env: Record<string, string> = {}) =>
   testConfig({ MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: my.url, MSGX_REQUEST_EXPIRE_MS: '3600000', ...env });
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('delivery_req'), createTestMysql('delivery_req')]);
+  [db, my] = await Promise.all([createTestDatabase('delivery_req'), createTestMailbox('delivery_req')]);
   mailbox = createMysqlMailbox(my.url, TZ);
 });
 afterAll(async () => {

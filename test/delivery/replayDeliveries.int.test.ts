@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import type { Dispatcher } from '../../src/write/delivery/dispatcher.ts';
 import { startKafkaBroker, type KafkaTestBroker } from '../support/kafka/broker.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { brokerSink, OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 

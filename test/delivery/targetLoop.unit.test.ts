@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import { IDLE, type StepResult } from '../../src/write/delivery/deliverRows.ts';
 import { runTargetLoop } from '../../src/write/delivery/targetLoop.ts';
-import { Latch } from '../../src/write/pump/wakeup.ts';
+import { Wakeup } from '../../src/platform/wakeup.ts';
 import { captureLog } from '../reliability/support/captureLog.ts';
 import { waitFor } from '../support/waitFor.ts';
 
@@ -20,7 +20,7 @@ describe('dispatcher target loop', () => {
         return IDLE;
       },
     };
-    const loop = runTargetLoop(worker, new Latch(), stop.signal, { clock, log: captured.log, idlePollMs: 60_000, errorPauseMs: 1000 });
+    const loop = runTargetLoop(worker, new Wakeup(), stop.signal, { clock, log: captured.log, idlePollMs: 60_000, errorPauseMs: 1000 });
     // Each failed step waits errorPauseMs on the clock: move it on until the sixth step has run.
     await waitFor(() => {
       if (steps < 6) clock.advance(1000);

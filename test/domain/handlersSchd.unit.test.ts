@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanSnapshotApplied } from '../../src/domain/changes.ts';
 import { decide } from '../../src/domain/decide.ts';
+import { foldPlanRequests, NO_PLAN_REQUESTS } from '../../src/domain/planRequests.ts';
 import { emptyFields } from '../../src/domain/fields.ts';
 import { emptyLists } from '../../src/domain/lists.ts';
 import { flopXml, fltr, schdXml } from './support/buildXml.ts';
@@ -151,6 +152,61 @@ describe('DNLD / RESP', () => {
   it('a flight named twice in one plan: the second record applies on top of the first', () => {
     const d = decide(new Map(), decodeOk(schdXml('DNLD', [fltr('11', '14MAR250700', '<ACFT>320</ACFT>'), fltr('11', '14MAR250700', '<ACFT>321</ACFT>')], TODAY)));
     expect(flightChanges(d.changes).map((c) => c.type)).toEqual(['FlightCreated', 'FlightUpdated']);
+  });
+});
+
+describe('RESP answering one of our plan requests (interface.md: the requested window)', () => {
+  const D = fltr('14', '14MAR251500', '<ALCD>ZH</ALCD><FLNO>ZH4</FLNO><MVIN>A</MVIN>');
+  const E = fltr('15', '15MAR250800', '<ALCD>ZH</ALCD><FLNO>ZH5</FLNO><MVIN>D</MVIN>');
+  // A 07:00, B 11:00, D 15:00, C 21:00 on the 14th; E 08:00 on the 15th.
+  const seed = () => fold([schdXml('DNLD', [A, B, D, C, E], TODAY)]);
+  /** As the log holds it: the PlanRequested change of a registered request, folded (and through JSON). */
+  const requests = (mgid: string, start: string, end: string) =>
+    foldPlanRequests(NO_PLAN_REQUESTS, JSON.parse(JSON.stringify([{ type: 'PlanRequested', mgid, windowStart: start, windowEnd: end }])));
+  const resp = (records: string[], rmid: string | null) =>
+    decodeOk(schdXml('RESP', records, { dttm: '20250314040000', seqn: '2', extra: rmid === null ? '' : `<RMID>${rmid}</RMID>` }));
+  const deleted = (changes: readonly { type: string; flid?: string }[]) => changes.filter((c) => c.type === 'FlightDeleted').map((c) => c.flid);
+
+  it('records covering less than the window: the missing flights inside the requested window go, those outside stay', () => {
+    // Asked for 06:00–12:00 on the 14th; the answer has A (07:00) and C (21:00) only.
+    const planRequests = requests('MSGX-RQ7-ABCDEF', at('14', '0600'), at('14', '1200'));
+    const d = decide(seed(), resp([A, C], 'MSGX-RQ7-ABCDEF'), undefined, { planRequests });
+    // B (11:00) lies in the requested window; D (15:00) lies in the records' [07:00, 21:00] but not in the request.
+    expect(deleted(d.changes)).toEqual(['12']);
+    expect(summaryOf(d.changes)).toEqual({
+      type: 'PlanSnapshotApplied', stype: 'RESP', day: '2025-03-14', windowStart: at('14', '0600'), windowEnd: at('14', '1200'),
+      request: 'MSGX-RQ7-ABCDEF', created: 0, updated: 0, deleted: 1, ignored: 0,
+    });
+    // The same RESP without the request (another RMID): decided as a DNLD, per day over its records' window.
+    expect(deleted(decide(seed(), resp([A, C], 'SOMEONE-ELSES'), undefined, { planRequests }).changes)).toEqual(['12', '14']);
+  });
+
+  it('a single record covering part of a whole-day request deletes the rest of that day (a DNLD would delete nothing)', () => {
+    const planRequests = requests('MSGX-RQ8-000001', at('14', '0000'), at('14', '2359'));
+    expect(deleted(decide(seed(), resp([A], 'MSGX-RQ8-000001'), undefined, { planRequests }).changes)).toEqual(['12', '13', '14']);
+    expect(deleted(decide(seed(), resp([A], null), undefined, { planRequests }).changes)).toEqual([]);
+  });
+
+  it('an empty RESP naming the request empties the requested window (interface.md), and only it', () => {
+    const planRequests = requests('MSGX-RQ9-000002', at('15', '0000'), at('15', '2359'));
+    const d = decide(seed(), resp([], 'MSGX-RQ9-000002'), undefined, { planRequests });
+    expect(deleted(d.changes)).toEqual(['15']);
+    expect(summaryOf(d.changes)).toMatchObject({ windowStart: at('15', '0000'), windowEnd: at('15', '2359'), request: 'MSGX-RQ9-000002', deleted: 1 });
+    // Without a known request an empty RESP has no window and deletes nothing.
+    expect(deleted(decide(seed(), resp([], 'MSGX-RQ9-000002')).changes)).toEqual([]);
+  });
+
+  it('the requested window still never deletes a flight of a day before the message date', () => {
+    const flights = fold([schdXml('DNLD', [fltr('21', '13MAR252200'), fltr('22', '14MAR250100')], { dttm: '20250313080000' })]);
+    const planRequests = requests('MSGX-RQ10-000003', at('13', '0000'), at('14', '2359'));
+    expect(deleted(decide(flights, resp([], 'MSGX-RQ10-000003'), undefined, { planRequests }).changes)).toEqual(['22']);
+  });
+
+  it('a DNLD naming a request in RMID is still a DNLD', () => {
+    const planRequests = requests('MSGX-RQ11-000004', at('14', '0000'), at('14', '2359'));
+    const d = decide(seed(), decodeOk(schdXml('DNLD', [A], { ...TODAY, seqn: '2', extra: '<RMID>MSGX-RQ11-000004</RMID>' })), undefined, { planRequests });
+    expect(deleted(d.changes)).toEqual([]);
+    expect(summaryOf(d.changes)).not.toHaveProperty('request');
   });
 });
 

@@ -20,7 +20,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   projections: ['domain', 'platform', 'log', 'readModel'],
   'read-api': ['domain', 'platform', 'log', 'readModel'],
   // The consistency checks (msgx verify, the writer's sentinel) hold the projections to the log:
-  // they use the outbox feeder's own rule of which rows a decision implies (projections/outboxRows.ts).
+  // they use the outbox feeder's own rule of which rows a decision implies (projections/decisionOutbox.ts).
   consistency: ['domain', 'platform', 'log', 'readModel', 'projections'],
 };
 

@@ -12,8 +12,7 @@ import { assemble, type App } from '../../src/cli/assemble.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { CORPUS_DIR, isPendingOutcome, PENDING_SCENARIOS } from '../support/corpusDir.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { checkScenario, drained, httpGql, listScenarios, loadScenario } from './support/scenarioRunner.ts';
@@ -22,7 +21,7 @@ const scenarios = (await listScenarios(CORPUS_DIR)).filter((dir) => !PENDING_SCE
 
 interface Running {
   db: TestDatabase;
-  my?: TestMysql;
+  my?: TestMailbox;
   rt: Runtime;
   app: App;
   dataDir: string;
@@ -31,7 +30,7 @@ interface Running {
 let running: Running | undefined;
 
 async function startApp(label: string, withMysql: boolean): Promise<Running> {
-  const [db, my] = await Promise.all([createTestDatabase(label), withMysql ? createTestMysql(label) : Promise.resolve(undefined)]);
+  const [db, my] = await Promise.all([createTestDatabase(label), withMysql ? createTestMailbox(label) : Promise.resolve(undefined)]);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-e2e-'));
   const cfg = loadConfig({
     MSGX_DATABASE_URL: db.url,

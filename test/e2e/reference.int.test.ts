@@ -15,7 +15,7 @@ import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { rebuildReference } from '../../src/projections/reference/rebuildReference.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { captureLog, type CapturedLog } from '../reliability/support/captureLog.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { drained, httpGql, type Gql } from './support/scenarioRunner.ts';
 

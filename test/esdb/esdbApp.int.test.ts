@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { flightStream, messageStream } from '../../src/projections/esdb/streamNames.ts';
 import { startEsdbPeer, type EsdbPeer } from '../support/esdb/server.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { CORPUS_DIR, PENDING_SCENARIOS } from '../support/corpusDir.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { listScenarios, loadScenario } from '../e2e/support/scenarioRunner.ts';

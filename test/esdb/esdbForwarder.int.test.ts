@@ -8,7 +8,7 @@ import { flightStream, messageStream } from '../../src/projections/esdb/streamNa
 import type { Projector } from '../../src/projections/projector.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { startEsdbPeer, type EsdbPeer } from '../support/esdb/server.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { appendAll, type DecisionInput } from '../projections/support/appendDecision.ts';
 import { decideMessages, readScenario } from '../projections/support/corpus.ts';
 

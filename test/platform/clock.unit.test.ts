@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
-import { Latch } from '../../src/write/pump/wakeup.ts';
+import { Wakeup } from '../../src/platform/wakeup.ts';
 
 describe('FakeClock', () => {
   it('ends a sleep that is already due at once, as setTimeout does, instead of on the next advance', async () => {
@@ -16,9 +16,8 @@ describe('FakeClock', () => {
     const clock = new FakeClock();
     const until = clock.now().getTime() + 3000;
     clock.advance(3000);
-    const latch = new Latch();
-    latch.arm();
-    await latch.wait(clock, until - clock.now().getTime(), new AbortController().signal);
+    const wakeup = new Wakeup();
+    await wakeup.wait(wakeup.generation, until - clock.now().getTime(), clock, new AbortController().signal);
     expect(clock.pendingSleepers).toBe(0);
   });
 

@@ -8,11 +8,11 @@ import { refuseForeignDatabase } from '../../src/platform/foreignDatabase.ts';
 import { migrate } from '../../src/platform/migrate.ts';
 import { RefusedError } from '../../src/platform/refusedError.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
-import { createEmptyDatabase, TEST_PG_ADMIN_URL, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, TEST_PG_ADMIN_URL, type TestDatabase } from '../support/databases.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
-  db = await createEmptyDatabase('foreign');
+  db = await createTestDatabase('foreign', { migrated: false });
   await db.pool.query('CREATE TABLE customer (id int PRIMARY KEY); CREATE SCHEMA billing; CREATE TABLE billing.invoice (id int)');
 });
 afterAll(async () => db?.drop());

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
 import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import type { Mailbox } from '../../src/platform/mailbox/port.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 
 const TZ = 'Asia/Shanghai';
 
@@ -17,7 +16,7 @@ interface Harness {
 }
 
 let pgDb: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 
 const adapters: [string, () => Promise<Harness>][] = [
   [
@@ -69,7 +68,7 @@ const adapters: [string, () => Promise<Harness>][] = [
 ];
 
 beforeAll(async () => {
-  [pgDb, my] = await Promise.all([createTestDatabase('mailbox'), createTestMysql('mailbox')]);
+  [pgDb, my] = await Promise.all([createTestDatabase('mailbox'), createTestMailbox('mailbox')]);
 });
 afterAll(async () => {
   await Promise.all([pgDb?.drop(), my?.drop()]);

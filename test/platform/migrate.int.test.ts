@@ -4,12 +4,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MigrationChangedError, PG_MIGRATIONS_DIR, migrate } from '../../src/platform/migrate.ts';
 import { sqlState } from '../../src/platform/db.ts';
-import { createEmptyDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 describe('migrations runner', () => {
   let db: TestDatabase;
   beforeAll(async () => {
-    db = await createEmptyDatabase('migr');
+    db = await createTestDatabase('migr', { migrated: false });
   });
   afterAll(async () => db.drop());
 

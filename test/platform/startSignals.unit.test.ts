@@ -5,7 +5,6 @@
 import net from 'node:net';
 import { expect, it } from 'vitest';
 import { spawnMsgx } from '../support/msgxProcess.ts';
-import { waitFor } from '../support/waitFor.ts';
 
 async function closedPort(): Promise<number> {
   const srv = net.createServer();
@@ -19,13 +18,8 @@ it('a SIGTERM while msgx waits for PostgreSQL ends the wait and exits 0', async 
   const msgx = spawnMsgx(['start'], {
     MSGX_DATABASE_URL: `postgres://msgx@127.0.0.1:${await closedPort()}/msgx`, MSGX_HTTP_PORT: '0', MSGX_LOG_LEVEL: 'info',
   });
-  const { child } = msgx;
-  try {
-    await waitFor(() => msgx.output().includes('PostgreSQL not reachable; waiting for it'), { timeoutMs: 90_000, what: 'the wait for PostgreSQL' });
-    child.kill('SIGTERM');
-    expect(await msgx.exit).toEqual({ code: 0, signal: null });
-    expect(msgx.output()).toContain('msgx stopped during start-up');
-  } finally {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
+  await msgx.waitForLine('PostgreSQL not reachable; waiting for it', { timeoutMs: 90_000 });
+  msgx.kill('SIGTERM');
+  expect(await msgx.exit).toEqual({ code: 0, signal: null });
+  expect(msgx.output()).toContain('msgx stopped during start-up');
 }, 150_000);

@@ -4,7 +4,7 @@ import { FakeClock } from '../../src/platform/clock.ts';
 import { createFlightProjector } from '../../src/projections/flightProjector.ts';
 import { loadFlights } from '../../src/projections/loadFlights.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { appendAll } from './support/appendDecision.ts';
 import { TZ, decideMessages, mismatches, readScenario, scenarioNames } from './support/corpus.ts';
 

@@ -10,7 +10,7 @@ import { createOutboxFeeder } from '../../src/projections/outboxFeeder.ts';
 import type { CoutmsgsRoute } from '../../src/projections/outboxRoutes.ts';
 import type { Projector } from '../../src/projections/projector.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { appendAll, type DecisionInput } from './support/appendDecision.ts';
 import { decideMessages, readScenario } from './support/corpus.ts';

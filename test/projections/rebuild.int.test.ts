@@ -12,7 +12,7 @@ import type { Projector } from '../../src/projections/projector.ts';
 import type { RebuildPhase, RebuildProgress } from '../../src/projections/rebuild/progress.ts';
 import { rebuildFlights, type RebuildOptions } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
-import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { appendAll } from './support/appendDecision.ts';
 import { buildLog, planLog, type BuiltLog } from './support/log.ts';
@@ -131,12 +131,12 @@ describe('rebuild flights', () => {
 
   it('keeps readers answering from the old tables while it builds, and the live projector continues after the switch', async () => {
     const clock = new FakeClock();
-    const { createProjectorService } = await import('../../src/projections/projectorService.ts');
+    const { createProjectorLoop } = await import('../../src/projections/projectorLoop.ts');
     const { createDecisionListener } = await import('../../src/projections/decisionListener.ts');
-    const { Wakeup } = await import('../../src/projections/wakeup.ts');
+    const { Wakeup } = await import('../../src/platform/wakeup.ts');
     const wakeup = new Wakeup();
     const listener = createDecisionListener({ pool: db.pool, wakeups: [wakeup], clock, log: silentLogger, retryMs: 1000 });
-    const live = createProjectorService({
+    const live = createProjectorLoop({
       pool: db.pool, projector: createFlightProjector(), wakeup, clock, log: silentLogger, pollIntervalMs: 1000, batchSize: 20,
     });
     await listener.start();

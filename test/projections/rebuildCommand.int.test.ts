@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import { readCheckpoint } from '../../src/projections/checkpoint.ts';
 import { createFlightProjector } from '../../src/projections/flightProjector.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { runMsgx, spawnMsgx } from '../support/msgxProcess.ts';
 import { buildLog } from './support/log.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/msgx.js', import.meta.url));
 let db: TestDatabase;
 let head: string;
 
@@ -23,30 +21,9 @@ afterAll(async () => {
   await db.drop();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Run `msgx …` against the test database; `onStderr` sees stderr as it arrives. */
-function msgx(args: string[], onStderr?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, MSGX_DATABASE_URL: db.url, MSGX_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      onStderr?.(stderr, child);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `msgx …` against the test database. */
+const env = () => ({ MSGX_DATABASE_URL: db.url, MSGX_LOG_LEVEL: 'warn' });
+const msgx = (args: string[]) => runMsgx(args, env());
 
 async function tableOid(): Promise<string> {
   const { rows } = await db.pool.query("SELECT 'public.flight_schd'::regclass::oid::text AS oid");
@@ -87,15 +64,11 @@ describe('msgx rebuild', () => {
 
   it('cancels on SIGINT: exit 130, live tables untouched, no scratch schema left', async () => {
     const before = await tableOid();
-    let sent = false;
-    const run = await msgx(['rebuild', 'flights', '--page-size', '1'], (text, child) => {
-      if (!sent && text.includes('replay 0/')) {
-        sent = true;
-        child.kill('SIGINT');
-      }
-    });
-    expect(run.code, run.stderr).toBe(130);
-    expect(run.stderr).toMatch(/rebuild cancelled: scratch tables dropped, live tables untouched/);
+    const p = spawnMsgx(['rebuild', 'flights', '--page-size', '1'], env());
+    await p.waitForLine('replay 0/', { stream: 'stderr' });
+    p.kill('SIGINT');
+    expect((await p.exit).code, p.stderr()).toBe(130);
+    expect(p.stderr()).toMatch(/rebuild cancelled: scratch tables dropped, live tables untouched/);
     expect(await tableOid()).toBe(before);
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'msgx_rebuild'");
     expect(rows[0].n).toBe(0);

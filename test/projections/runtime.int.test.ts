@@ -8,10 +8,10 @@ import type { DecisionEvent } from '../../src/log/readDecisions.ts';
 import { createDecisionListener, type DecisionListener } from '../../src/projections/decisionListener.ts';
 import { projectionStatus } from '../../src/readModel/projectionStatus.ts';
 import type { Projector } from '../../src/projections/projector.ts';
-import { createProjectorService, type ProjectorService } from '../../src/projections/projectorService.ts';
+import { createProjectorLoop, type ProjectorLoop } from '../../src/projections/projectorLoop.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
-import { Wakeup } from '../../src/projections/wakeup.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { Wakeup } from '../../src/platform/wakeup.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { appendDecision, appendWith, type DecisionInput } from './support/appendDecision.ts';
 
@@ -43,10 +43,10 @@ const decision = (i: number): DecisionInput => ({
   msgId: String(i), kind: 'Skipped', payload: { reason: 'unknown-flight' }, recordedAt: new Date('2025-03-14T00:00:00Z'),
 });
 
-async function startLoop(projector: Projector, clock: FakeClock, batchSize = 5): Promise<{ service: ProjectorService; listener: DecisionListener }> {
+async function startLoop(projector: Projector, clock: FakeClock, batchSize = 5): Promise<{ service: ProjectorLoop; listener: DecisionListener }> {
   const wakeup = new Wakeup();
   const listener = createDecisionListener({ pool: db.pool, wakeups: [wakeup], clock, log: silentLogger, retryMs: 1000 });
-  const service = createProjectorService({ pool: db.pool, projector, wakeup, clock, log: silentLogger, pollIntervalMs: 1000, batchSize });
+  const service = createProjectorLoop({ pool: db.pool, projector, wakeup, clock, log: silentLogger, pollIntervalMs: 1000, batchSize });
   await listener.start();
   running.push(listener);
   await service.start();

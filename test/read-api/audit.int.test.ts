@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyFields } from '../../src/domain/fields.ts';
 import { emptyLists } from '../../src/domain/lists.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertDecisions, insertFlights, insertMessage } from './support/fixtures.ts';
 

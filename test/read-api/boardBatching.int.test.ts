@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';
 

@@ -4,7 +4,7 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import { cminmsgsSendRoute, MAX_MESSAGE_BYTES } from '../../src/read-api/compat/cminmsgsSend.ts';
 import { createHttpServer, type HttpServer } from '../../src/read-api/httpServer.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 let db: TestDatabase;
 let http: HttpServer;

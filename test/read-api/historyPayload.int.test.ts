@@ -3,7 +3,7 @@
  * names thousands of flights, and every page of a flight's history carried all of them.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { insertDecisions, insertMessage } from './support/fixtures.ts';
 

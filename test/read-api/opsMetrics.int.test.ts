@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import { createMetrics } from '../../src/read-api/metrics/createMetrics.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { insertMessage } from './support/fixtures.ts';
 
 let db: TestDatabase;

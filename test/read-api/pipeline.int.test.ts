@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import { createMetrics } from '../../src/read-api/metrics/createMetrics.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { insertDecisions, insertMessage } from './support/fixtures.ts';
 

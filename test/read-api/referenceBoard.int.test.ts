@@ -10,7 +10,7 @@ import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
 import { emptyPendingReference, foldReferenceEvents } from '../../src/projections/reference/referenceFold.ts';
 import { writeReference } from '../../src/projections/reference/writeReference.ts';
 import type { Change } from '../../src/domain/changes.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';
 

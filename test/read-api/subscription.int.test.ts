@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { withTransaction } from '../../src/platform/db.ts';
 import { createHttpServer, type HttpServer } from '../../src/read-api/httpServer.ts';
 import { graphqlHandler } from '../../src/read-api/readApi.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';

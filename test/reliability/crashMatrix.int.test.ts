@@ -13,9 +13,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HANDLERS } from '../../src/domain/handlers/registry.ts';
-import { parseCrashAt } from '../../src/platform/crashPoint.ts';
 import type { StoredRecord } from '../support/kafka/broker.ts';
 import type { DecisionRow } from '../write/support/writeHarness.ts';
+import { killingFaults, parseCrashAt } from './support/crashFaults.ts';
 import { checkMsgTopic, decisionDifferences, digest, snapshotDifferences } from './support/crashChecks.ts';
 import { MATRIX_POINTS, type PlanOptions } from './support/crashPlan.ts';
 import { runCrashMatrix, summarize } from './support/crashRun.ts';
@@ -33,15 +33,24 @@ const EVERY_HANDLER = Object.values(HANDLERS)
   .filter((h) => h.type === 'FLOP' || (h.type === 'SCHD' && h.styp === 'DNLD'))
   .map((h) => h.name);
 
-describe('MSGX_TEST_CRASH_AT', () => {
-  it('is inert when unset and names one point and hit otherwise; a bad value is refused naming the variable', () => {
-    expect(parseCrashAt(undefined)).toBeNull();
-    expect(parseCrashAt(' ')).toBeNull();
+describe('the crash fault port (crashMain.ts --crash-at)', () => {
+  it('names one point and hit; a bad value is refused naming the option', () => {
     expect(parseCrashAt('pump.committed:2')).toEqual({ point: 'pump.committed', hit: 2 });
     expect(parseCrashAt('delivery.KAFKA_MSG.acked:1')).toEqual({ point: 'delivery.KAFKA_MSG.acked', hit: 1 });
-    for (const bad of ['pump.committed', 'pump.committed:0', 'pump:1', 'pump.committed:x']) {
-      expect(() => parseCrashAt(bad)).toThrow(/MSGX_TEST_CRASH_AT/);
+    for (const bad of ['', 'pump.committed', 'pump.committed:0', 'pump:1', 'pump.committed:x']) {
+      expect(() => parseCrashAt(bad)).toThrow(/--crash-at/);
     }
+  });
+
+  it('kills on the armed hit of the armed point only, once', () => {
+    let kills = 0;
+    const faults = killingFaults({ point: 'pump.committed', hit: 3 }, () => kills++);
+    const seen: number[] = [];
+    for (const point of ['pump.committed', 'pump.uncommitted', 'pump.committed', 'ingest.committed', 'pump.committed', 'pump.committed'] as const) {
+      faults.reached(point);
+      seen.push(kills);
+    }
+    expect(seen).toEqual([0, 0, 0, 0, 1, 1]);
   });
 });
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createFlightFeed, type FlightFeed } from '../../src/read-api/live/flightFeed.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { captureLog } from './support/captureLog.ts';
 

@@ -14,8 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decode } from '../../src/domain/codec/decode.ts';
 import { createProjectionServices } from '../../src/projections/projectionServices.ts';
 import type { Service } from '../../src/platform/service.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import {
   decisions, insertCminmsgs, insertCminmsgsBulk, startWriter, terminalCounts, testRuntime, unfinished,
@@ -39,12 +38,12 @@ function expectedState(raw: string): { state: string[]; errorClass: string | nul
 
 describe('bad input through the whole writer', () => {
   let db: TestDatabase;
-  let my: TestMysql;
+  let my: TestMailbox;
   let dir: string;
   const planted = { path: '', text: `PLANTED-SECRET-${Math.random().toString(36).slice(2)}` };
 
   beforeAll(async () => {
-    [db, my] = await Promise.all([createTestDatabase('fuzzpipe'), createTestMysql('fuzzpipe')]);
+    [db, my] = await Promise.all([createTestDatabase('fuzzpipe'), createTestMailbox('fuzzpipe')]);
     dir = await mkdtemp(path.join(tmpdir(), 'msgx-fuzzpipe-'));
     planted.path = path.join(dir, 'secret.txt');
     await writeFile(planted.path, planted.text);

@@ -8,19 +8,18 @@ import type mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../src/platform/http/securityHeaders.ts';
 import { spawnMsgx, type MsgxProcess } from '../support/msgxProcess.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { adft, estt } from '../write/support/messages.ts';
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let app: MsgxProcess;
 let base: string;
 let port: number;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('hostile'), createTestMysql('hostile')]);
+  [db, my] = await Promise.all([createTestDatabase('hostile'), createTestMailbox('hostile')]);
   app = spawnMsgx(['start'], {
     MSGX_DATABASE_URL: db.url,
     MSGX_MAILBOX_MYSQL_URL: my.url,
@@ -30,19 +29,13 @@ beforeAll(async () => {
     MSGX_BACKOFF_MS: '50',
     MSGX_LOG_LEVEL: 'info',
   });
-  const listening = await waitFor(() => /"msg":"http listening"/.test(app.output()) && /"msg":"msgx started"/.test(app.output()), {
-    what: 'msgx started',
-    timeoutMs: 60_000,
-  }).then(() => /"port":(\d+)[^\n]*"msg":"http listening"/.exec(app.output()));
-  port = Number(listening![1]);
+  await app.waitForLine('"msg":"msgx started"', { timeoutMs: 60_000 });
+  port = Number(/"port":(\d+)[^\n]*"msg":"http listening"/.exec(app.output())![1]);
   base = `http://127.0.0.1:${port}`;
 }, 90_000);
 
 afterAll(async () => {
-  if (app && app.child.exitCode === null) {
-    app.child.kill('SIGTERM');
-    await app.exit;
-  }
+  await app?.stop();
   await Promise.all([db?.drop(), my?.drop()]);
 });
 

@@ -7,8 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPlan } from '../../src/write/requests/requestPlan.ts';
 import { startKafkaBroker, type KafkaTestBroker, type StoredRecord } from '../support/kafka/broker.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { decisions, insertCminmsgsBulk, terminalCounts } from '../write/support/writeHarness.ts';
 import {
@@ -19,12 +18,12 @@ import {
 const OUTAGE_MS = outageMs(5000);
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let broker: KafkaTestBroker;
 let app: RunningApp | undefined;
 
 beforeAll(async () => {
-  [db, my, broker] = await Promise.all([createTestDatabase('outkafka'), createTestMysql('outkafka'), startKafkaBroker({ topics: { msg: 3, schd: 1 } })]);
+  [db, my, broker] = await Promise.all([createTestDatabase('outkafka'), createTestMailbox('outkafka'), startKafkaBroker({ topics: { msg: 3, schd: 1 } })]);
 });
 afterAll(async () => {
   await app?.stop();

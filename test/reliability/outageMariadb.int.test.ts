@@ -5,8 +5,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcpProxy.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { badTime } from '../write/support/messages.ts';
@@ -19,12 +18,12 @@ import {
 const OUTAGE_MS = outageMs(5000);
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let proxy: TcpProxy;
 let app: RunningApp | undefined;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('outmaria'), createTestMysql('outmaria')]);
+  [db, my] = await Promise.all([createTestDatabase('outmaria'), createTestMailbox('outmaria')]);
   proxy = await startTcpProxy({ target: targetOf(my.url, 3306) });
 });
 afterAll(async () => {

@@ -11,15 +11,13 @@
  * failing, and goes on when it is back. An `--role api` process has no lock: it stays up, reports
  * not ready, and reconnects by itself.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
+import { spawnMsgx, type MsgxExit, type MsgxProcess } from '../support/msgxProcess.ts';
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcpProxy.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { decisions, insertCminmsgsBulk, terminalCounts } from '../write/support/writeHarness.ts';
@@ -28,16 +26,15 @@ import {
   problemsPerComponent, RESUME_WITHIN_MS, SOAK, startApp, type Readiness, type RunningApp,
 } from './support/outageApp.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const OUTAGE_MS = outageMs(5000);
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let proxy: TcpProxy;
 let dataDir: string;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('outpg'), createTestMysql('outpg')]);
+  [db, my] = await Promise.all([createTestDatabase('outpg'), createTestMailbox('outpg')]);
   proxy = await startTcpProxy({ target: targetOf(db.url, 5432) });
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-outpg-'));
 });
@@ -47,7 +44,7 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-const linesOf = (run: Run) => parseLogLines(run.stderr.join(''));
+const linesOf = (run: Run) => parseLogLines(run.process.stderr());
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -58,34 +55,23 @@ async function freePort(): Promise<number> {
 }
 
 interface Run {
-  readonly child: ChildProcess;
-  /** What it wrote to stdout (results; nothing for `start`). */
-  readonly stdout: string[];
-  /** Its log (stderr, NDJSON). */
-  readonly stderr: string[];
-  exit?: { code: number | null; signal: NodeJS.Signals | null; at: number };
+  readonly process: MsgxProcess;
+  exit?: MsgxExit & { at: number };
 }
 
 /**
- * `node bin/msgx.js start <args>` under a supervisor like systemd `Restart=on-failure`
- * (RestartSec=0): started again at once whenever it exits non-zero or by a signal, until stop().
+ * `msgx start <args>` under a supervisor like systemd `Restart=on-failure` (RestartSec=0): started
+ * again at once whenever it exits non-zero or by a signal, until stop().
  */
 function supervise(args: readonly string[], env: Record<string, string>) {
   const runs: Run[] = [];
   let stopping = false;
   const launch = (): void => {
-    const child = spawn(process.execPath, ['bin/msgx.js', 'start', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...OUTAGE_ENV, MSGX_DATA_DIR: dataDir, MSGX_LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const run: Run = { child, stdout: [], stderr: [] };
+    const run: Run = { process: spawnMsgx(['start', ...args], { ...OUTAGE_ENV, MSGX_DATA_DIR: dataDir, MSGX_LOG_LEVEL: 'info', ...env }) };
     runs.push(run);
-    child.stdout!.on('data', (b: Buffer) => run.stdout.push(b.toString()));
-    child.stderr!.on('data', (b: Buffer) => run.stderr.push(b.toString()));
-    child.once('exit', (code, signal) => {
-      run.exit = { code, signal, at: Date.now() };
-      if (!stopping && code !== 0) launch();
+    void run.process.exit.then((e) => {
+      run.exit = { ...e, at: Date.now() };
+      if (!stopping && e.code !== 0) launch();
     });
   };
   launch();
@@ -94,12 +80,7 @@ function supervise(args: readonly string[], env: Record<string, string>) {
     current: () => runs[runs.length - 1]!,
     async stop(): Promise<void> {
       stopping = true;
-      const r = runs[runs.length - 1]!;
-      if (!r.exit) {
-        const exited = new Promise<void>((resolve) => r.child.once('exit', () => resolve()));
-        r.child.kill('SIGTERM');
-        await exited;
-      }
+      await runs[runs.length - 1]!.process.stop('SIGTERM');
     },
   };
 }
@@ -125,7 +106,7 @@ describe(`PostgreSQL unreachable for ${OUTAGE_MS / 1000} s (every connection cut
       // The api role takes no writer lock, so it can run in this process.
       api = await startApp(env, 'api');
       await waitFor(async () => (await readyz(writerPort))?.status === 200, { timeoutMs: 30_000, what: 'the writer ready' }).catch((err: Error) => {
-        throw new Error(`${err.message}\n${writer.current().stdout.join('')}${writer.current().stderr.join('')}`);
+        throw new Error(`${err.message}\n${writer.current().process.output()}`);
       });
       const readyMs = Date.now() - t0;
       const before = [plan(), ...operations(1000, 600)];
@@ -141,7 +122,7 @@ describe(`PostgreSQL unreachable for ${OUTAGE_MS / 1000} s (every connection cut
       const duringOutage = async () => {
         // The writer notices that its lock session is gone and stops itself, as a failure.
         await waitFor(() => first.exit, { timeoutMs: 30_000, what: 'the writer to stop itself' });
-        const story = `${describeProblems(linesOf(first), cutAt, Date.now())}\n${first.stderr.join('')}`;
+        const story = `${describeProblems(linesOf(first), cutAt, Date.now())}\n${first.process.stderr()}`;
         expect(first.exit, story).toMatchObject({ code: 1, signal: null });
         expect(linesOf(first).some((l) => l.level === 60 && /writer lock connection/.test(l.msg)), story).toBe(true);
         // Its restart does not crash-loop: it waits for PostgreSQL, and says so once.

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { sqlState } from '../../src/platform/db.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 let db: TestDatabase;
 let rt: Runtime;

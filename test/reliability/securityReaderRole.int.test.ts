@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlState, sqlState } from '../../src/platform/db.ts';
 import { PG_MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
-import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/databases.ts';
 import { createHarness } from '../read-api/support/harness.ts';
 import { flight, insertDecisions, insertFlights, insertMessage } from '../read-api/support/fixtures.ts';
 import { sourceFiles } from './support/sourceFiles.ts';

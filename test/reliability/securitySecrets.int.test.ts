@@ -6,8 +6,7 @@
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
 import { createPool } from '../../src/platform/db.ts';
-import { TEST_PG_ADMIN_URL } from '../support/pg.ts';
-import { TEST_MYSQL_ADMIN_URL } from '../support/mysql.ts';
+import { TEST_MYSQL_ADMIN_URL, TEST_PG_ADMIN_URL } from '../support/databases.ts';
 import { captureLog } from './support/captureLog.ts';
 
 function withPassword(url: string, password: string, over: { user?: string; port?: string; db?: string } = {}): string {

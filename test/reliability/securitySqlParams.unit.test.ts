@@ -49,7 +49,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // LISTEN/UNLISTEN take no parameters: channel names are constants, escaped where not literal.
   'src/projections/decisionListener.ts': ['channel'],
   'src/read-api/live/flightFeed.ts': ['Channels.projection'],
-  'src/write/pump/wakeup.ts': ['pg.escapeIdentifier(ch)'],
+  'src/platform/listen.ts': ['pg.escapeIdentifier(ch)'],
 };
 
 function offenders(splices: readonly Splice[]): string[] {

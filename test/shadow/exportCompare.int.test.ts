@@ -16,8 +16,7 @@ import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { CORPUS_DIR } from '../support/corpusDir.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { drained, httpGql, loadScenario, type Scenario } from '../e2e/support/scenarioRunner.ts';
 
@@ -32,12 +31,12 @@ interface Instance {
 }
 
 const instances: Instance[] = [];
-let my: TestMysql;
+let my: TestMailbox;
 let corpus: Scenario;
 let shadow: Instance;
 let production: Instance;
 
-async function instance(label: string, opts: { mysql?: TestMysql; shadow: boolean }): Promise<Instance> {
+async function instance(label: string, opts: { mysql?: TestMailbox; shadow: boolean }): Promise<Instance> {
   const db = await createTestDatabase(label);
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `msgx-${label}-`));
   const cfg = loadConfig({
@@ -77,7 +76,7 @@ async function cli(cmd: typeof exportCommand, args: string[], cfg: Config): Prom
 
 beforeAll(async () => {
   corpus = await loadScenario(path.join(CORPUS_DIR, '01-plan-and-operations'));
-  my = await createTestMysql('expcmp');
+  my = await createTestMailbox('expcmp');
   [shadow, production] = await Promise.all([instance('expshadow', { mysql: my, shadow: true }), instance('expprod', { shadow: false })]);
   for (const f of corpus.files) {
     await my.pool.execute('INSERT INTO CMINMSGS (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED) VALUES (?, NOW())', [f.text]);

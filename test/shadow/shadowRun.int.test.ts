@@ -19,14 +19,13 @@ import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { checkWritebacks } from '../../src/consistency/writebackCheck.ts';
 import { ShadowRefused } from '../../src/write/shadow/runModeChange.ts';
 import { CORPUS_DIR } from '../support/corpusDir.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { drained, httpGql, loadScenario, type Gql } from '../e2e/support/scenarioRunner.ts';
 import { insertCminmsgs } from '../write/support/writeHarness.ts';
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let dataDir: string;
 const ids: string[] = [];
 
@@ -97,7 +96,7 @@ async function settled(r: Running): Promise<void> {
 }
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('shadow'), createTestMysql('shadow')]);
+  [db, my] = await Promise.all([createTestDatabase('shadow'), createTestMailbox('shadow')]);
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-shadow-'));
   const s = await loadScenario(path.join(CORPUS_DIR, '01-plan-and-operations'));
   for (const f of s.files) ids.push(await insertCminmsgs(my, f.text));

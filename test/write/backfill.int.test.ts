@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
 import type { Mailbox } from '../../src/platform/mailbox/port.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { MALFORMED_XML, adft, estt } from './support/messages.ts';
 import { insertCminmsgs, procStates, startWriter, testRuntime, unfinished } from './support/writeHarness.ts';
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('backfill'), createTestMysql('backfill')]);
+  [db, my] = await Promise.all([createTestDatabase('backfill'), createTestMailbox('backfill')]);
 });
 afterAll(async () => {
   await Promise.all([db?.drop(), my?.drop()]);

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { isPendingOutcome } from '../support/corpusDir.ts';
 import { waitFor } from '../support/waitFor.ts';
 import {
@@ -12,10 +11,10 @@ const MAX_ATTEMPTS = 4;
 
 describe.each(['01-plan-and-operations', '02-bad-input-and-duplicates', '03-plan-snapshots', '04-whole-interface'])('corpus scenario %s through MariaDB CMINMSGS', (name) => {
   let db: TestDatabase;
-  let my: TestMysql;
+  let my: TestMailbox;
 
   beforeAll(async () => {
-    [db, my] = await Promise.all([createTestDatabase(`corpus${name.slice(0, 2)}`), createTestMysql(`corpus${name.slice(0, 2)}`)]);
+    [db, my] = await Promise.all([createTestDatabase(`corpus${name.slice(0, 2)}`), createTestMailbox(`corpus${name.slice(0, 2)}`)]);
   });
   afterAll(async () => {
     await Promise.all([db?.drop(), my?.drop()]);

@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
 import { createJobs } from '../../src/write/jobs/jobsService.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { adft, estt } from './support/messages.ts';
 import { decisions, insertCminmsgs, procStates, startWriter, testRuntime, type DecisionRow } from './support/writeHarness.ts';
 
@@ -27,9 +26,9 @@ const TRAFFIC = [
 const shape = (log: readonly DecisionRow[]) =>
   log.map((d) => ({ msg: d.msg_id, kind: d.kind, changes: d.kind === 'Applied' || d.kind === 'FlightsArchived' ? JSON.stringify(d.payload.changes) : String(d.payload.reason ?? '') }));
 
-const stores: { db: TestDatabase; my: TestMysql }[] = [];
+const stores: { db: TestDatabase; my: TestMailbox }[] = [];
 async function freshStores(label: string) {
-  const s = { db: await createTestDatabase(label), my: await createTestMysql(label) };
+  const s = { db: await createTestDatabase(label), my: await createTestMailbox(label) };
   stores.push(s);
   return s;
 }

@@ -3,19 +3,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
 import { MAX_GAP_RUN } from '../../src/write/ingest/pollOnce.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { adft, estt } from './support/messages.ts';
 import { decisions, insertCminmsgs, procStates, startWriter, resetStores, testRuntime, type Writer } from './support/writeHarness.ts';
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let rt: Runtime | undefined;
 let w: Writer | undefined;
 let held: mysql.PoolConnection | undefined;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('ingest'), createTestMysql('ingest')]);
+  [db, my] = await Promise.all([createTestDatabase('ingest'), createTestMailbox('ingest')]);
 });
 afterAll(async () => {
   await Promise.all([db?.drop(), my?.drop()]);

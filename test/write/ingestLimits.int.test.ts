@@ -11,19 +11,18 @@ import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
 import { createIngest, STALL_FAILURES } from '../../src/write/ingest/ingestService.ts';
 import { LATE_WATCH_PAGE, MAX_GAP_RUN } from '../../src/write/ingest/pollOnce.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { adft, estt } from './support/messages.ts';
 import { insertCminmsgs, resetStores, startWriter, testRuntime, type Writer } from './support/writeHarness.ts';
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let rt: Runtime | undefined;
 let w: Writer | undefined;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('ingestlimits'), createTestMysql('ingestlimits')]);
+  [db, my] = await Promise.all([createTestDatabase('ingestlimits'), createTestMailbox('ingestlimits')]);
 });
 afterAll(async () => {
   await Promise.all([db?.drop(), my?.drop()]);

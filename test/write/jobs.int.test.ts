@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
 import { createJobs, type Jobs } from '../../src/write/jobs/jobsService.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { MALFORMED_XML, adft, estt, unsupported } from './support/messages.ts';
 import { insertCminmsgs, procStates, startWriter, testRuntime, type Writer } from './support/writeHarness.ts';
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let rt: Runtime;
 let w: Writer;
 let jobs: Jobs;
@@ -16,7 +15,7 @@ const clock = new FakeClock('2025-03-14T02:00:00Z');
 const ids: string[] = [];
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('jobs'), createTestMysql('jobs')]);
+  [db, my] = await Promise.all([createTestDatabase('jobs'), createTestMailbox('jobs')]);
   for (const x of [adft(1, '886001'), adft(2, '886002', '15MAR250800'), estt(3, '886001', '14MAR250812'), MALFORMED_XML, unsupported(4, '886001')]) {
     ids.push(await insertCminmsgs(my, x));
   }

@@ -6,19 +6,18 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { adft, badTime, estt, unsupported } from './support/messages.ts';
 import { decisions, insertCminmsgs, procStates, startWriter, testRuntime, type Writer } from './support/writeHarness.ts';
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let rt: Runtime | undefined;
 let w: Writer | undefined;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('stall'), createTestMysql('stall')]);
+  [db, my] = await Promise.all([createTestDatabase('stall'), createTestMailbox('stall')]);
 });
 afterAll(async () => {
   await w?.stop();

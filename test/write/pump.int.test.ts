@@ -1,19 +1,18 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
 import { adft, badTime, estt, unsupported } from './support/messages.ts';
 import { decisions, insertCminmsgs, procStates, startWriter, resetStores, testRuntime, type Writer } from './support/writeHarness.ts';
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let rt: Runtime | undefined;
 let w: Writer | undefined;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('pump'), createTestMysql('pump')]);
+  [db, my] = await Promise.all([createTestDatabase('pump'), createTestMailbox('pump')]);
 });
 afterAll(async () => {
   await Promise.all([db?.drop(), my?.drop()]);

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { FlightState } from '../../src/domain/flight.ts';
 import type { Change } from '../../src/domain/changes.ts';
-import { FakeClock } from '../../src/platform/clock.ts';
 import { latestDayAfter, sweepCutoff } from '../../src/domain/archive.ts';
 import { FlightOverlay } from '../../src/write/pump/flightOverlay.ts';
 import { failureVerdict } from '../../src/write/pump/outcome.ts';
-import { Latch } from '../../src/write/pump/wakeup.ts';
 
 const cfg = { maxAttempts: 4, headDeadlineMs: 10_000, backoffMs: [1000, 2000, 4000], backoffCapMs: 3000 };
 const t0 = new Date('2025-03-14T00:00:00Z');
@@ -46,39 +44,6 @@ describe('failureVerdict', () => {
     const v = failureVerdict(big, at(10_000), { attempts: 2, firstFailureAt: t0 }, 'INFRA', 'timeout');
     expect(v).toMatchObject({ kind: 'Dead', errorClass: 'EXHAUSTED', causeClass: 'INFRA', attempt: 3 });
     expect(v.error).toContain('head deadline 10000 ms');
-  });
-});
-
-describe('Latch', () => {
-  it('returns at once when fired after arm(), else waits for fire, the clock or abort', async () => {
-    const clock = new FakeClock();
-    const latch = new Latch();
-    const stop = new AbortController();
-    latch.arm();
-    latch.fire();
-    await latch.wait(clock, 1000, stop.signal);
-    expect(clock.pendingSleepers).toBe(0);
-
-    latch.arm();
-    let woke = false;
-    const p = latch.wait(clock, 1000, stop.signal).then(() => (woke = true));
-    await Promise.resolve();
-    expect(woke).toBe(false);
-    clock.advance(1000);
-    await p;
-    expect(woke).toBe(true);
-
-    latch.arm();
-    const q = latch.wait(clock, 60_000, stop.signal);
-    latch.fire();
-    await q;
-    expect(clock.pendingSleepers).toBe(0); // the timer is cancelled, not left behind
-
-    latch.arm();
-    const r = latch.wait(clock, 60_000, stop.signal);
-    stop.abort();
-    await r;
-    expect(clock.pendingSleepers).toBe(0);
   });
 });
 

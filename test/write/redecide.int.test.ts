@@ -14,7 +14,7 @@ import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { replay } from '../../src/write/replay/replay.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { startKafkaBroker, type KafkaTestBroker } from '../support/kafka/broker.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { startApp, type RunningApp } from './support/appHarness.ts';
 import { loadScenario } from './support/writeHarness.ts';
 

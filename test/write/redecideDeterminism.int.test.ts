@@ -6,21 +6,17 @@
  * affected flights differs, and `msgx redecide --apply` (the real command) moves them by exactly the
  * offset difference through a Correction.
  */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateDay } from '../../bench/generate.ts';
 import type { ReadDecision } from '../../src/write/redecide/decodedPage.ts';
 import { inlinePageReader, WorkerPageReader, type PageReader } from '../../src/write/redecide/pageReader.ts';
 import { runRedecide, WORKER_PAGES } from '../../src/write/redecide/runRedecide.ts';
 import { listScenarioNames } from '../support/corpusDir.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { runMsgx } from '../support/msgxProcess.ts';
 import { appEnv, startApp, type RunningApp } from './support/appHarness.ts';
 import { loadScenario } from './support/writeHarness.ts';
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EMPTY = { differingMessages: [], differingFlights: [], replayableMessages: [] };
 
 let db: TestDatabase | undefined;
@@ -42,8 +38,8 @@ async function runDay(label: string, xmls: readonly string[], env: Record<string
 
 /** `msgx redecide …` as a process; stdout parsed as the one JSON object. */
 async function redecideCli(args: readonly string[], env: Record<string, string>): Promise<Record<string, any>> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MSGX_')));
-  const { stdout } = await run(process.execPath, ['bin/msgx.js', 'redecide', ...args], { cwd: ROOT, env: { ...inherited, ...env }, maxBuffer: 64 << 20 });
+  const { code, stdout, stderr } = await runMsgx(['redecide', ...args], env);
+  if (code !== 0) throw new Error(`msgx redecide ${args.join(' ')} exited ${code}:\n${stderr}`);
   return JSON.parse(stdout) as Record<string, any>;
 }
 

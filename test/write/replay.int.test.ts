@@ -5,8 +5,7 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
 import { replay } from '../../src/write/replay/replay.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { MALFORMED_XML, adft, badTime, estt, unsupported } from './support/messages.ts';
 import {
@@ -14,13 +13,13 @@ import {
 } from './support/writeHarness.ts';
 
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 let rt: Runtime;
 let w: Writer;
 let ids: string[];
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('replay'), createTestMysql('replay')]);
+  [db, my] = await Promise.all([createTestDatabase('replay'), createTestMailbox('replay')]);
   ids = [];
   for (const x of [adft(1, '885001'), unsupported(2, '885001'), badTime(3, '885001'), MALFORMED_XML, estt(4, '885001', '14MAR250812')]) {
     ids.push(await insertCminmsgs(my, x));

@@ -14,7 +14,7 @@ import { readHead } from '../../src/write/delivery/outboxRows.ts';
 import { checkFence } from '../../src/write/pump/commitDecisions.ts';
 import { createWriterLock, LEASE_MS, PROBE_INTERVAL_MS, type WriterLock } from '../../src/write/writerLock.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcpProxy.ts';
 import { waitFor } from '../support/waitFor.ts';
 

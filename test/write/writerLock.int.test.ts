@@ -1,20 +1,17 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock, systemClock, type Clock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { createWriterLock, STANDBY_RETRY_MS, WriterLockHeldError, type WriterLock } from '../../src/write/writerLock.ts';
-import { createTestDatabase, type TestDatabase } from '../support/pg.ts';
-import { createTestMysql, type TestMysql } from '../support/mysql.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
+import { runMsgx } from '../support/msgxProcess.ts';
 import { waitFor } from '../support/waitFor.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let db: TestDatabase;
-let my: TestMysql;
+let my: TestMailbox;
 const locks: WriterLock[] = [];
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('writerlock'), createTestMysql('writerlock')]);
+  [db, my] = await Promise.all([createTestDatabase('writerlock'), createTestMailbox('writerlock')]);
 });
 afterAll(async () => {
   for (const l of locks) await l.stop();
@@ -74,14 +71,9 @@ describe('single writer (PostgreSQL advisory lock)', () => {
   it('`msgx start` refuses the writer role while another writer holds the lock', async () => {
     const holder = lock(false);
     await holder.start();
-    const child = spawn(process.execPath, ['bin/msgx.js', 'start', '--role', 'writer'], {
-      cwd: ROOT,
-      env: { ...process.env, MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: my.url, MSGX_HTTP_PORT: '0', MSGX_HTTP_HOST: '127.0.0.1', MSGX_LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const { code, stderr } = await runMsgx(['start', '--role', 'writer'], {
+      MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: my.url, MSGX_HTTP_PORT: '0', MSGX_HTTP_HOST: '127.0.0.1', MSGX_LOG_LEVEL: 'silent',
     });
-    let stderr = '';
-    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     expect(code).toBe(1);
     expect(stderr).toContain('another msgx writer is running');
     expect(stderr).toContain('--standby');

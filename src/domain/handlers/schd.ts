@@ -10,7 +10,9 @@
  *
  * Deletion by a snapshot is per operation day (interface.md): the flights of a day that the
  * message lacks are deleted only within [earliest SODT, latest SODT] of that day's own records,
- * and a day with a single record deletes nothing else.
+ * and a day with a single record deletes nothing else. A RESP that answers one of our plan
+ * requests (its RMID names the request, planRequests.ts) deletes within the requested window
+ * STDB–STDE instead, whatever its records cover — an empty RESP empties the window.
  *
  * Upsert: a new flight is created with the record's fields and lists (absent → null / empty).
  * An existing flight gets only what the record changes: elements absent from the record leave the
@@ -23,11 +25,13 @@ import type { FlightState } from '../flight.ts';
 import { compareFlids } from '../flid.ts';
 import { listsOf } from '../lists.ts';
 import type { FlightRecord, SchdMessage } from '../message.ts';
+import type { RequestedWindow } from '../planRequests.ts';
 import { fieldChanges, listChanges } from './diff.ts';
 import { WorkingSet } from './workingSet.ts';
 
 // 2: the whole interface (new elements, units set as a whole, deletion window per operation day).
-export const SCHD_SNAPSHOT_VERSION = 2;
+// 3: a RESP answering one of our plan requests deletes within the requested window.
+export const SCHD_SNAPSHOT_VERSION = 3;
 export const SCHD_UPSERT_VERSION = 2;
 export const SCHD_DELETE_VERSION = 1;
 
@@ -83,7 +87,14 @@ function recordsByDay(ws: WorkingSet, records: readonly FlightRecord[], dayOf: M
   return out;
 }
 
-export function decideSchdSnapshot(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage & { styp: 'DNLD' | 'RESP' }): Change[] {
+/**
+ * `requested`: the window of our plan request that this RESP answers (requestedWindowFor), if any.
+ */
+export function decideSchdSnapshot(
+  flights: ReadonlyMap<string, FlightState>,
+  msg: SchdMessage & { styp: 'DNLD' | 'RESP' },
+  requested?: RequestedWindow,
+): Change[] {
   const ws = new WorkingSet(flights);
   const today = msg.meta.localDate;
   const summary: PlanSnapshotApplied = {
@@ -97,24 +108,16 @@ export function decideSchdSnapshot(flights: ReadonlyMap<string, FlightState>, ms
     const outcome = upsert(ws, rec, today);
     if (outcome !== 'unchanged') summary[outcome] += 1;
   }
-  const { start, end } = windowOf(msg.records);
-  if (start !== undefined && end !== undefined) {
-    summary.windowStart = start;
-    summary.windowEnd = end;
+  const windowFor = requested !== undefined ? requestedWindow(summary, requested) : recordsWindows(ws, msg.records, dayOf, summary);
+  if (windowFor !== undefined) {
     const inMessage = new Set(msg.records.map((r) => r.flid));
-    // Per operation day: [earliest, latest] SODT of that day's own records; one record deletes nothing.
-    const windows = new Map<string, { start: string; end: string }>();
-    for (const [day, recs] of recordsByDay(ws, msg.records, dayOf)) {
-      const w = windowOf(recs);
-      if (recs.length > 1 && w.start !== undefined && w.end !== undefined) windows.set(day, { start: w.start, end: w.end });
-    }
     const doomed: string[] = [];
     for (const flid of ws.flids()) {
       if (inMessage.has(flid)) continue;
       const state = ws.get(flid);
-      if (state === undefined || state.deleted) continue;
-      const w = windows.get(state.operationDay);
-      if (w === undefined || state.operationDay < today || !inWindow(state, w.start, w.end)) continue;
+      if (state === undefined || state.deleted || state.operationDay < today) continue;
+      const w = windowFor(state.operationDay);
+      if (w === undefined || !inWindow(state, w.start, w.end)) continue;
       doomed.push(flid);
     }
     // In numeric flid order, so the same message always yields the same change list.
@@ -125,6 +128,38 @@ export function decideSchdSnapshot(flights: ReadonlyMap<string, FlightState>, ms
   }
   ws.note(summary);
   return ws.changes;
+}
+
+type Window = { start: string; end: string };
+/** The deletion window of a flight's operation day (undefined: nothing of that day is deleted). */
+type WindowFor = (operationDay: string) => Window | undefined;
+
+/** Our plan request: one window for every day, the summary names the request. */
+function requestedWindow(summary: PlanSnapshotApplied, requested: RequestedWindow): WindowFor {
+  const w = { start: requested.start, end: requested.end };
+  summary.windowStart = w.start;
+  summary.windowEnd = w.end;
+  summary.request = requested.mgid;
+  return () => w;
+}
+
+/**
+ * Per operation day: [earliest, latest] SODT of that day's own records; a day with one record
+ * deletes nothing. The summary carries the whole message's window. Undefined: no records.
+ */
+function recordsWindows(
+  ws: WorkingSet, records: readonly FlightRecord[], dayOf: Map<string, string>, summary: PlanSnapshotApplied,
+): WindowFor | undefined {
+  const { start, end } = windowOf(records);
+  if (start === undefined || end === undefined) return undefined;
+  summary.windowStart = start;
+  summary.windowEnd = end;
+  const windows = new Map<string, Window>();
+  for (const [day, recs] of recordsByDay(ws, records, dayOf)) {
+    const w = windowOf(recs);
+    if (recs.length > 1 && w.start !== undefined && w.end !== undefined) windows.set(day, { start: w.start, end: w.end });
+  }
+  return (day) => windows.get(day);
 }
 
 /** SCHD/DEL: soft-delete the flights of the records (unknown or already deleted ones are left alone). */

@@ -22,12 +22,11 @@ import { emptyPending, flushPending, foldEvents, type PendingWrites } from '../f
 import { FLIGHTS_PROJECTOR } from '../../readModel/projectorNames.ts';
 import { FLIGHT_PROJECTION_TABLES, flightTables } from '../../readModel/flightTables.ts';
 import { JournaledMap } from '../journaledMap.ts';
-import { Channels } from '../../platform/channels.ts';
+import { Channels, notify } from '../../platform/channels.ts';
 import { ProgressTracker, type ProgressSink, type RebuildPhase } from './progress.ts';
 import { SCRATCH_SCHEMA, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
 import { swapTables } from './switchTables.ts';
 
-export const REBUILT_CHANNEL = 'msgx_rebuilt';
 /** Advisory lock key held by the session of a running rebuild. */
 const REBUILD_LOCK = 7_735_005;
 const SCRATCH = flightTables(SCRATCH_SCHEMA);
@@ -167,8 +166,8 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
           await session.query('UPDATE projection_checkpoint SET position = $2::bigint, updated_at = $3 WHERE name = $1', [
             FLIGHTS_PROJECTOR, position, clock.now(),
           ]);
-          await session.query('SELECT pg_notify($1, $2)', [Channels.projection, `${FLIGHTS_PROJECTOR}:${position}`]);
-          await session.query('SELECT pg_notify($1, $2)', [REBUILT_CHANNEL, FLIGHTS_PROJECTOR]);
+          await notify(session, Channels.projection, `${FLIGHTS_PROJECTOR}:${position}`);
+          await notify(session, Channels.rebuilt, FLIGHTS_PROJECTOR);
         });
         fold.commit();
         break;

@@ -15,7 +15,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
 import type { DecisionEvent } from '../../log/readDecisions.ts';
 import { headPosition } from '../../log/readDecisions.ts';
-import { Channels } from '../../platform/channels.ts';
+import { Channels, notify } from '../../platform/channels.ts';
 import { REFERENCE_PROJECTOR } from './referenceProjector.ts';
 import { emptyPendingReference, foldReferenceEvents } from './referenceFold.ts';
 import { writeReference } from './writeReference.ts';
@@ -90,7 +90,7 @@ export async function rebuildReference(opts: RebuildReferenceOptions): Promise<R
     await client.query('UPDATE projection_checkpoint SET position = $2::bigint, updated_at = $3 WHERE name = $1', [
       REFERENCE_PROJECTOR, head, opts.clock.now(),
     ]);
-    await client.query('SELECT pg_notify($1, $2)', [Channels.projection, `${REFERENCE_PROJECTOR}:${head}`]);
+    await notify(client, Channels.projection, `${REFERENCE_PROJECTOR}:${head}`);
     await client.query('COMMIT');
     const seconds = (opts.clock.now().getTime() - started) / 1000;
     opts.log.info({ position: head, events, records: pending.records.size, seasons: pending.seasons.size }, 'reference read models rebuilt');

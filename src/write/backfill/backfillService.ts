@@ -1,9 +1,8 @@
 import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
-import { crashPoint } from '../../platform/crashPoint.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
-import { Latch } from '../pump/wakeup.ts';
+import { Wakeup } from '../../platform/wakeup.ts';
 import { dueBackfills, markBackfilled, markBackfillFailed } from './backfillSql.ts';
 
 const BATCH = 500;
@@ -25,7 +24,7 @@ export interface Backfill extends Service {
 export function createBackfill(rt: Runtime): Backfill {
   const { pool, mailbox, clock, cfg } = rt;
   const log = rt.log.child({ role: 'backfill' });
-  const latch = new Latch();
+  const wakeup = new Wakeup();
   const stop = new AbortController();
   let loop: Promise<void> | undefined;
   let failing = false;
@@ -46,7 +45,7 @@ export function createBackfill(rt: Runtime): Backfill {
         await markBackfillFailed(pool, due, nextAt, error);
         return written;
       }
-      crashPoint('backfill.written');
+      rt.faults.reached('backfill.written');
       await markBackfilled(pool, due);
       if (failing) log.info('CMINMSGS backfill resumed');
       failing = false;
@@ -58,14 +57,14 @@ export function createBackfill(rt: Runtime): Backfill {
   async function run(): Promise<void> {
     const failures = new FailureStreak(log, 'backfill scanner cannot reach its database');
     while (!stop.signal.aborted) {
-      latch.arm();
+      const seen = wakeup.generation;
       try {
         await runOnce();
         failures.succeeded();
       } catch (err) {
         failures.failed(err);
       }
-      await latch.wait(clock, failures.count > 0 ? outageRetryDelay(cfg, failures.count) : cfg.pollIntervalMs, stop.signal);
+      await wakeup.wait(seen, failures.count > 0 ? outageRetryDelay(cfg, failures.count) : cfg.pollIntervalMs, clock, stop.signal);
     }
   }
 
@@ -76,10 +75,9 @@ export function createBackfill(rt: Runtime): Backfill {
     },
     async stop() {
       stop.abort();
-      latch.fire();
       await loop;
     },
-    kick: () => latch.fire(),
+    kick: () => wakeup.notify(),
     runOnce,
   };
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Config } from '../../platform/config.ts';
-import { crashPoint } from '../../platform/crashPoint.ts';
 import type { Queryable } from '../../platform/db.ts';
+import type { Faults } from '../../platform/faults.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import { claimRows } from './claimRows.ts';
@@ -20,6 +20,8 @@ export interface DeliveryContext {
   readonly fence?: WriterFence;
   /** claimRows' grace for rows claimed by an older epoch (default CLAIM_GRACE_MS). */
   readonly claimGraceMs?: number;
+  /** The fault port at 'delivery.<target>.acked' (default none). */
+  readonly faults?: Faults;
 }
 
 export type StepResult =
@@ -72,7 +74,7 @@ export async function deliverRows(
     else ctx.log.warn({ ...fields, nextAttemptAt: outcome.nextAttemptAt }, 'delivery failed; head waits for its backoff');
     return { ok: false, failure };
   }
-  crashPoint(`delivery.${target}.acked`);
+  ctx.faults?.reached(`delivery.${target}.acked`);
   await markSent(
     ctx.pool,
     rows.map((r, i) => ({ eventId: r.eventId, ref: refs[i] ?? null })),

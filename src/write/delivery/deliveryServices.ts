@@ -36,6 +36,7 @@ export function createDeliveryServices(
     log,
     idlePollMs: Math.max(rt.cfg.pollIntervalMs, 5000),
     fence: opts.fence,
+    faults: rt.faults,
     // In shadow mode nothing is inserted into COUTMSGS: its target does not run at all.
     ...(mode.shadow ? { targets: ['KAFKA_MSG', 'KAFKA_SCHD'] as const } : {}),
   });

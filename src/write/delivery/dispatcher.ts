@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import type { Config } from '../../platform/config.ts';
+import type { Faults } from '../../platform/faults.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import type { Service } from '../../platform/service.ts';
@@ -8,11 +9,13 @@ import type { WriterFence } from '../../platform/writerFence.ts';
 import { createCoutmsgsWorker } from './coutmsgsWorker.ts';
 import type { DeliveryContext, TargetWorker } from './deliverRows.ts';
 import type { KafkaSink } from './kafkaSink.ts';
-import { createListener, Latch, type Listener } from '../pump/wakeup.ts';
+import { createListener, type Listener } from '../../platform/listen.ts';
+import { Wakeup } from '../../platform/wakeup.ts';
 import { createMsgWorker } from './msgWorker.ts';
 import { createSchdWorker } from './schdWorker.ts';
-import { isTarget, OUTBOX_CHANNEL, TARGETS, type Target } from './targets.ts';
+import { isTarget, TARGETS, type Target } from './targets.ts';
 import { runTargetLoop } from './targetLoop.ts';
+import { Channels } from '../../platform/channels.ts';
 
 export interface DispatcherDeps {
   readonly pool: pg.Pool;
@@ -33,6 +36,8 @@ export interface DispatcherDeps {
   readonly claimGraceMs?: number;
   /** The targets to drain (default all; shadow mode leaves out COUTMSGS). */
   readonly targets?: readonly Target[];
+  /** The fault port at the delivery crash points (default none). */
+  readonly faults?: Faults;
 }
 
 export interface Dispatcher extends Service {
@@ -47,7 +52,7 @@ export interface Dispatcher extends Service {
  */
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const log = deps.log;
-  const ctx: DeliveryContext = { pool: deps.pool, clock: deps.clock, cfg: deps.cfg, log, fence: deps.fence, claimGraceMs: deps.claimGraceMs };
+  const ctx: DeliveryContext = { pool: deps.pool, clock: deps.clock, cfg: deps.cfg, log, fence: deps.fence, claimGraceMs: deps.claimGraceMs, faults: deps.faults };
   const workers: Record<Target, TargetWorker> = {
     KAFKA_MSG: createMsgWorker(ctx, deps.sink, { topic: deps.cfg.kafka.topicMsg, batchMax: deps.msgBatchMax ?? 200 }),
     KAFKA_SCHD: createSchdWorker(ctx, deps.sink, {
@@ -57,13 +62,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     }),
     COUTMSGS: createCoutmsgsWorker(ctx, deps.mailbox, deps.cfg.coutmsgsRoutingId),
   };
-  const latches: Record<Target, Latch> = { KAFKA_MSG: new Latch(), KAFKA_SCHD: new Latch(), COUTMSGS: new Latch() };
-  const wake = (target?: Target): void => (target ? latches[target].fire() : TARGETS.forEach((t) => latches[t].fire()));
+  const wakeups: Record<Target, Wakeup> = { KAFKA_MSG: new Wakeup(), KAFKA_SCHD: new Wakeup(), COUTMSGS: new Wakeup() };
+  const wake = (target?: Target): void => (target ? wakeups[target].notify() : TARGETS.forEach((t) => wakeups[t].notify()));
 
   const stop = new AbortController();
   const listener: Listener = createListener({
     url: deps.databaseUrl,
-    channels: [OUTBOX_CHANNEL],
+    channels: [Channels.outbox],
     // The payload names the target; anything else (or a reconnect, which may have missed some) wakes all.
     onNotify: (_channel, payload) => wake(payload !== undefined && isTarget(payload) ? payload : undefined),
     clock: deps.clock,
@@ -79,7 +84,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       await listener.start();
       log.info({ kafka: deps.sink.description, routingId: deps.cfg.coutmsgsRoutingId }, 'dispatcher started');
       loops = (deps.targets ?? TARGETS).map((t) =>
-        runTargetLoop(workers[t], latches[t], stop.signal, {
+        runTargetLoop(workers[t], wakeups[t], stop.signal, {
           clock: deps.clock,
           log: log.child({ target: t }),
           idlePollMs: deps.idlePollMs ?? 5000,

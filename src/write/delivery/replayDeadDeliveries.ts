@@ -3,7 +3,8 @@ import type { Clock } from '../../platform/clock.ts';
 import { withTransaction } from '../../platform/db.ts';
 import { appendDecisions, lockPipeline, type DecisionKind } from '../../log/appendDecisions.ts';
 import { compareIds } from './outboxRows.ts';
-import { OUTBOX_CHANNEL, type Target } from './targets.ts';
+import type { Target } from './targets.ts';
+import { Channels, notify } from '../../platform/channels.ts';
 
 export interface ReplayRequest {
   readonly target: Target;
@@ -52,7 +53,7 @@ export async function replayDeadDeliveries(pool: pg.Pool, clock: Clock, req: Rep
       [{ msgId: null, kind: DELIVERY_REPLAY_REQUESTED, flids, payload: { target: req.target, eventIds: replayed, ...(req.requestedBy ? { requestedBy: req.requestedBy } : {}) } }],
       clock.now(),
     );
-    await c.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, req.target]);
+    await notify(c, Channels.outbox, req.target);
     return { replayed, notDead, position: position ?? null };
   });
 }

@@ -1,7 +1,7 @@
 import { FailureStreak } from '../../platform/failureStreak.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { Latch } from '../pump/wakeup.ts';
+import type { Wakeup } from '../../platform/wakeup.ts';
 import type { StepResult, TargetWorker } from './deliverRows.ts';
 
 export interface TargetLoopOptions {
@@ -15,12 +15,12 @@ export interface TargetLoopOptions {
 
 /**
  * Run one target: step while there is work; otherwise sleep until the head is due, the idle
- * poll comes round, or the latch fires (LISTEN msgx_outbox). Returns once `stop` is aborted.
+ * poll comes round, or `wakeup` is notified (LISTEN msgx_outbox). Returns once `stop` is aborted.
  */
-export async function runTargetLoop(worker: TargetWorker, latch: Latch, stop: AbortSignal, opts: TargetLoopOptions): Promise<void> {
+export async function runTargetLoop(worker: TargetWorker, wakeup: Wakeup, stop: AbortSignal, opts: TargetLoopOptions): Promise<void> {
   const failures = new FailureStreak(opts.log.child({ target: worker.target }), 'dispatcher step failed; will retry', 'dispatcher resumed');
   while (!stop.aborted) {
-    latch.arm();
+    const seen = wakeup.generation;
     let result: StepResult;
     try {
       result = await worker.step();
@@ -31,6 +31,6 @@ export async function runTargetLoop(worker: TargetWorker, latch: Latch, stop: Ab
     }
     if (result.kind === 'worked') continue;
     const ms = result.kind === 'idle' ? opts.idlePollMs : result.until.getTime() - opts.clock.now().getTime();
-    await latch.wait(opts.clock, ms, stop);
+    await wakeup.wait(seen, ms, opts.clock, stop);
   }
 }

@@ -1,4 +1,3 @@
-import { crashPoint } from '../../platform/crashPoint.ts';
 import { withTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { InboxRow, InboxRowSize, Mailbox } from '../../platform/mailbox/port.ts';
@@ -7,6 +6,7 @@ import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
 import { advanceWatermark, copyInbox, lockWatermark, readWatermark } from './copyInbox.ts';
 import { expireGaps, expiredUnseenGaps, markAppeared, openGaps, recordGaps, recordIdRange, type OpenGap } from './gaps.ts';
+import { Channels, notify } from '../../platform/channels.ts';
 
 /** Open gaps rescanned per poll (the lowest ones: those block the pump). */
 const GAP_RESCAN_LIMIT = 1000;
@@ -75,7 +75,7 @@ async function readChosen(mailbox: Mailbox, ids: readonly string[]): Promise<Inb
  * `GapExpired` decision per expired gap — ONE transaction, NOTIFY msgx_inbox on commit.
  */
 export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newPollState()): Promise<PollResult> {
-  const { pool, mailbox, cfg, clock } = rt;
+  const { pool, mailbox, cfg, clock, faults } = rt;
   const now = clock.now();
   const watermark = await readWatermark(pool, INBOX_SOURCE);
   // Sizes first, XML only for what fits the budget: gap rows (they block the pump), late rows,
@@ -108,9 +108,9 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
     const top = rows.length > 0 ? rows[rows.length - 1]!.id : watermark;
     if (rows.length > 0) await advanceWatermark(c, INBOX_SOURCE, top, now);
     if (copied.length > 0 || appeared.length > 0 || expired.length > 0) {
-      await c.query("SELECT pg_notify('msgx_inbox', $1)", [top]);
+      await notify(c, Channels.inbox, top);
     }
-    if (copied.length > 0) crashPoint('ingest.uncommitted');
+    if (copied.length > 0) faults.reached('ingest.uncommitted');
     return {
       read: rows.length,
       copied: copied.length,
@@ -123,7 +123,7 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
     };
   });
   state.lateAfter = nextLateAfter;
-  if (result.copied > 0) crashPoint('ingest.committed');
+  if (result.copied > 0) faults.reached('ingest.committed');
   return result;
 }
 

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { FlightsArchived } from '../../domain/changes.ts';
 import type { Meta } from '../../domain/message.ts';
-import { crashPoint } from '../../platform/crashPoint.ts';
 import { SqlState, sqlState, withTransaction, type PoolClient } from '../../platform/db.ts';
+import type { Faults } from '../../platform/faults.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
 import { appendDecisions, lockPipeline, type NewDecision } from '../../log/appendDecisions.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
@@ -48,6 +48,8 @@ export interface CommitOptions {
    * waits for this commit, and every later commit of ours sees it). Absent: unfenced.
    */
   readonly fence?: WriterFence;
+  /** The fault port at 'pump.uncommitted' (default none). */
+  readonly faults?: Faults;
 }
 
 /** writer_fence still carries `fence`'s epoch, or FencedError; the row stays share-locked until COMMIT. */
@@ -93,7 +95,7 @@ export async function commitDecisions(
       }
       await advanceProcStates(c, items, positions, now, opts.writeBack ?? true);
       await recordMeta(c, items);
-      crashPoint('pump.uncommitted');
+      opts.faults?.reached('pump.uncommitted');
       opts.fence?.assertHeld(); // the lease is still fresh at COMMIT
       return { ok: true as const, positions, sweepPositions, recordedAt: now };
     });

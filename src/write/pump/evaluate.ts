@@ -1,6 +1,7 @@
 import { decide, type Decider, type Decision } from '../../domain/decide.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Message } from '../../domain/message.ts';
+import type { PlanRequests } from '../../domain/planRequests.ts';
 import { EMPTY_REFERENCE, type ReferenceState } from '../../domain/reference/state.ts';
 import type { Config } from '../../platform/config.ts';
 import { decodeHead, type DecodedHead } from './decodeHead.ts';
@@ -13,6 +14,8 @@ export interface JudgeContext {
   readonly flights: ReadonlyMap<string, FlightState>;
   /** The reference store (reference messages are decided against it); empty when absent. */
   readonly reference?: ReferenceState;
+  /** Our plan requests (a RESP naming one deletes within its window); none when absent. */
+  readonly planRequests?: PlanRequests;
   /** The message that already holds the head's identity (see identityToCheck), if any. */
   readonly owner: string | null;
   /** The handlers (default: the registry's, `decide`); a test may inject another set. */
@@ -67,7 +70,7 @@ export function judge(head: Pick<Head, 'msgId' | 'attempts' | 'firstFailureAt'>,
   let decision;
   try {
     // With its msg id: a replayed message does not overwrite what a later one set (stale).
-    decision = (ctx.decide ?? decide)(ctx.flights, message, ctx.reference ?? EMPTY_REFERENCE, { msgId: head.msgId });
+    decision = (ctx.decide ?? decide)(ctx.flights, message, ctx.reference ?? EMPTY_REFERENCE, { msgId: head.msgId, ...(ctx.planRequests ? { planRequests: ctx.planRequests } : {}) });
   } catch (err) {
     const error = `decide failed: ${err instanceof Error ? err.message : String(err)}`;
     return { ...failureVerdict(ctx.cfg, ctx.now, head, 'CODEC_ERROR', error), identity, meta: message.meta };

@@ -1,6 +1,5 @@
 import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
-import { crashPoint } from '../../platform/crashPoint.ts';
 import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
@@ -14,7 +13,8 @@ import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
 import { findHeads, identityOwners, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
 import { failureVerdict, type Outcome } from './outcome.ts';
-import { createListener, Latch } from './wakeup.ts';
+import { createListener } from '../../platform/listen.ts';
+import { Wakeup } from '../../platform/wakeup.ts';
 import { Channels } from '../../platform/channels.ts';
 import type { WriteModel } from './writeModel.ts';
 import { BlockedHeadWarning, warnOperatorWork } from './pumpWarnings.ts';
@@ -62,7 +62,7 @@ type Step = 'decided' | 'again';
 /**
  * The single writer's main loop (docs/contract/system.md §5, invariants 1–4): strict FIFO over the smallest
  * unfinished id below the lowest open gap; a FAILED head waiting for its backoff blocks everything
- * behind it. Sleeps on a latch fired by NOTIFY msgx_inbox, the backoff deadline, or a fallback
+ * behind it. Sleeps on a Wakeup notified by NOTIFY msgx_inbox, the backoff deadline, or a fallback
  * timer of MSGX_POLL_INTERVAL_MS — never a busy loop.
  */
 export function createPump(rt: Runtime, opts: PumpOptions): Pump {
@@ -70,7 +70,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   const log = rootLog.child({ role: 'pump' });
   const model = opts.model;
   const writeBack = opts.writeBack ?? true;
-  const latch = new Latch();
+  const wakeup = new Wakeup();
   const stop = new AbortController();
   const listener = createListener({
     url: rt.databaseUrl,
@@ -78,7 +78,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     onNotify: (channel) => {
       // A projection rebuild (possibly with fixed evolve code) asks writers to fold the log afresh.
       if (channel === Channels.rebuilt) reloadRequested = true;
-      latch.fire();
+      wakeup.notify();
     },
     clock,
     log,
@@ -96,7 +96,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     let lastErr: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack, fence: opts.fence }));
+        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }));
       } catch (err) {
         if (err instanceof FencedError) throw err; // not ours to decide any more: no retry, no INFRA record
         lastErr = err;
@@ -116,7 +116,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     log.warn({ err: lastErr, msgId: head.msgId }, 'decision transaction failed; recording INFRA failure');
     const infra: Outcome = { ...failureVerdict(cfg, now, head, 'INFRA', error), identity: null, meta: null };
     const items = [{ head, outcome: infra }];
-    await settle(items, await commitDecisions(pool, items, basis, now, { writeBack, fence: opts.fence }));
+    await settle(items, await commitDecisions(pool, items, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }));
     return 'again';
   }
 
@@ -127,7 +127,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       await model.catchUp(pool);
       return 'again';
     }
-    crashPoint('pump.committed');
+    rt.faults.reached('pump.committed');
     let inOrder = true;
     group.forEach(({ head, outcome, sweeps }, k) => {
       inOrder &&= model.apply(res.positions[k]!, head.msgId, res.recordedAt, outcome.kind === 'Applied' ? outcome.changes : []);
@@ -191,7 +191,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     for (const [k, { head, read }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
+      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, planRequests: model.planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];
@@ -233,7 +233,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   async function run(): Promise<void> {
     const failures = new FailureStreak(log, 'pump cannot reach its database; retrying with backoff', 'pump resumed');
     while (!stop.signal.aborted) {
-      latch.arm();
+      const seen = wakeup.generation;
       const gen = ++scans;
       let sleepMs: number;
       try {
@@ -253,7 +253,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       const due = drainWaiters.filter((w) => w.after < gen);
       drainWaiters = drainWaiters.filter((w) => w.after >= gen);
       for (const w of due) w.resolve();
-      await latch.wait(clock, sleepMs, stop.signal);
+      await wakeup.wait(seen, sleepMs, clock, stop.signal);
     }
   }
 
@@ -268,7 +268,6 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     },
     async stop() {
       stop.abort();
-      latch.fire();
       await loop;
       await listener.stop();
       for (const w of drainWaiters) w.resolve();
@@ -277,9 +276,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     drained() {
       return new Promise<void>((resolve) => {
         drainWaiters.push({ after: scans, resolve });
-        latch.fire();
+        wakeup.notify();
       });
     },
-    wake: () => latch.fire(),
+    wake: () => wakeup.notify(),
   };
 }

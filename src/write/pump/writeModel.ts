@@ -4,6 +4,7 @@ import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
+import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
 
 const PAGE = 5000;
 
@@ -18,6 +19,8 @@ export class WriteModel {
   readonly flights = new Map<string, FlightState>();
   /** The reference store (kind → code → elements), folded from the same log; replaced, never edited. */
   reference: ReferenceState = EMPTY_REFERENCE;
+  /** Our plan requests (MGID → window), folded from the same log. */
+  planRequests: PlanRequests = NO_PLAN_REQUESTS;
   private pos = 0n;
   private latest: string | null = null;
   private catchingUp: Promise<number> | undefined;
@@ -47,6 +50,7 @@ export class WriteModel {
     await this.catchingUp?.catch(() => undefined);
     this.flights.clear();
     this.reference = EMPTY_REFERENCE;
+    this.planRequests = NO_PLAN_REQUESTS;
     this.pos = 0n;
     this.latest = null;
     return this.catchUp(q);
@@ -62,6 +66,7 @@ export class WriteModel {
     if (changes.length > 0) {
       applyDecision(this.flights, { position, msgId, recordedAt: recordedAt.toISOString(), changes });
       this.reference = foldReference(this.reference, changes);
+      this.planRequests = foldPlanRequests(this.planRequests, changes);
     }
     this.latest = latestDayAfter(this.latest, changes);
     this.pos = p;

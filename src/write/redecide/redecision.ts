@@ -26,6 +26,7 @@ import type { Decider } from '../../domain/decide.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
+import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
 import { ENVELOPE_FIELDS, flightDiff, isEmptyDiff, type FlightDiff } from '../../domain/flightDiff.ts';
 import { compareFlids } from '../../domain/flid.ts';
 import type { Config } from '../../platform/config.ts';
@@ -126,6 +127,8 @@ export class Redecision {
   private readonly handlers = new Map<string, Map<string, number>>();
   /** The re-decided reference store (reference messages are decided against it, as in the pump). */
   private refNew: ReferenceState = EMPTY_REFERENCE;
+  /** Our plan requests (recorded decisions, the same on both sides). */
+  private requests: PlanRequests = NO_PLAN_REQUESTS;
   /** The latest operation day of the re-decided traffic (the sweep's "today"). */
   private latestNew: string | null = null;
   private pos: string;
@@ -150,6 +153,7 @@ export class Redecision {
           applyDecision(r.logFlights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
           r.latestNew = latestDayAfter(r.latestNew, changes);
           r.refNew = foldReference(r.refNew, changes);
+          r.requests = foldPlanRequests(r.requests, changes);
         }
         after = d.position;
       }
@@ -210,6 +214,7 @@ export class Redecision {
       this.fold(this.newFlights, d, changes);
       this.latestNew = latestDayAfter(this.latestNew, changes);
       this.refNew = foldReference(this.refNew, changes);
+      this.requests = foldPlanRequests(this.requests, changes);
     }
   }
 
@@ -245,7 +250,7 @@ export class Redecision {
     const identity = read.ok ? read.identity : null;
     const holder = identity === null ? undefined : this.bound.get(identity);
     const owner = holder === undefined || holder === msgId ? null : holder;
-    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, reference: this.refNew, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
+    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, reference: this.refNew, planRequests: this.requests, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
     const before = loggedOutcome(d);
     const after = decidedOutcome(outcome);
     const entry = (): Entry => {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import { withTransaction } from '../../platform/db.ts';
 import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
+import { Channels, notify } from '../../platform/channels.ts';
 
 export const REPLAY_CLASSES = ['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED'] as const;
 export type ReplayClass = (typeof REPLAY_CLASSES)[number];
@@ -88,7 +89,7 @@ export async function replay(pool: pg.Pool, clock: Clock, filter: ReplayFilter):
         WHERE msg_id = ANY($1::bigint[])`,
       [rows.map((r) => r.msg_id), now],
     );
-    await c.query("SELECT pg_notify('msgx_inbox', 'replay')");
+    await notify(c, Channels.inbox, 'replay');
     return rows.map((r, i) => ({
       msgId: r.msg_id,
       fromState: r.state,

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../platform/db.ts';
+import type pg from 'pg';
 import { localDate, localInstant, nextDate } from './aodbTime.ts';
 import { registerRequest, type RegisteredRequest } from './registerRequest.ts';
 import { dailyRunToday, nextDayWindow } from './requestWindow.ts';
@@ -21,7 +21,7 @@ export interface DailyOutcome {
  * The daily plan request: from `at` (airport time) on, the next local day must have one request
  * (req_track.daily_for). A missed time (msgx was down) is caught up at once, never twice.
  */
-export async function runDailyRequest(db: Queryable, s: DailySchedule, now: Date): Promise<DailyOutcome> {
+export async function runDailyRequest(db: pg.Pool, s: DailySchedule, now: Date): Promise<DailyOutcome> {
   const dueAt = dailyRunToday(now, s.at, s.tz);
   const [h, m] = s.at.split(':').map(Number) as [number, number];
   const tomorrowRun = localInstant(nextDate(localDate(now, s.tz)), h, m, s.tz);

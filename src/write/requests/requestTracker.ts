@@ -1,6 +1,7 @@
 import { FailureStreak } from '../../platform/failureStreak.ts';
 import type { Service } from '../../platform/service.ts';
-import { createListener, Latch } from '../pump/wakeup.ts';
+import { createListener } from '../../platform/listen.ts';
+import { Wakeup } from '../../platform/wakeup.ts';
 import { answerRequests } from './answerRequests.ts';
 import { runDailyRequest } from './dailyRequest.ts';
 import { expireRequests, nextRequestDue } from './expireRequests.ts';
@@ -9,6 +10,7 @@ import { localDate, localInstant, nextDate } from './aodbTime.ts';
 import { dailyRunToday, nextDayWindow } from './requestWindow.ts';
 import { sendRequests, type RequestDeps } from './sendRequests.ts';
 import { requestReferenceAtStart } from './requestReference.ts';
+import { Channels } from '../../platform/channels.ts';
 
 export interface RequestTrackerDeps extends RequestDeps {
   /** For LISTEN msgx_decision. */
@@ -31,12 +33,12 @@ export interface RequestTrackerDeps extends RequestDeps {
  */
 export function createRequestTracker(deps: RequestTrackerDeps): Service {
   const log = deps.log;
-  const latch = new Latch();
+  const wakeup = new Wakeup();
   const stop = new AbortController();
   const listener = createListener({
     url: deps.databaseUrl,
-    channels: ['msgx_decision'],
-    onNotify: () => latch.fire(),
+    channels: [Channels.decision],
+    onNotify: () => wakeup.notify(),
     clock: deps.clock,
     log,
   });
@@ -99,7 +101,7 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
   const run = async (): Promise<void> => {
     const failures = new FailureStreak(log, 'request tracker round failed; will retry every second', 'request tracker resumed');
     while (!stop.signal.aborted) {
-      latch.arm();
+      const seen = wakeup.generation;
       let next: Date;
       try {
         next = await round();
@@ -108,7 +110,7 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
         failures.failed(err);
         next = new Date(deps.clock.now().getTime() + 1000);
       }
-      await latch.wait(deps.clock, next.getTime() - deps.clock.now().getTime(), stop.signal);
+      await wakeup.wait(seen, next.getTime() - deps.clock.now().getTime(), deps.clock, stop.signal);
     }
   };
 

@@ -11,7 +11,7 @@ import type { Clock } from '../../../src/platform/clock.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { silentLogger, type Logger } from '../../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../../src/platform/runtime.ts';
-import type { TestDatabase } from '../../support/pg.ts';
+import type { TestDatabase } from '../../support/databases.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { readScenario, scenarioNames } from '../../projections/support/corpus.ts';
 

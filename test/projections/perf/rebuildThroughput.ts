@@ -21,7 +21,7 @@ import { createFlightProjector } from '../../../src/projections/flightProjector.
 import { formatProgress } from '../../../src/projections/rebuild/progress.ts';
 import { rebuildFlights } from '../../../src/projections/rebuild/rebuildFlights.ts';
 import { runBatch } from '../../../src/projections/runBatch.ts';
-import { createEmptyDatabase } from '../../support/pg.ts';
+import { createTestDatabase } from '../../support/databases.ts';
 import { appendBatch, type DecisionInput } from '../support/appendDecision.ts';
 
 const EVENTS = Number(process.argv[2] ?? 200_000);
@@ -80,7 +80,7 @@ async function backendCpu(pool: import('pg').Pool): Promise<Map<number, number>>
 const cpuSince = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, t]) => sum + t - (before.get(pid) ?? 0), 0);
 
-const db = await createEmptyDatabase('perf');
+const db = await createTestDatabase('perf', { migrated: false });
 const out = (s: string) => process.stderr.write(`${s}\n`);
 try {
   await migrate(db.pool);

@@ -11,7 +11,7 @@ import { toFlightView } from '../../../src/domain/flightView.ts';
 import type { Queryable } from '../../../src/platform/db.ts';
 import { FLIGHT_PROJECTION_TABLES } from '../../../src/readModel/flightTables.ts';
 import type { StoredRecord } from '../../support/kafka/broker.ts';
-import type { TestMysql } from '../../support/mysql.ts';
+import type { TestMailbox } from '../../support/databases.ts';
 import { terminalCounts, type DecisionRow, type ProcRow } from '../../write/support/writeHarness.ts';
 
 /** JSON with object keys sorted (jsonb does not keep key order). */
@@ -195,7 +195,7 @@ export function snapshotDifferences(live: Record<string, string[]>, rebuilt: Rec
 const STATUS_OF: Record<string, string> = { SUCCEEDED: 'PROCESSED', SKIPPED: 'SKIPPED', DEAD: 'DEAD', PARKED: 'PARKED' };
 
 /** Every CMINMSGS row has CMINMSGS_STATUS (matching its proc_state) and CMINMSGS_DATE_PROCESSED; every write-back DONE. */
-export async function backfillProblems(my: TestMysql, procs: readonly ProcRow[]): Promise<string[]> {
+export async function backfillProblems(my: TestMailbox, procs: readonly ProcRow[]): Promise<string[]> {
   const [rows] = await my.pool.query('SELECT CMINMSGS_ID AS id, CMINMSGS_STATUS AS status, CMINMSGS_DATE_PROCESSED AS processed FROM CMINMSGS ORDER BY CMINMSGS_ID');
   const byId = new Map(procs.map((p) => [p.msg_id, p]));
   const out: string[] = [];

@@ -1,71 +1,20 @@
 /**
- * `node bin/msgx.js start --standby` as a child process for the crash matrix: started with the
- * given environment (plus, for a named crash point, MSGX_TEST_CRASH_AT), its output kept as a
- * short tail for failure messages, its exit observable.
+ * `msgx start --standby` as a child process for the crash matrix, through the test entry point
+ * crashMain.ts (for a named crash point with `--crash-at <point>:<n>`, so the child kills itself
+ * there): started with the given environment, its output kept as a short tail for failure
+ * messages, its exit observable.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { CRASH_AT_VARIABLE } from '../../../src/platform/crashPoint.ts';
 import type { Queryable } from '../../../src/platform/db.ts';
 import { WRITER_LOCK_KEY } from '../../../src/write/writerLock.ts';
+import { spawnMsgx, type MsgxProcess } from '../../support/msgxProcess.ts';
+import { CRASH_AT_OPTION } from './crashFaults.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const TAIL = 6000;
-
-export interface ChildExit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-}
-
-export interface MsgxChild {
-  readonly pid: number;
-  /** Date.now() at spawn. */
-  readonly startedAt: number;
-  readonly exit: Promise<ChildExit>;
-  /** The exit, once it happened. */
-  exited(): ChildExit | null;
-  /** Whether the harness sent a signal (a child that died of SIGKILL without one killed itself). */
-  signalled(): boolean;
-  kill(signal: NodeJS.Signals): void;
-  /** The last few KB of stdout + stderr (warn-level logs). */
-  output(): string;
-}
+/** Its output is the last few KB of stdout + stderr (warn-level logs). */
+export type MsgxChild = MsgxProcess;
 
 export function startMsgx(env: Readonly<Record<string, string>>, crashAt?: string): MsgxChild {
-  const inherited = { ...process.env };
-  delete inherited[CRASH_AT_VARIABLE];
-  const child = spawn(process.execPath, ['bin/msgx.js', 'start', '--standby'], {
-    cwd: ROOT,
-    env: { ...inherited, ...env, ...(crashAt ? { [CRASH_AT_VARIABLE]: crashAt } : {}) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let tail = '';
-  const keep = (b: Buffer) => {
-    tail = (tail + b.toString()).slice(-TAIL);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  let done: ChildExit | null = null;
-  let signalled = false;
-  const exit = new Promise<ChildExit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      done = { code, signal };
-      resolve(done);
-    });
-  });
-  return {
-    pid: child.pid ?? -1,
-    startedAt: Date.now(),
-    exit,
-    exited: () => done,
-    signalled: () => signalled,
-    kill(signal) {
-      if (done) return;
-      signalled = true;
-      child.kill(signal);
-    },
-    output: () => tail,
-  };
+  const crash = crashAt ? [CRASH_AT_OPTION, crashAt] : [];
+  return spawnMsgx([...crash, 'start', '--standby'], env, { script: 'test/reliability/support/crashMain.ts', keep: 6000 });
 }
 
 /** The backend pid of the session holding the writer lock of this database, or null. */

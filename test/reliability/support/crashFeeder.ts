@@ -4,7 +4,7 @@
  * the phase's `cap` — unless the pipeline is idle: then `idleChunk` more, so a crash point always
  * gets fresh work to hit.
  */
-import type { TestMysql } from '../../support/mysql.ts';
+import type { TestMailbox } from '../../support/databases.ts';
 import { insertCminmsgsBulk } from '../../write/support/writeHarness.ts';
 import { isIdle, terminal, type Progress } from './crashProgress.ts';
 
@@ -12,7 +12,7 @@ export class CrashFeeder {
   private sent = 0;
 
   constructor(
-    private readonly my: TestMysql,
+    private readonly my: TestMailbox,
     private readonly messages: readonly string[],
     private readonly opts: { readonly chunk: number; readonly idleChunk: number; readonly backlog: number },
   ) {}

@@ -5,7 +5,7 @@
  * standby while the current one holds the writer lock, and takes over when it dies.
  * Waiting is always on a condition (progress in the database, the lock, a child's exit), never a sleep.
  */
-import type { TestDatabase } from '../../support/pg.ts';
+import type { TestDatabase } from '../../support/databases.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { startMsgx, writerLockFree, writerLockHolder, type MsgxChild } from './crashChild.ts';
 import type { CrashFeeder } from './crashFeeder.ts';

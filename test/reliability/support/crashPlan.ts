@@ -1,11 +1,11 @@
 /**
  * Which kills one crash-matrix run makes, in which order: every named crash point once (the child
- * is started with MSGX_TEST_CRASH_AT=<point>:<hit> and kills itself there) and some SIGKILLs from
+ * is started with `--crash-at <point>:<hit>` (crashMain.ts) and kills itself there) and some SIGKILLs from
  * the harness at random moments (after a random amount of progress of a random stage, or a random
  * time after spawning — which may land in the middle of start-up).
  */
 import { rng } from '../../../bench/generate.ts';
-import type { CrashPoint } from '../../../src/platform/crashPoint.ts';
+import type { FaultPoint } from '../../../src/platform/faults.ts';
 import { STAGES, type Stage } from './crashProgress.ts';
 
 /**
@@ -13,7 +13,7 @@ import { STAGES, type Stage } from './crashProgress.ts';
  * `delivery.COUTMSGS.acked` (no COUTMSGS routes are configured by default, so nothing is sent
  * there) and `projector.esdb.*` (the EventStoreDB forwarder runs only with MSGX_ESDB_URL).
  */
-export const MATRIX_POINTS: readonly CrashPoint[] = [
+export const MATRIX_POINTS: readonly FaultPoint[] = [
   'ingest.uncommitted',
   'ingest.committed',
   'pump.uncommitted',
@@ -28,11 +28,11 @@ export const MATRIX_POINTS: readonly CrashPoint[] = [
 ];
 
 export type Kill =
-  | { readonly kind: 'point'; readonly point: CrashPoint; readonly hit: number }
+  | { readonly kind: 'point'; readonly point: FaultPoint; readonly hit: number }
   | { readonly kind: 'random'; readonly stage: Stage | 'uptime'; readonly after: number };
 
 export interface PlanOptions {
-  readonly points: readonly CrashPoint[];
+  readonly points: readonly FaultPoint[];
   /** How many of `points` one run kills at (drawn at random; all of them when it equals points.length). */
   readonly pointKills: number;
   readonly randomKills: number;

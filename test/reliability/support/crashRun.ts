@@ -14,8 +14,7 @@ import { silentLogger } from '../../../src/platform/logger.ts';
 import { foldLog } from '../../../src/log/foldLog.ts';
 import { rebuildFlights } from '../../../src/projections/rebuild/rebuildFlights.ts';
 import { startKafkaBroker } from '../../support/kafka/broker.ts';
-import { createTestMysql, type TestMysql } from '../../support/mysql.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/pg.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../../support/databases.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { decisions, insertCminmsgsBulk, procStates, startWriter, testRuntime, type DecisionRow } from '../../write/support/writeHarness.ts';
 import {
@@ -69,7 +68,7 @@ export interface CrashRunResult {
 
 interface Stores {
   readonly db: TestDatabase;
-  readonly my: TestMysql;
+  readonly my: TestMailbox;
 }
 
 async function referenceRun(ref: Stores, messages: readonly string[]): Promise<{ log: DecisionRow[]; ms: number }> {
@@ -108,7 +107,7 @@ export async function runCrashMatrix(seed: number, plan: PlanOptions): Promise<C
   const traffic = crashTraffic(seed * 1000);
   const messages = traffic.messages;
   const [refDb, refMy, db, my] = await Promise.all([
-    createTestDatabase('crashmref'), createTestMysql('crashmref'), createTestDatabase('crashm'), createTestMysql('crashm'),
+    createTestDatabase('crashmref'), createTestMailbox('crashmref'), createTestDatabase('crashm'), createTestMailbox('crashm'),
   ]);
   const broker = await startKafkaBroker({ topics: { msg: 3, schd: 1 } });
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-crashm-'));

@@ -11,7 +11,7 @@ import { assemble, type App, type Role } from '../../../src/cli/assemble.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { openRuntime, type Runtime } from '../../../src/platform/runtime.ts';
 import { httpGql, type Gql } from '../../e2e/support/scenarioRunner.ts';
-import type { TestDatabase } from '../../support/pg.ts';
+import type { TestDatabase } from '../../support/databases.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { acft, dnld, estt, MALFORMED_XML, stnd } from '../../write/support/messages.ts';
 import { captureLog, type CapturedLog } from './captureLog.ts';

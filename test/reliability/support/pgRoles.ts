@@ -3,7 +3,7 @@
  * carries the test process id (`msgx_t_<label>_<pid>_<random>`), like the test databases; the next
  * run's global setup drops those whose process is gone (test/support/globalSetup.ts).
  */
-import { withAdminClient, type TestDatabase } from '../../support/pg.ts';
+import { withAdminClient, type TestDatabase } from '../../support/databases.ts';
 
 export interface LoginRole {
   readonly name: string;

@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../../../src/platform/config.ts';
 import { silentLogger } from '../../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../../src/platform/runtime.ts';
 import { drained, httpGql, type Gql } from '../../e2e/support/scenarioRunner.ts';
-import type { TestDatabase } from '../../support/pg.ts';
+import type { TestDatabase } from '../../support/databases.ts';
 import { waitFor } from '../../support/waitFor.ts';
 
 export interface RunningApp {

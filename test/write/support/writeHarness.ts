@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
+import { noFaults } from '../../../src/platform/faults.ts';
 import { silentLogger } from '../../../src/platform/logger.ts';
 import { createMysqlMailbox } from '../../../src/platform/mailbox/mysqlMailbox.ts';
 import type { Mailbox } from '../../../src/platform/mailbox/port.ts';
@@ -12,14 +13,13 @@ import { createBackfill, type Backfill } from '../../../src/write/backfill/backf
 import { createIngest, type Ingest } from '../../../src/write/ingest/ingestService.ts';
 import { createPump, type Pump } from '../../../src/write/pump/pumpService.ts';
 import { WriteModel } from '../../../src/write/pump/writeModel.ts';
-import type { TestDatabase } from '../../support/pg.ts';
-import type { TestMysql } from '../../support/mysql.ts';
+import type { TestDatabase, TestMailbox } from '../../support/databases.ts';
 import { CORPUS_DIR } from '../../support/corpusDir.ts';
 
 /** A Runtime over a test PostgreSQL database and a test MariaDB mailbox (no embedded server). */
 export function testRuntime(
   db: TestDatabase,
-  my: TestMysql,
+  my: TestMailbox,
   opts: { clock?: Clock; env?: Record<string, string>; mailbox?: Mailbox } = {},
 ): Runtime {
   const cfg = loadConfig({
@@ -38,6 +38,7 @@ export function testRuntime(
     readPool: db.pool,
     mailbox,
     databaseUrl: db.url,
+    faults: noFaults,
     async close() {
       await mailbox.close().catch(() => undefined);
     },
@@ -88,13 +89,13 @@ export async function loadScenario(name: string): Promise<CorpusScenario> {
   return { name, files, expect };
 }
 
-export async function insertCminmsgs(my: TestMysql, xml: string): Promise<string> {
+export async function insertCminmsgs(my: TestMailbox, xml: string): Promise<string> {
   const [res] = await my.pool.execute('INSERT INTO CMINMSGS (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED) VALUES (?, NOW())', [xml]);
   return String((res as { insertId: number | string }).insertId);
 }
 
 /** Insert many rows with multi-row INSERTs (consecutive ids, in order); returns nothing. */
-export async function insertCminmsgsBulk(my: TestMysql, xmls: readonly string[], chunk = 100): Promise<void> {
+export async function insertCminmsgsBulk(my: TestMailbox, xmls: readonly string[], chunk = 100): Promise<void> {
   for (let i = 0; i < xmls.length; i += chunk) {
     const part = xmls.slice(i, i + chunk);
     await my.pool.query('INSERT INTO CMINMSGS (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED) VALUES ' + part.map(() => '(?, NOW())').join(', '), part);
@@ -102,7 +103,7 @@ export async function insertCminmsgsBulk(my: TestMysql, xmls: readonly string[],
 }
 
 /** Empty the write-side tables and CMINMSGS between tests of one file (the log's guard is lifted for it). */
-export async function resetStores(db: TestDatabase, my: TestMysql): Promise<void> {
+export async function resetStores(db: TestDatabase, my: TestMailbox): Promise<void> {
   await db.pool.query(`TRUNCATE proc_state, proc_state_hst, inbox_message, inbox_gap, inbox_cursor;
     ALTER TABLE decision_event DISABLE TRIGGER decision_event_no_truncate; TRUNCATE decision_event;
     ALTER TABLE decision_event ENABLE TRIGGER decision_event_no_truncate; UPDATE pipeline_lock SET last_position = 0`);

@@ -1,9 +1,10 @@
 /**
- * A wake-up signal for loops that otherwise wait for a polling interval. `notify` bumps a
- * generation; `wait(since, …)` returns at once when the generation moved past `since`, so a
- * notification that arrives while the loop is busy is never lost.
+ * The one wake-up primitive of the service loops (pump, projectors, dispatcher targets, backfill,
+ * request tracker). `notify()` bumps a generation; a loop reads `generation` before it looks for
+ * work and then `wait(seen, …)`s: that returns at once when a notification came meanwhile, so a
+ * wake-up that arrives while the loop is busy is never lost, and nothing spins.
  */
-import type { Clock } from '../platform/clock.ts';
+import type { Clock } from './clock.ts';
 
 export class Wakeup {
   private gen = 0;
@@ -20,7 +21,10 @@ export class Wakeup {
     for (const w of ws) w();
   }
 
-  /** Resolve on the next notify after generation `since`, after `timeoutMs` of `clock`, or on abort. */
+  /**
+   * Resolve on the first notify after generation `since` (at once if there was one), after
+   * `timeoutMs` of `clock` (at once when ≤ 0), or on abort. The clock's timer is always released.
+   */
   async wait(since: number, timeoutMs: number, clock: Clock, signal: AbortSignal): Promise<void> {
     if (this.gen !== since || signal.aborted) return;
     const stopTimer = new AbortController();
@@ -32,7 +36,7 @@ export class Wakeup {
       this.waiters.add(resolve);
     });
     try {
-      await Promise.race([woken, clock.sleep(timeoutMs, stopTimer.signal)]);
+      await Promise.race([woken, clock.sleep(Math.max(0, timeoutMs), stopTimer.signal)]);
     } finally {
       this.waiters.delete(wake);
       signal.removeEventListener('abort', onAbort);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
-import { Wakeup } from '../../src/projections/wakeup.ts';
+import { Wakeup } from '../../src/platform/wakeup.ts';
 
 describe('Wakeup', () => {
   it('returns at once when a notification came after the generation the caller saw', async () => {

@@ -1,43 +1,6 @@
 import pg from 'pg';
-import type { Clock } from '../../platform/clock.ts';
-import type { Logger } from '../../platform/logger.ts';
-
-/**
- * A latch a loop sleeps on: `arm()` before looking for work, then `wait()` returns at once if
- * `fire()` was called since (work arrived while looking), else on the next `fire()`, after `ms` of
- * clock time, or on abort. No busy loop, no lost wake-up.
- */
-export class Latch {
-  private fired = false;
-  private waiters = new Set<() => void>();
-
-  arm(): void {
-    this.fired = false;
-  }
-
-  fire(): void {
-    this.fired = true;
-    for (const w of [...this.waiters]) w();
-  }
-
-  async wait(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-    if (this.fired || signal.aborted) return;
-    const timer = new AbortController();
-    let done!: () => void;
-    const woke = new Promise<void>((resolve) => (done = resolve));
-    const onAbort = () => done();
-    this.waiters.add(done);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void clock.sleep(Math.max(0, ms), timer.signal).then(done);
-    try {
-      await woke;
-    } finally {
-      this.waiters.delete(done);
-      signal.removeEventListener('abort', onAbort);
-      timer.abort();
-    }
-  }
-}
+import type { Clock } from './clock.ts';
+import type { Logger } from './logger.ts';
 
 export interface Listener {
   start(): Promise<void>;

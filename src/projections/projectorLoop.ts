@@ -6,14 +6,15 @@
 import { FailureStreak } from '../platform/failureStreak.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Pool } from '../platform/db.ts';
+import type { Faults } from '../platform/faults.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
 import { ensureCheckpoint } from './checkpoint.ts';
 import type { Projector } from './projector.ts';
 import { runBatch, type BatchOutcome } from './runBatch.ts';
-import type { Wakeup } from './wakeup.ts';
+import type { Wakeup } from '../platform/wakeup.ts';
 
-export interface ProjectorServiceOptions {
+export interface ProjectorLoopOptions {
   pool: Pool;
   projector: Projector;
   wakeup: Wakeup;
@@ -22,16 +23,18 @@ export interface ProjectorServiceOptions {
   /** Polling fallback (and retry delay after an error), in clock milliseconds. */
   pollIntervalMs: number;
   batchSize?: number;
+  /** The fault port at the batch's crash points (default none). */
+  faults?: Faults;
 }
 
 export const DEFAULT_BATCH_SIZE = 500;
 
-export interface ProjectorService extends Service {
+export interface ProjectorLoop extends Service {
   /** Outcome of the last batch (for tests and diagnostics). */
   lastOutcome(): BatchOutcome | undefined;
 }
 
-export function createProjectorService(opts: ProjectorServiceOptions): ProjectorService {
+export function createProjectorLoop(opts: ProjectorLoopOptions): ProjectorLoop {
   const { pool, projector, wakeup, clock, log } = opts;
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
   const stop = new AbortController();
@@ -41,7 +44,7 @@ export function createProjectorService(opts: ProjectorServiceOptions): Projector
 
   async function step(): Promise<'more' | 'wait'> {
     try {
-      last = await runBatch(pool, projector, { batchSize, clock });
+      last = await runBatch(pool, projector, { batchSize, clock, faults: opts.faults });
       failures.succeeded();
       if (last.kind === 'conflict') {
         log.info('checkpoint moved by another instance; re-reading');

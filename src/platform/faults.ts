@@ -1,0 +1,34 @@
+/**
+ * The fault port (docs/recovery.md, "Crash points"): the write side names the steps where a crash
+ * leaves a distinct state on disk and calls `faults.reached(point)` there. In production the port
+ * is `noFaults` and a call does nothing. The crash matrix starts msgx through a test-only entry
+ * point (test/reliability/support/crashMain.ts) whose port SIGKILLs the process at the n-th hit of
+ * one point — no `finally`, no COMMIT, no socket closed politely. Nothing here reads the
+ * environment: the port is chosen by whoever builds the runtime.
+ */
+
+export type FaultPoint =
+  /** pollOnce: rows copied inside the ingest transaction, not committed. */
+  | 'ingest.uncommitted'
+  /** pollOnce: the ingest transaction (rows + cursor + gaps) committed with new rows. */
+  | 'ingest.committed'
+  /** commitDecisions: decisions appended and proc_state advanced inside the transaction, not committed. */
+  | 'pump.uncommitted'
+  /** pump: decisions committed; the write model and the backfill not told yet. */
+  | 'pump.committed'
+  /** runBatch: a projector's rows and checkpoint written inside its transaction, not committed. */
+  | `projector.${string}.uncommitted`
+  /** runBatch: a projector batch committed (NOTIFY sent); its in-memory commit not done yet. */
+  | `projector.${string}.committed`
+  /** deliverRows: the sink (Kafka) acknowledged, the rows are not marked SENT yet. */
+  | `delivery.${string}.acked`
+  /** backfill: CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS written, proc_state not marked DONE yet. */
+  | 'backfill.written';
+
+export interface Faults {
+  /** The write side reached a named point (synchronously, so a kill lands exactly there). */
+  reached(point: FaultPoint): void;
+}
+
+/** The production port: nothing happens at any point. */
+export const noFaults: Faults = { reached: () => undefined };
