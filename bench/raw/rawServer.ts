@@ -2,8 +2,8 @@
  * The baseline of figure 5: a plain `pg` + `node:http` endpoint answering the same JSON as msgx's
  * GraphQL for the same data, with no GraphQL in between. It issues the same statements the read
  * API's batch loaders do (src/read-api/sql: the flight row or the board page, then one statement
- * per detail table, concurrently) and renders with the same mapping (FlightState → toFlightView,
- * instants in the airport zone).
+ * per detail table, concurrently, then one for the reference records every `…Info` field names) and
+ * renders with the same mapping (FlightState → toFlightView, instants in the airport zone).
  *
  *   GET /flight?flid=N                    → {"data":{"flight":{…}}}
  *   GET /board?day=YYYY-MM-DD&first=500[&after=cursor] → {"data":{"flights":{"edges":[{"node":…}],"pageInfo":…}}}
@@ -20,7 +20,8 @@ import { decodeCursor, encodeCursor } from '../../src/read-api/graphql/cursor.ts
 import { zoneFormatter } from '../../src/read-api/graphql/scalars.ts';
 import { selectBoardPage, selectFlightsByFlid, type BoardFilter } from '../../src/read-api/sql/selectBoard.ts';
 import { selectDetailLists } from '../../src/read-api/sql/selectFlightLists.ts';
-import { flightJson } from '../harness/flightSelection.ts';
+import { selectReferenceByKeys } from '../../src/read-api/sql/selectReference.ts';
+import { flightJson, flightView, referenceKeysOf } from '../harness/flightSelection.ts';
 
 const url = process.env.RAW_DATABASE_URL;
 if (!url) throw new Error('RAW_DATABASE_URL is not set');
@@ -42,11 +43,18 @@ async function withLists(flights: readonly FlightState[]): Promise<FlightState[]
   });
 }
 
+/** The flights as JSON, with the reference records their info fields name (one statement). */
+async function rendered(flights: readonly FlightState[]): Promise<unknown[]> {
+  const views = flights.map(flightView);
+  const refs = await selectReferenceByKeys(pool, referenceKeysOf(views));
+  return views.map((v) => flightJson(v, instant, refs));
+}
+
 async function flight(flid: string): Promise<unknown> {
   const found = (await selectFlightsByFlid(pool, [flid])).get(flid);
   if (!found) return { data: { flight: null } };
-  const [full] = await withLists([found]);
-  return { data: { flight: flightJson(full!, instant) } };
+  const [json] = await rendered(await withLists([found]));
+  return { data: { flight: json } };
 }
 
 const ALL: Omit<BoardFilter, 'operationDay'> = {
@@ -62,11 +70,12 @@ async function board(day: string, first: number, after: string | null): Promise<
     first + 1,
   );
   const page = await withLists(rows.slice(0, first));
+  const json = await rendered(page);
   const last = page.at(-1);
   return {
     data: {
       flights: {
-        edges: page.map((s) => ({ node: flightJson(s, instant) })),
+        edges: json.map((node) => ({ node })),
         pageInfo: {
           hasNextPage: rows.length > first,
           endCursor: last ? encodeCursor('flights', [last.operationDay, last.scheduledTime, last.flid]) : null,

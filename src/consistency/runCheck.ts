@@ -6,13 +6,14 @@
  *   1. the checkpoints of the `flights` and `outbox` projectors, the log head;
  *   2. which flights (all, a sample, a day, named ones);
  *   3. fold the log up to the higher checkpoint with the domain's applyDecision (foldForCheck);
- *   4. flights: fold vs rows (flightCheck); outbox: implied vs present msg_event rows
+ *   4. flights: fold vs rows (flightCheck) and vs their documents (docCheck); outbox: implied vs present msg_event rows
  *      (outboxCheck); with --all, reference data vs its tables (referenceCheck); write-backs of
  *      terminal messages (writebackCheck).
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Pool, Queryable } from '../platform/db.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
+import { compareDocs, loadDocs } from './docCheck.ts';
 import { compareFlights, loadRows } from './flightCheck.ts';
 import { foldForCheck } from './foldForCheck.ts';
 import { checkOutbox } from './outboxCheck.ts';
@@ -119,6 +120,7 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
     progress('flights', upTo, fold.events, fold.flights.size);
     const rows = await loadRows(client, flids);
     const mismatches: Mismatch[] = compareFlights(fold.flights, rows);
+    mismatches.push(...compareDocs(fold.flights, await loadDocs(client, flids)));
     const flightsChecked = new Set([...fold.flights.keys(), ...rows.keys()]).size;
 
     progress('outbox', upTo, fold.events, flightsChecked);

@@ -29,7 +29,7 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const esdbWake = new Wakeup();
   const referenceWake = new Wakeup();
   const listener = createDecisionListener({
-    pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log, retryMs: pollIntervalMs,
+    pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log,
   });
   const flights = createProjectorLoop({
     pool: rt.pool, projector: createFlightProjector(), wakeup: flightsWake, clock: rt.clock,

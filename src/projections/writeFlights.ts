@@ -6,10 +6,14 @@
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import { DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow } from '../readModel/flightRows.ts';
+import { DOC_VERSION, flightDoc } from '../readModel/flightDoc.ts';
 import type { FlightTables } from '../readModel/flightTables.ts';
-import { columnArrays, columnNames, unnestOf } from '../platform/sqlBatch.ts';
+import { columnArrays, columnNames, unnestOf, type ColumnSpec } from '../platform/sqlBatch.ts';
 
-const FLIGHT_UPDATE_SET = FLIGHT_COLUMNS.filter((c) => c.name !== 'flid')
+/** The row's columns and, beside them, the flight's document (readModel/flightDoc.ts, migration 170). */
+const ROW_COLUMNS: readonly ColumnSpec[] = [...FLIGHT_COLUMNS, { name: 'doc', type: 'jsonb' }, { name: 'doc_version', type: 'integer' }];
+
+const FLIGHT_UPDATE_SET = ROW_COLUMNS.filter((c) => c.name !== 'flid')
   .map((c) => `${c.name} = EXCLUDED.${c.name}`)
   .join(', ');
 
@@ -21,10 +25,10 @@ export async function removeFlights(q: Queryable, tables: FlightTables, flids: r
 export async function writeFlights(q: Queryable, tables: FlightTables, flights: readonly FlightState[]): Promise<void> {
   if (flights.length === 0) return;
   await q.query(
-    `INSERT INTO ${tables.flight} (${columnNames(FLIGHT_COLUMNS)})
-     SELECT * FROM ${unnestOf(FLIGHT_COLUMNS)}
+    `INSERT INTO ${tables.flight} (${columnNames(ROW_COLUMNS)})
+     SELECT * FROM ${unnestOf(ROW_COLUMNS)}
      ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`,
-    columnArrays(flights.map(flightRow), FLIGHT_COLUMNS),
+    columnArrays(flights.map((f) => [...flightRow(f), JSON.stringify(flightDoc(f)), DOC_VERSION]), ROW_COLUMNS),
   );
   const flids = flights.map((f) => f.flid);
   for (const spec of DETAIL_SPECS) {

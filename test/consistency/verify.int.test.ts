@@ -103,6 +103,21 @@ describe('damage done with direct SQL is reported exactly', () => {
     expect((await check({ kind: 'flights', flids: [f.flid] })).mismatches).toHaveLength(2);
   });
 
+  it('a flight document (the read API fast path) that is not the fold: its field, both values; another version is not served, so not a mismatch', async () => {
+    const f = await one<{ flid: string; stand: string }>(
+      "SELECT flid::text AS flid, doc->>'currentStand' AS stand FROM flight_schd WHERE current_stand IS NOT NULL AND doc_version IS NOT NULL ORDER BY flid LIMIT 1",
+    );
+    await db.pool.query(`UPDATE flight_schd SET doc = jsonb_set(doc, '{currentStand}', '"Z98"') WHERE flid = $1`, [f.flid]);
+    undo.push(() => db.pool.query(`UPDATE flight_schd SET doc = jsonb_set(doc, '{currentStand}', to_jsonb($2::text)) WHERE flid = $1`, [f.flid, f.stand]));
+    expect((await check()).mismatches).toEqual([{ check: 'flights', flid: f.flid, field: 'doc.currentStand', log: f.stand, row: 'Z98' }]);
+    expect((await check({ kind: 'flights', flids: [f.flid] })).mismatches).toHaveLength(1);
+
+    const version = await one<{ v: number }>('SELECT doc_version AS v FROM flight_schd WHERE flid = $1', [f.flid]);
+    await db.pool.query('UPDATE flight_schd SET doc_version = doc_version + 1 WHERE flid = $1', [f.flid]);
+    undo.push(() => db.pool.query('UPDATE flight_schd SET doc_version = $2 WHERE flid = $1', [f.flid, version.v]));
+    expect((await check()).mismatches).toEqual([]);
+  });
+
   it('a missing and an extra detail row: the list by GraphQL name, with the item only one side has', async () => {
     const g = await one<{ flid: string; seq: number }>('SELECT flid::text AS flid, seq_no AS seq FROM flight_counter ORDER BY flid, seq_no LIMIT 1');
     const [gone] = await deleteRows('flight_counter', 'flid = $1 AND seq_no = $2', [g.flid, g.seq]);

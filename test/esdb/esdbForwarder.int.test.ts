@@ -9,7 +9,7 @@ import type { Projector } from '../../src/projections/projector.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { startEsdbPeer, type EsdbPeer } from '../support/esdb/server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { appendAll, type DecisionInput } from '../projections/support/appendDecision.ts';
+import { appendAll, type DecisionInput } from '../support/decisions.ts';
 import { decideMessages, readScenario } from '../projections/support/corpus.ts';
 
 const clock = new FakeClock();

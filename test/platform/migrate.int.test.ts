@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MigrationChangedError, PG_MIGRATIONS_DIR, migrate } from '../../src/platform/migrate.ts';
 import { sqlState } from '../../src/platform/db.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { appendDecision } from '../support/decisions.ts';
 
 describe('migrations runner', () => {
   let db: TestDatabase;
@@ -30,9 +31,7 @@ describe('migrations runner', () => {
   });
 
   it('decision_event refuses UPDATE, DELETE and TRUNCATE', async () => {
-    await db.pool.query(
-      `INSERT INTO decision_event (position, msg_id, kind, payload, recorded_at) VALUES (1, 1, 'Applied', '{}', now())`,
-    );
+    await appendDecision(db.pool, { msgId: '1', payload: {}, recordedAt: new Date() });
     for (const sql of ['UPDATE decision_event SET kind = $$x$$', 'DELETE FROM decision_event', 'TRUNCATE decision_event']) {
       const err = await db.pool.query(sql).then(() => null, (e: unknown) => e);
       expect(err, sql).not.toBeNull();

@@ -5,7 +5,7 @@ import { createFlightProjector } from '../../src/projections/flightProjector.ts'
 import { loadFlights } from '../../src/projections/loadFlights.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { appendAll } from './support/appendDecision.ts';
+import { appendAll } from '../support/decisions.ts';
 import { TZ, decideMessages, mismatches, readScenario, scenarioNames } from './support/corpus.ts';
 
 let db: TestDatabase;

@@ -12,7 +12,7 @@ import type { Projector } from '../../src/projections/projector.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { appendAll, type DecisionInput } from './support/appendDecision.ts';
+import { appendAll, type DecisionInput } from '../support/decisions.ts';
 import { decideMessages, readScenario } from './support/corpus.ts';
 
 let db: TestDatabase;

@@ -14,7 +14,7 @@ import { rebuildFlights, type RebuildOptions } from '../../src/projections/rebui
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { appendAll } from './support/appendDecision.ts';
+import { appendAll } from '../support/decisions.ts';
 import { buildLog, planLog, type BuiltLog } from './support/log.ts';
 
 let db: TestDatabase;

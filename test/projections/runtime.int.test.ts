@@ -13,7 +13,7 @@ import { runBatch } from '../../src/projections/runBatch.ts';
 import { Wakeup } from '../../src/platform/wakeup.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { appendDecision, appendWith, type DecisionInput } from './support/appendDecision.ts';
+import { appendDecision, appendWith, type DecisionInput } from '../support/decisions.ts';
 
 let db: TestDatabase;
 const running: { stop(): Promise<void> }[] = [];
@@ -87,7 +87,8 @@ describe('projector runtime', () => {
     const clock = new FakeClock();
     await startLoop(recorder(), clock);
     await waitFor(() => clock.pendingSleepers > 0, { what: 'projector waiting' });
-    // Appended without NOTIFY: only the polling timer can find it.
+    // Appended without NOTIFY: only the polling timer can find it. Written by hand on purpose:
+    // appendDecisions always NOTIFies.
     const c = await db.pool.connect();
     try {
       await c.query('BEGIN');

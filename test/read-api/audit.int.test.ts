@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyFields } from '../../src/domain/fields.ts';
 import { emptyLists } from '../../src/domain/lists.ts';
+import type { Change } from '../../src/domain/changes.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { appendBatch } from '../support/decisions.ts';
 import { createHarness, type Harness } from './support/harness.ts';
-import { flight, insertDecisions, insertFlights, insertMessage } from './support/fixtures.ts';
+import { flight, insertFlights, insertMessage } from './support/fixtures.ts';
 
 let db: TestDatabase;
 let h: Harness;
 
 const ESTT = (seqn: string, estt: string) =>
   `<MSG><META><SNDR>AODB</SNDR><SEQN>${seqn}</SEQN><DTTM>20250314060000</DTTM><TYPE>FLOP</TYPE><STYP>ESTT</STYP></META><FLOP><FLID>700</FLID><ESTT>${estt}</ESTT></FLOP></MSG>`;
-const created = (flid: string, sched: string) => ({
+const created = (flid: string, sched: string): Change => ({
   type: 'FlightCreated', flid, operationDay: '2025-03-14',
   fields: { ...emptyFields(), airline: 'CA', flightNo: `CA${flid}`, direction: 'A', scheduledTime: sched }, lists: emptyLists(),
 });
@@ -24,7 +26,7 @@ beforeAll(async () => {
   await insertMessage(db.pool, { id: '3', xml: '<MSG/>', state: 'SUCCEEDED', attempts: 2, identityKey: 'AODB|FLOP|GTDT|3' });
   await insertMessage(db.pool, { id: '4', xml: ESTT('2', '14MAR250840'), state: 'SKIPPED', lastError: 'duplicate-of:2' });
   await insertMessage(db.pool, { id: '5', xml: '<MSG/>', state: 'SUCCEEDED' });
-  await insertDecisions(db.pool, [
+  await appendBatch(db.pool, [
     { position: '1', msgId: '1', handler: 'schd-snapshot', flids: ['700', '701'], recordedAt: '2025-03-14T01:00:00Z',
       payload: { changes: [created('700', '2025-03-14T01:30:00.000Z'), created('701', '2025-03-14T02:30:00.000Z'),
         { type: 'PlanSnapshotApplied', stype: 'DNLD', day: '2025-03-14', windowStart: null, windowEnd: null, created: 2, updated: 0, deleted: 0, ignored: 0 }] } },
@@ -37,9 +39,9 @@ beforeAll(async () => {
     { position: '6', msgId: null, kind: 'FlightsArchived', flids: ['701'], recordedAt: '2025-03-14T03:00:00Z',
       payload: { changes: [{ type: 'FlightsArchived', flids: ['701'], beforeDay: '2025-03-15' }] } },
     // Positions across a digit boundary (9 → 10): log order is numeric, not text order.
-    ...['8', '9', '10', '11'].map((position, i) => ({
+    ...['7', '8', '9', '10'].map((position, i) => ({
       position, msgId: '5', handler: 'flop-fields', flids: ['702'], recordedAt: `2025-03-14T04:0${i}:00Z`,
-      payload: { changes: [{ type: 'FlightUpdated', flid: '702', fields: { publicRemark: position } }] },
+      payload: { changes: [{ type: 'FlightUpdated' as const, flid: '702', fields: { publicRemark: position } }] },
     })),
   ]);
   await insertFlights(db.pool, [flight('700', { stateVersion: 3, lastPosition: '4', lastMsgId: '3', estimatedTime: '2025-03-14T00:12:00.000Z' })]);
@@ -109,16 +111,16 @@ describe('flightHistory', () => {
 });
 
 describe('log order across a digit boundary of positions', () => {
-  it('lists a message\'s decisions 8, 9, 10, 11 in that order', async () => {
+  it('lists a message\'s decisions 7, 8, 9, 10 in that order', async () => {
     const r: any = await h.gql(`{ message(id: "5") { decisions { position } } }`);
-    expect(r.data.message.decisions.map((d: any) => d.position)).toEqual(['8', '9', '10', '11']);
+    expect(r.data.message.decisions.map((d: any) => d.position)).toEqual(['7', '8', '9', '10']);
   });
 
-  it('pages a flight\'s history 8, 9 | 10, 11 without skipping or repeating', async () => {
+  it('pages a flight\'s history 7, 8 | 9, 10 without skipping or repeating', async () => {
     const q = `query($after: String) { flightHistory(flid: "702", first: 2, after: $after) { edges { node { position } } pageInfo { endCursor } } }`;
     const p1: any = await h.gql(q);
     const p2: any = await h.gql(q, { after: p1.data.flightHistory.pageInfo.endCursor });
-    expect([p1, p2].map((p) => p.data.flightHistory.edges.map((e: any) => e.node.position))).toEqual([['8', '9'], ['10', '11']]);
+    expect([p1, p2].map((p) => p.data.flightHistory.edges.map((e: any) => e.node.position))).toEqual([['7', '8'], ['9', '10']]);
   });
 });
 
@@ -136,14 +138,14 @@ describe('flight(asOf)', () => {
 
   it('keeps milliseconds in recordedAt, and asOf at a decision\'s own recordedAt includes that decision', async () => {
     await insertMessage(db.pool, { id: '6', xml: '<MSG/>', state: 'SUCCEEDED' });
-    await insertDecisions(db.pool, [
-      { position: '12', msgId: '6', handler: 'schd-snapshot', flids: ['703'], recordedAt: '2025-03-14T05:00:00.123Z',
+    await appendBatch(db.pool, [
+      { position: '11', msgId: '6', handler: 'schd-snapshot', flids: ['703'], recordedAt: '2025-03-14T05:00:00.123Z',
         payload: { changes: [created('703', '2025-03-14T06:30:00.000Z')] } },
     ]);
     const m: any = await h.gql('{ message(id: "6") { decisions { recordedAt } } }');
     const recordedAt = m.data.message.decisions[0].recordedAt;
     expect(recordedAt).toBe('2025-03-14T13:00:00.123+08:00');
-    expect((await asOf('703', recordedAt)).data!.flight).toMatchObject({ flid: '703', lastPosition: '12' });
+    expect((await asOf('703', recordedAt)).data!.flight).toMatchObject({ flid: '703', lastPosition: '11' });
     expect((await asOf('703', '2025-03-14T13:00:00.122+08:00')).data!.flight).toBeNull();
   });
 

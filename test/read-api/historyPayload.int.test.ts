@@ -4,8 +4,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { appendBatch } from '../support/decisions.ts';
 import { createHarness, type Harness } from './support/harness.ts';
-import { insertDecisions, insertMessage } from './support/fixtures.ts';
+import { insertMessage } from './support/fixtures.ts';
 
 let db: TestDatabase;
 let h: Harness;
@@ -15,15 +16,15 @@ beforeAll(async () => {
   db = await createTestDatabase('histpayload');
   h = createHarness(db.pool);
   await insertMessage(db.pool, { id: '1', xml: '<MSG/>', state: 'SUCCEEDED' });
-  await insertDecisions(db.pool, [
+  await appendBatch(db.pool, [
     {
       position: '1', msgId: '1', handler: 'schd-snapshot', flids: ['800', ...OTHERS], recordedAt: '2025-03-14T01:00:00Z',
       payload: {
         changes: [
-          { type: 'FlightUpdated', flid: '800', fields: { gate: 'G1' } },
-          ...OTHERS.map((flid) => ({ type: 'FlightUpdated', flid, fields: { gate: 'G2' } })),
+          { type: 'FlightUpdated', flid: '800', fields: { publicRemark: 'R1' } },
+          ...OTHERS.map((flid) => ({ type: 'FlightUpdated' as const, flid, fields: { publicRemark: 'R2' } })),
           { type: 'FlightsArchived', flids: ['800', ...OTHERS], beforeDay: '2025-03-13' },
-          { type: 'PlanSnapshotApplied', created: 0, updated: 301 },
+          { type: 'PlanSnapshotApplied', stype: 'DNLD', day: '2025-03-14', windowStart: null, windowEnd: null, created: 0, updated: 301, deleted: 0, ignored: 0 },
         ],
       },
     },
@@ -39,9 +40,9 @@ it('shows only the flight\'s own changes (and flight-less summaries) in payload,
   const node = r.data!.flightHistory.edges[0].node;
   expect(JSON.parse(node.payload)).toEqual({
     changes: [
-      { type: 'FlightUpdated', flid: '800', fields: { gate: 'G1' } },
+      { type: 'FlightUpdated', flid: '800', fields: { publicRemark: 'R1' } },
       { type: 'FlightsArchived', flids: ['800'], beforeDay: '2025-03-13' },
-      { type: 'PlanSnapshotApplied', created: 0, updated: 301 },
+      { type: 'PlanSnapshotApplied', stype: 'DNLD', day: '2025-03-14', windowStart: null, windowEnd: null, created: 0, updated: 301, deleted: 0, ignored: 0 },
     ],
   });
   expect(node.changes.map((c: { flid: string | null }) => c.flid)).toEqual(['800', null, null]);

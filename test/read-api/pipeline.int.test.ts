@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import { createMetrics } from '../../src/read-api/metrics/createMetrics.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { appendBatch } from '../support/decisions.ts';
 import { createHarness, type Harness } from './support/harness.ts';
-import { insertDecisions, insertMessage } from './support/fixtures.ts';
+import { insertMessage } from './support/fixtures.ts';
 
 let db: TestDatabase;
 let h: Harness;
@@ -22,7 +23,7 @@ beforeAll(async () => {
   await insertMessage(db.pool, { id: '5', xml: '<MSG/>', state: 'PENDING' });
   // Parked: terminal for the FIFO, not in the backlog.
   await insertMessage(db.pool, { id: '6', xml: '<MSG/>', state: 'PARKED', errorClass: 'UNSUPPORTED', attempts: 1 });
-  await insertDecisions(db.pool, [
+  await appendBatch(db.pool, [
     { position: '1', msgId: '1', recordedAt: '2025-03-14T01:00:00Z', payload: { changes: [] } },
     { position: '2', msgId: '2', kind: 'Dead', recordedAt: '2025-03-14T01:00:00Z', payload: { errorClass: 'MALFORMED' } },
     { position: '3', msgId: '3', kind: 'Failed', recordedAt: '2025-03-14T01:00:00Z', payload: { errorClass: 'INFRA' } },
@@ -80,7 +81,7 @@ describe('metrics', () => {
     expect(text).toMatch(/^msgx_delivery_latency_seconds_bucket\{le="0.5",target="KAFKA_MSG"\} 1$/m);
     expect(text).toMatch(/^msgx_delivery_latency_seconds_bucket\{le="0.25",target="KAFKA_MSG"\} 0$/m);
 
-    await insertDecisions(db.pool, [{ position: '5', msgId: null, kind: 'Skipped', recordedAt: '2025-03-14T01:00:00Z', payload: { reason: 'duplicate-of:1' } }]);
+    await appendBatch(db.pool, [{ position: '5', msgId: null, kind: 'Skipped', recordedAt: '2025-03-14T01:00:00Z', payload: { reason: 'duplicate-of:1' } }]);
     const again = await m.scrape();
     expect(again).toMatch(/^msgx_decisions_total\{kind="Applied"\} 1$/m);
     expect(again).toMatch(/^msgx_decisions_total\{kind="Skipped"\} 2$/m);

@@ -4,6 +4,7 @@ import { withTransaction } from '../../src/platform/db.ts';
 import { createHttpServer, type HttpServer } from '../../src/read-api/httpServer.ts';
 import { graphqlHandler } from '../../src/read-api/readApi.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { appendWith } from '../support/decisions.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';
@@ -34,14 +35,13 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** What the flight projector does: rows, checkpoint and NOTIFY in one transaction. */
+/** The pump's append, then what the flight projector does (rows, checkpoint and NOTIFY), in one transaction. */
 async function project(position: number, flids: string[], version: number, hold?: () => Promise<void>) {
   await withTransaction(db.pool, async (c) => {
-    await c.query(
-      `INSERT INTO decision_event (position, msg_id, kind, flids, payload, recorded_at) VALUES ($1, NULL, 'Applied', $2, $3, now())`,
-      [position, flids, JSON.stringify({ changes: flids.map((flid) => ({ type: 'FlightUpdated', flid, fields: { status: `V${version}` } })) })],
-    );
-    await c.query('UPDATE pipeline_lock SET last_position = $1', [position]);
+    await appendWith(c, {
+      position: String(position), flids, recordedAt: new Date(),
+      payload: { changes: flids.map((flid) => ({ type: 'FlightUpdated' as const, flid, fields: { status: `V${version}` } })) },
+    });
     await writeFlights(c, LIVE_TABLES, flids.map((flid) => flight(flid, {
       stateVersion: version, status: `V${version}`, lastPosition: String(position), operationDay: flid === '901' ? '2025-03-15' : '2025-03-14',
       gates: [{ seq: 1, code: `G${version}`, class: null, kind: null, scheduledStart: null, scheduledEnd: null, actualStart: null, actualEnd: null }],

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlState, sqlState } from '../../src/platform/db.ts';
 import { PG_MIGRATIONS_DIR } from '../../src/platform/migrate.ts';
 import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/databases.ts';
+import { appendBatch } from '../support/decisions.ts';
 import { createHarness } from '../read-api/support/harness.ts';
-import { flight, insertDecisions, insertFlights, insertMessage } from '../read-api/support/fixtures.ts';
+import { flight, insertFlights, insertMessage } from '../read-api/support/fixtures.ts';
 import { sourceFiles } from './support/sourceFiles.ts';
 import { createLoginRole, TEST_ROLE_PREFIX, type LoginRole } from './support/pgRoles.ts';
 
@@ -161,7 +162,7 @@ describe('read API role msgx_reader', () => {
       gates: [{ seq: 1, code: 'G12', class: null, kind: null, scheduledStart: null, scheduledEnd: null, actualStart: null, actualEnd: null }],
     })]);
     await insertMessage(db.pool, { id: '71', xml: '<MSG/>', state: 'DEAD', errorClass: 'MALFORMED', lastError: 'no MSG/META' });
-    await insertDecisions(db.pool, [{ position: '1', msgId: '71', kind: 'Dead', payload: { errorClass: 'MALFORMED', error: 'no MSG/META', attempt: 1 }, recordedAt: '2025-03-14T01:00:00Z' }]);
+    await appendBatch(db.pool, [{ position: '1', msgId: '71', kind: 'Dead', payload: { errorClass: 'MALFORMED', error: 'no MSG/META', attempt: 1 }, recordedAt: '2025-03-14T01:00:00Z' }]);
     const h = createHarness(reader);
     const r = await h.gql(`{
       flight(flid: "4713") { flid flightNo gates { code } stands { code } delays { code } routePoints { airport } }

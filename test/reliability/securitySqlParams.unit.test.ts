@@ -15,7 +15,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/platform/mailbox/mysqlMailbox.ts': ['select'],
   'src/platform/mailbox/pgMailbox.ts': ['select'],
   // Column lists and WHERE text: module constants built from the constant column specs of flightRows.ts.
-  'src/read-api/sql/selectBoard.ts': ['COLUMNS', 'WHERE'],
+  'src/read-api/sql/selectBoard.ts': ['COLUMNS', 'WHERE', 'PAGE', 'DOC_COLUMNS'],
   'src/read-api/sql/selectDecisions.ts': ['COLUMNS'],
   'src/log/readDecisions.ts': ['DECISION_RECORD_COLUMNS'],
   'src/write/jobs/archiveProcState.ts': ['COLUMNS'],
@@ -30,7 +30,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/consistency/referenceCheck.ts': ['selectList(spec.columns)', 'spec.table'], // constant column specs and table names
   'src/consistency/writebackCheck.ts': ['TERMINAL', 'BAD', 'EXPECTED_STATUS', 'SHADOW_DECIDED'], // the module's constant SQL fragments
   'src/projections/writeFlights.ts': [
-    'tables.flight', 'columnNames(FLIGHT_COLUMNS)', 'unnestOf(FLIGHT_COLUMNS)', 'FLIGHT_UPDATE_SET',
+    'tables.flight', 'columnNames(ROW_COLUMNS)', 'unnestOf(ROW_COLUMNS)', 'FLIGHT_UPDATE_SET',
     'table', 'columnNames(spec.columns)', 'unnestOf(spec.columns)',
   ],
   'src/projections/snapLog.ts': ['table', 'unnestOf(COLUMNS)'], // table = FlightTables.snapLog
@@ -47,8 +47,6 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/projections/rebuild/scratchTables.ts': ['SCRATCH_SCHEMA', 'k.table', 'quote(k.name)', 'k.def', 't'],
   'src/projections/rebuild/rebuildFlights.ts': ['SCRATCH_SCHEMA', 't'], // ANALYZE of the constant table list
   // LISTEN/UNLISTEN take no parameters: channel names are constants, escaped where not literal.
-  'src/projections/decisionListener.ts': ['channel'],
-  'src/read-api/live/flightFeed.ts': ['Channels.projection'],
   'src/platform/listen.ts': ['pg.escapeIdentifier(ch)'],
 };
 

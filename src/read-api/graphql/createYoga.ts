@@ -15,10 +15,14 @@ import type { FlightFeed } from '../live/flightFeed.ts';
 import { isConnectionError, SqlState, sqlState } from '../../platform/db.ts';
 import { badInput } from './errors.ts';
 import { operationsResolvers } from './operationsResolvers.ts';
+import { leanPathPlugin } from '../lean/leanPlugin.ts';
+import { createResponseCache } from './responseCache.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 /** Tokens one GraphQL document may have (GraphiQL's introspection query has ~300). */
 export const MAX_QUERY_TOKENS = 20_000;
+/** Most JSON text the board response cache keeps (graphql/responseCache.ts): ~60 pages of 500 flights with every field. */
+const RESPONSE_CACHE_BYTES = 64 * 2 ** 20;
 /** While the database is unreachable every query fails the same way: say so once per this period. */
 const UNREACHABLE_LOG_EVERY_MS = 60_000;
 
@@ -31,8 +35,9 @@ const typeDefs = [
 type ServerContext = Record<string, unknown>;
 export type ReadYoga = YogaServerInstance<ServerContext, ReadContext>;
 
-export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxDepth?: number } = {}): ReadYoga {
-  const schema = createSchema<ServerContext & YogaInitialContext & ReadContext>({
+/** The read API's executable schema (graphql-js executes it; the fast path, lean/, reads its types). */
+export function createReadSchema(deps: ReadApiDeps, feed: FlightFeed) {
+  return createSchema<ServerContext & YogaInitialContext & ReadContext>({
     typeDefs,
     resolvers: [
       { DateTime: createDateTimeScalar(deps.tz), Date: DateScalar },
@@ -46,6 +51,10 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
       subscriptionResolvers(feed),
     ],
   });
+}
+
+export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxDepth?: number } = {}): ReadYoga {
+  const schema = createReadSchema(deps, feed);
   const depthLimit: Plugin = {
     // A document of at most MAX_QUERY_TOKENS tokens: parsing (and every rule after it) stays short.
     onParse({ parseFn, setParseFn }) {
@@ -57,6 +66,11 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     },
   };
   const log = deps.log;
+  const responseCache = createResponseCache({
+    db: deps.db,
+    settings: JSON.stringify([deps.tz, deps.exposePersonalData === true]),
+    maxBytes: RESPONSE_CACHE_BYTES,
+  });
   let unreachableLoggedAt: number | null = null;
   const logUnexpected = (error: Error): void => {
     const cause = (error as { originalError?: unknown }).originalError ?? error;
@@ -83,7 +97,8 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     cors: deps.allowedOrigins && deps.allowedOrigins.length > 0
       ? { origin: [...deps.allowedOrigins], credentials: false, methods: ['GET', 'POST'], allowedHeaders: ['content-type', 'accept'] }
       : false,
-    plugins: [depthLimit],
+    // A cached board answer first (it needs no execution), then the fast path (lean/), then graphql-js.
+    plugins: [depthLimit, responseCache.plugin, leanPathPlugin(log)],
     // Unexpected errors read "Unexpected error." with extensions.code INTERNAL_SERVER_ERROR, never
     // a stack; they are logged here, once (a database outage once a minute, not once per query).
     // Intentional errors (GraphQLError with a code) pass.

@@ -6,7 +6,7 @@ import { flightAsOf } from '../asOf/flightAsOf.ts';
 import { parseDateTime, parseDay } from './scalars.ts';
 import { countBoard, selectBoardPage, type BoardFilter, type BoardKey } from '../sql/selectBoard.ts';
 
-interface FlightsArgs {
+export interface FlightsArgs {
   operationDay?: string | null;
   airline?: string | null;
   flightNo?: string | null;
@@ -21,7 +21,7 @@ interface FlightsArgs {
 
 const BOARD_CURSOR = 'flights';
 
-const boardCursor = (f: FlightParent): string => encodeCursor(BOARD_CURSOR, [f.operationDay, f.scheduledTime, f.flid]);
+export const boardCursor = (f: Pick<FlightParent, 'operationDay' | 'scheduledTime' | 'flid'>): string => encodeCursor(BOARD_CURSOR, [f.operationDay, f.scheduledTime, f.flid]);
 
 function parseBoardCursor(after: string): BoardKey {
   const [operationDay = null, scheduledTime = null, flid = null] = decodeCursor(BOARD_CURSOR, after, 3);
@@ -44,6 +44,22 @@ function parseBoardCursor(after: string): BoardKey {
   return { operationDay, scheduledTime, flid };
 }
 
+/** The arguments of `flights(…)` checked: page size, filter, the key after which the page starts. */
+export function boardQuery(args: FlightsArgs): { first: number; filter: BoardFilter; after: BoardKey | null } {
+  const first = requirePageSize(args.first);
+  const filter: BoardFilter = {
+    operationDay: args.operationDay ?? null,
+    airline: args.airline ?? null,
+    flightNo: args.flightNo ?? null,
+    direction: args.direction === 'ARRIVAL' ? 'A' : args.direction === 'DEPARTURE' ? 'D' : null,
+    status: args.status ?? null,
+    stand: args.stand ?? null,
+    gate: args.gate ?? null,
+    includeDeleted: args.includeDeleted ?? false,
+  };
+  return { first, filter, after: args.after != null ? parseBoardCursor(args.after) : null };
+}
+
 export const flightQueries = {
   Query: {
     async flight(_: unknown, args: { flid: string; asOf?: string | null }, ctx: ReadContext): Promise<FlightParent | null> {
@@ -57,18 +73,7 @@ export const flightQueries = {
     },
 
     async flights(_: unknown, args: FlightsArgs, ctx: ReadContext) {
-      const first = requirePageSize(args.first);
-      const filter: BoardFilter = {
-        operationDay: args.operationDay ?? null,
-        airline: args.airline ?? null,
-        flightNo: args.flightNo ?? null,
-        direction: args.direction === 'ARRIVAL' ? 'A' : args.direction === 'DEPARTURE' ? 'D' : null,
-        status: args.status ?? null,
-        stand: args.stand ?? null,
-        gate: args.gate ?? null,
-        includeDeleted: args.includeDeleted ?? false,
-      };
-      const after = args.after != null ? parseBoardCursor(args.after) : null;
+      const { first, filter, after } = boardQuery(args);
       const rows = await selectBoardPage(ctx.deps.db, filter, after, first + 1);
       const nodes = rows.slice(0, first).map((s) => flightParent(s, false));
       const edges = nodes.map((node) => ({ cursor: boardCursor(node), node }));

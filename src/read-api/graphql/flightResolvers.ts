@@ -5,7 +5,8 @@
  */
 import type { FlightState, ListName } from '../../domain/flight.ts';
 import { listField, toFlightView, toListView, type FlightView, type ListField } from '../../domain/flightView.ts';
-import { LIST_NAMES, orderList } from '../../domain/lists.ts';
+import { LIST_NAMES } from '../../domain/lists.ts';
+import { flightDoc } from '../../readModel/flightDoc.ts';
 import { LIST_MAPPINGS } from '../../readModel/flightRows.ts';
 import type { Loaders, ReadContext } from './context.ts';
 import { tagAllocations } from './referenceResolvers.ts';
@@ -21,9 +22,7 @@ export interface FlightParent extends FlightView {
 
 export function flightParent(state: FlightState, listsIncluded: boolean): FlightParent {
   if (!listsIncluded) return { ...toFlightView(state), deletedReason: state.deletedReason, listsIncluded };
-  const ordered = { ...state };
-  for (const name of LIST_NAMES) (ordered as Record<ListName, unknown>)[name] = orderList(name, state[name]);
-  return { ...toFlightView(ordered), deletedReason: state.deletedReason, listsIncluded };
+  return { ...flightDoc(state), listsIncluded };
 }
 
 function listResolver<L extends ListName>(list: L) {

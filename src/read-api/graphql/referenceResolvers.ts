@@ -12,7 +12,6 @@ import { publicFields } from '../../domain/reference/record.ts';
 import type { ReadContext } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { badInput, requirePageSize } from './errors.ts';
-import type { FlightParent } from './flightResolvers.ts';
 import {
   countReference, countSeasonal, referenceKey, selectReferenceKinds, selectReferencePage, selectSeasonalPage,
   type ReferenceFilter, type ReferenceRow, type SeasonalFilter, type SeasonalKey, type SeasonalRow,
@@ -38,13 +37,62 @@ function withheld(kind: string, ctx: ReadContext): boolean {
   return REFERENCE_KINDS[kind]?.publicFields !== undefined && ctx.deps.exposePersonalData !== true;
 }
 
-function info(kind: string, code: string | null | undefined, ctx: ReadContext): Promise<ReferenceRow | null> | null {
-  if (code === null || code === undefined || code === '') return null;
-  return ctx.loaders.reference.load(referenceKey(kind, code));
+/** `ReferenceRecord.name` / `nameLocal` / `fields` as served (VIPL withheld unless configured). */
+export const recordName = (r: ReferenceRow, ctx: ReadContext): string | null => (withheld(r.kind, ctx) ? null : r.name);
+export const recordNameLocal = (r: ReferenceRow, ctx: ReadContext): string | null => (withheld(r.kind, ctx) ? null : r.nameLocal);
+export function recordFieldsText(r: ReferenceRow, ctx: ReadContext): string {
+  const kind = REFERENCE_KINDS[r.kind];
+  return JSON.stringify(kind && withheld(r.kind, ctx) ? publicFields(r.fields, kind) : r.fields);
 }
 
-const byField = (kind: string, field: keyof FlightParent) => (p: FlightParent, _a: unknown, ctx: ReadContext) =>
-  info(kind, p[field] as string | null, ctx);
+/** The code an info field looks up: null when there is none (then the field is null without a lookup). */
+export function infoCode(code: unknown): string | null {
+  return typeof code === 'string' && code !== '' ? code : null;
+}
+
+function info(kind: string, code: unknown, ctx: ReadContext): Promise<ReferenceRow | null> | null {
+  const c = infoCode(code);
+  return c === null ? null : ctx.loaders.reference.load(referenceKey(kind, c));
+}
+
+/**
+ * Every `…Info` field: per type and field, the reference kind its code names and the parent's
+ * property that holds the code. ResourceAllocation's kind (null here) comes from its list
+ * (ALLOCATION_KINDS). The resolvers below and the read API's fast path (lean/) both read this table.
+ */
+export const INFO_FIELDS: Readonly<Record<string, Readonly<Record<string, { readonly kind: string | null; readonly code: string }>>>> = {
+  Flight: {
+    airlineInfo: { kind: 'AIRL', code: 'airline' },
+    aircraftTypeInfo: { kind: 'AIRC', code: 'aircraftType' },
+    registrationInfo: { kind: 'REGN', code: 'registration' },
+    statusInfo: { kind: 'STTS', code: 'status' },
+    serviceTypeInfo: { kind: 'FLTL', code: 'serviceType' },
+  },
+  ResourceAllocation: { info: { kind: null, code: 'code' } },
+  BridgeOperation: { info: { kind: 'ABDG', code: 'bridge' } },
+  Delay: { info: { kind: 'DLYL', code: 'code' } },
+  GroundService: { info: { kind: 'HLTR', code: 'code' } },
+  RoutePoint: { info: { kind: 'ARPT', code: 'airport' } },
+  Abnormal: { reasonInfo: { kind: 'ABNR', code: 'reason' } },
+  VipGuest: { info: { kind: 'VIPL', code: 'code' } },
+};
+
+type InfoResolver = (p: Tagged<Record<string, unknown>>, _a: unknown, ctx: ReadContext) => Promise<ReferenceRow | null> | null;
+
+const infoResolvers = Object.fromEntries(
+  Object.entries(INFO_FIELDS).map(([type, fields]) => [
+    type,
+    Object.fromEntries(
+      Object.entries(fields).map(([field, { kind, code }]): [string, InfoResolver] => [
+        field,
+        (p, _a, ctx) => {
+          const k = kind ?? p[REF_KIND];
+          return k === undefined ? null : info(k, p[code], ctx);
+        },
+      ]),
+    ),
+  ]),
+);
 
 interface ReferenceArgs {
   kind: string;
@@ -125,12 +173,9 @@ export const referenceResolvers = {
   },
 
   ReferenceRecord: {
-    name: (r: ReferenceRow, _a: unknown, ctx: ReadContext) => (withheld(r.kind, ctx) ? null : r.name),
-    nameLocal: (r: ReferenceRow, _a: unknown, ctx: ReadContext) => (withheld(r.kind, ctx) ? null : r.nameLocal),
-    fields(r: ReferenceRow, _a: unknown, ctx: ReadContext): string {
-      const kind = REFERENCE_KINDS[r.kind];
-      return JSON.stringify(kind && withheld(r.kind, ctx) ? publicFields(r.fields, kind) : r.fields);
-    },
+    name: (r: ReferenceRow, _a: unknown, ctx: ReadContext) => recordName(r, ctx),
+    nameLocal: (r: ReferenceRow, _a: unknown, ctx: ReadContext) => recordNameLocal(r, ctx),
+    fields: (r: ReferenceRow, _a: unknown, ctx: ReadContext) => recordFieldsText(r, ctx),
   },
 
   SeasonalFlight: {
@@ -139,23 +184,5 @@ export const referenceResolvers = {
       s.linkedAirline === null && s.linkedFlightNo === null ? null : { airline: s.linkedAirline, flightNo: s.linkedFlightNo },
   },
 
-  Flight: {
-    airlineInfo: byField('AIRL', 'airline'),
-    aircraftTypeInfo: byField('AIRC', 'aircraftType'),
-    registrationInfo: byField('REGN', 'registration'),
-    statusInfo: byField('STTS', 'status'),
-    serviceTypeInfo: byField('FLTL', 'serviceType'),
-  },
-  ResourceAllocation: {
-    info: (a: Tagged<{ code: string }>, _a: unknown, ctx: ReadContext) => {
-      const kind = a[REF_KIND];
-      return kind === undefined ? null : info(kind, a.code, ctx);
-    },
-  },
-  BridgeOperation: { info: (b: { bridge: string }, _a: unknown, ctx: ReadContext) => info('ABDG', b.bridge, ctx) },
-  Delay: { info: (d: { code: string }, _a: unknown, ctx: ReadContext) => info('DLYL', d.code, ctx) },
-  GroundService: { info: (g: { code: string }, _a: unknown, ctx: ReadContext) => info('HLTR', g.code, ctx) },
-  RoutePoint: { info: (r: { airport: string }, _a: unknown, ctx: ReadContext) => info('ARPT', r.airport, ctx) },
-  Abnormal: { reasonInfo: (a: { reason: string | null }, _a: unknown, ctx: ReadContext) => info('ABNR', a.reason, ctx) },
-  VipGuest: { info: (v: { code: string }, _a: unknown, ctx: ReadContext) => info('VIPL', v.code, ctx) },
+  ...infoResolvers,
 };

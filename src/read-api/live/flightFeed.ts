@@ -8,6 +8,7 @@
  */
 import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
+import { createListener } from '../../platform/listen.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Service } from '../../platform/service.ts';
 import type { FlightState } from '../../domain/flight.ts';
@@ -48,13 +49,12 @@ export interface FlightFeedOptions {
   readonly pool: pg.Pool;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Reconnect delay of the LISTEN connection (default LISTEN_RETRY_MS). */
   readonly reconnectMs?: number;
 }
 
 export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
   const fanOut = createFanOut<FlightChangeEvent>();
-  const stopSignal = new AbortController();
-  let client: pg.PoolClient | null = null;
   let last = 0n;
   let target = 0n;
   let running: Promise<void> | null = null;
@@ -101,9 +101,9 @@ export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
   let verifying = false;
   let verifyAgain = false;
   let forgedLogged = false;
-  function onNotification(msg: pg.Notification): void {
-    const m = /^([^:]+):(\d{1,19})$/.exec(msg.payload ?? '');
-    if (msg.channel !== Channels.projection || !m || m[1] !== FLIGHTS_PROJECTOR) return;
+  function onNotification(payload: string): void {
+    const m = /^([^:]+):(\d{1,19})$/.exec(payload);
+    if (!m || m[1] !== FLIGHTS_PROJECTOR) return;
     const claimed = BigInt(m[2]!);
     if (claimed <= target) return;
     if (verifying) {
@@ -124,75 +124,40 @@ export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
         verifying = false;
         if (verifyAgain) {
           verifyAgain = false;
-          onNotification({ ...msg, payload: `${FLIGHTS_PROJECTOR}:${(target + 1n).toString()}` });
+          onNotification(`${FLIGHTS_PROJECTOR}:${(target + 1n).toString()}`);
         }
       });
   }
 
-  async function connect(): Promise<void> {
-    const c = await opts.pool.connect();
-    c.on('notification', onNotification);
-    c.on('error', (err) => {
-      opts.log.warn({ err }, 'flight feed: LISTEN connection lost; reconnecting');
-      dropClient(c, err);
-      void reconnect();
-    });
-    try {
-      await c.query(`LISTEN ${Channels.projection}`);
-    } catch (err) {
-      dropClient(c, err as Error);
-      throw new Error('flight feed: LISTEN failed (a hot standby cannot LISTEN: point MSGX_READ_DATABASE_URL at the primary for subscriptions)', { cause: err });
-    }
-    client = c;
+  const listener = createListener({
+    name: 'flight feed',
+    source: { pool: opts.pool },
+    channels: [Channels.projection],
+    onNotify: (_channel, payload) => onNotification(payload),
     // Anything committed before LISTEN took effect is caught up from the checkpoint.
-    const at = await checkpoint();
-    if (last === 0n && target === 0n) last = target = at;
-    else advance(at);
-  }
-
-  function dropClient(c: pg.PoolClient, err?: Error): void {
-    c.removeAllListeners('notification');
-    if (client === c) client = null;
-    c.release(err ?? true);
-  }
-
-  async function reconnect(): Promise<void> {
-    while (!stopped && client === null) {
-      await opts.clock.sleep(opts.reconnectMs ?? 1000, stopSignal.signal);
-      if (stopped) return;
-      try {
-        await connect();
-        opts.log.info('flight feed: listening again');
-      } catch (err) {
-        // The loss was logged once; the database stays unreachable for a while: no warning per try.
-        opts.log.debug({ err }, 'flight feed: reconnect failed');
-      }
-    }
-  }
+    async onListening() {
+      const at = await checkpoint();
+      if (last === 0n && target === 0n) last = target = at;
+      else advance(at);
+    },
+    meanwhile:
+      'subscriptions get no live changes until it is back (a hot standby cannot LISTEN: point MSGX_READ_DATABASE_URL at the primary for subscriptions)',
+    clock: opts.clock,
+    log: opts.log,
+    retryMs: opts.reconnectMs,
+  });
 
   return {
     name: 'flight-feed',
     db: opts.pool,
     position: () => last.toString(),
-    listening: () => client !== null,
-    async start() {
-      try {
-        await connect();
-      } catch (err) {
-        // Queries must not depend on live updates: keep trying in the background.
-        opts.log.warn({ err }, 'flight feed: cannot LISTEN yet; retrying');
-        void reconnect();
-      }
-    },
+    listening: () => listener.listening(),
+    // Queries must not depend on live updates: a failed LISTEN is retried in the background.
+    start: () => listener.start(),
     async stop() {
       if (stopped) return;
       stopped = true;
-      stopSignal.abort();
-      const c = client;
-      if (c) {
-        await c.query(`UNLISTEN ${Channels.projection}`).catch(() => undefined); // closing anyway
-        dropClient(c);
-      }
+      await listener.stop();
       await running;
       fanOut.closeAll();
     },

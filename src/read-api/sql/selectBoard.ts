@@ -1,5 +1,6 @@
 import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
+import type { FlightDoc } from '../../readModel/flightDoc.ts';
 import { FLIGHT_COLUMNS, flightFromRows, selectList, type DbRow } from '../../readModel/flightRows.ts';
 
 export interface BoardFilter {
@@ -38,6 +39,17 @@ const filterParams = (f: BoardFilter): unknown[] => [
   f.operationDay, f.airline, f.flightNo, f.direction, f.status, f.stand, f.gate, f.includeDeleted,
 ];
 
+const PAGE = `
+        AND ($9::date IS NULL
+             OR (f.operation_day, coalesce(f.scheduled_time, 'infinity'::timestamptz), f.flid)
+              > ($9::date, coalesce($10::timestamptz, 'infinity'::timestamptz), $11::bigint))
+      ORDER BY f.operation_day, coalesce(f.scheduled_time, 'infinity'::timestamptz), f.flid
+      LIMIT $12`;
+
+const pageParams = (filter: BoardFilter, after: BoardKey | null, limit: number): unknown[] => [
+  ...filterParams(filter), after?.operationDay ?? null, after?.scheduledTime ?? null, after?.flid ?? null, limit,
+];
+
 /** One page of the board after `after` (exclusive), `limit` rows, in board order; lists empty. */
 export async function selectBoardPage(
   q: Queryable,
@@ -45,18 +57,31 @@ export async function selectBoardPage(
   after: BoardKey | null,
   limit: number,
 ): Promise<FlightState[]> {
-  const { rows } = await q.query<DbRow>(
-    `SELECT ${COLUMNS}
-       FROM flight_schd f
-      WHERE ${WHERE}
-        AND ($9::date IS NULL
-             OR (f.operation_day, coalesce(f.scheduled_time, 'infinity'::timestamptz), f.flid)
-              > ($9::date, coalesce($10::timestamptz, 'infinity'::timestamptz), $11::bigint))
-      ORDER BY f.operation_day, coalesce(f.scheduled_time, 'infinity'::timestamptz), f.flid
-      LIMIT $12`,
-    [...filterParams(filter), after?.operationDay ?? null, after?.scheduledTime ?? null, after?.flid ?? null, limit],
-  );
+  const { rows } = await q.query<DbRow>(`SELECT ${COLUMNS} FROM flight_schd f WHERE ${WHERE}${PAGE}`, pageParams(filter, after, limit));
   return rows.map((r) => flightFromRows(r));
+}
+
+/** A flight's stored document (readModel/flightDoc.ts) if it is of `version`, else null (read the rows). */
+export interface DocRow {
+  readonly flid: string;
+  readonly doc: FlightDoc | null;
+}
+
+const DOC_COLUMNS = `f.flid::text AS flid, CASE WHEN f.doc_version = $13 THEN f.doc END AS doc`;
+
+/** The same page as selectBoardPage, as documents: one statement, no detail tables. */
+export async function selectBoardDocs(q: Queryable, filter: BoardFilter, after: BoardKey | null, limit: number, version: number): Promise<DocRow[]> {
+  const { rows } = await q.query<DocRow>(`SELECT ${DOC_COLUMNS} FROM flight_schd f WHERE ${WHERE}${PAGE}`, [...pageParams(filter, after, limit), version]);
+  return rows;
+}
+
+/** The documents of the given flights (deleted ones included; absent flights have no row). */
+export async function selectFlightDocs(q: Queryable, flids: readonly string[], version: number): Promise<DocRow[]> {
+  const { rows } = await q.query<DocRow>(
+    `SELECT f.flid::text AS flid, CASE WHEN f.doc_version = $2 THEN f.doc END AS doc FROM flight_schd f WHERE f.flid = ANY($1::bigint[])`,
+    [flids, version],
+  );
+  return rows;
 }
 
 export async function countBoard(q: Queryable, filter: BoardFilter): Promise<number> {

@@ -67,10 +67,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
 
   const stop = new AbortController();
   const listener: Listener = createListener({
-    url: deps.databaseUrl,
+    name: 'dispatcher',
+    source: { url: deps.databaseUrl },
     channels: [Channels.outbox],
     // The payload names the target; anything else (or a reconnect, which may have missed some) wakes all.
-    onNotify: (_channel, payload) => wake(payload !== undefined && isTarget(payload) ? payload : undefined),
+    onNotify: (_channel, payload) => wake(isTarget(payload) ? payload : undefined),
+    onListening: () => wake(),
+    meanwhile: 'the targets look at their heads every idle poll until it is back',
     clock: deps.clock,
     log,
   });

@@ -73,13 +73,16 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   const wakeup = new Wakeup();
   const stop = new AbortController();
   const listener = createListener({
-    url: rt.databaseUrl,
+    name: 'pump',
+    source: { url: rt.databaseUrl },
     channels: [Channels.inbox, Channels.rebuilt],
     onNotify: (channel) => {
       // A projection rebuild (possibly with fixed evolve code) asks writers to fold the log afresh.
       if (channel === Channels.rebuilt) reloadRequested = true;
       wakeup.notify();
     },
+    onListening: () => wakeup.notify(),
+    meanwhile: 'the pump looks for work every MSGX_POLL_INTERVAL_MS until it is back',
     clock,
     log,
   });

@@ -36,9 +36,12 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
   const wakeup = new Wakeup();
   const stop = new AbortController();
   const listener = createListener({
-    url: deps.databaseUrl,
+    name: 'request tracker',
+    source: { url: deps.databaseUrl },
     channels: [Channels.decision],
     onNotify: () => wakeup.notify(),
+    onListening: () => wakeup.notify(),
+    meanwhile: 'requests are looked at every poll until it is back',
     clock: deps.clock,
     log,
   });

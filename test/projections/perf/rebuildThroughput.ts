@@ -22,7 +22,7 @@ import { formatProgress } from '../../../src/projections/rebuild/progress.ts';
 import { rebuildFlights } from '../../../src/projections/rebuild/rebuildFlights.ts';
 import { runBatch } from '../../../src/projections/runBatch.ts';
 import { createTestDatabase } from '../../support/databases.ts';
-import { appendBatch, type DecisionInput } from '../support/appendDecision.ts';
+import { appendBatch, type DecisionInput } from '../../support/decisions.ts';
 
 const EVENTS = Number(process.argv[2] ?? 200_000);
 const PER_DAY = Number(process.argv[3] ?? 1000);

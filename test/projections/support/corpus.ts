@@ -10,7 +10,7 @@ import { decide } from '../../../src/domain/decide.ts';
 import { applyDecision } from '../../../src/domain/evolve.ts';
 import type { FlightState } from '../../../src/domain/flight.ts';
 import { identityKey } from '../../../src/domain/identity.ts';
-import type { DecisionInput } from './appendDecision.ts';
+import type { DecisionInput } from '../../support/decisions.ts';
 import { activeScenarioNames, CORPUS_DIR } from '../../support/corpusDir.ts';
 
 export const TZ = 'Asia/Shanghai';

@@ -5,7 +5,7 @@
  */
 import type { FlightState } from '../../../src/domain/flight.ts';
 import type { Pool } from '../../../src/platform/db.ts';
-import { appendBatch, type DecisionInput } from './appendDecision.ts';
+import { appendBatch, type DecisionInput } from '../../support/decisions.ts';
 import { decideMessages, readScenario, scenarioNames } from './corpus.ts';
 import { syntheticMessages, type SyntheticOptions } from './synthetic.ts';
 

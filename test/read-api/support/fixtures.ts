@@ -26,28 +26,6 @@ export async function insertFlights(q: Queryable, flights: readonly FlightState[
   await writeFlights(q, LIVE_TABLES, flights);
 }
 
-export interface DecisionRow {
-  position: string;
-  msgId?: string | null;
-  kind?: string;
-  handler?: string | null;
-  flids?: string[];
-  payload: unknown;
-  recordedAt: string;
-}
-
-/** Append decisions directly (positions as given; pipeline_lock follows the highest). */
-export async function insertDecisions(q: Queryable, rows: readonly DecisionRow[]): Promise<void> {
-  for (const r of rows) {
-    await q.query(
-      `INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [r.position, r.msgId ?? null, r.kind ?? 'Applied', r.handler ?? null, r.handler ? 1 : null, r.flids ?? [], JSON.stringify(r.payload), r.recordedAt],
-    );
-  }
-  await q.query('UPDATE pipeline_lock SET last_position = GREATEST(last_position, (SELECT max(position) FROM decision_event)) WHERE id = 1');
-}
-
 export async function insertMessage(
   q: Queryable,
   m: { id: string; xml: string; state: string; errorClass?: string | null; lastError?: string | null; attempts?: number; identityKey?: string | null; ingestedAt?: string; meta?: { sndr: string; type: string; styp: string; seqn: string } },
