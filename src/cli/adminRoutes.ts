@@ -1,7 +1,8 @@
 /**
  * Operator actions for the web console (docs/contract/system.md §12): POST /admin/replay,
  * /admin/replay-deliveries, /admin/request-plan, /admin/rebuild — the same operations as the CLI
- * commands, each an audited decision naming its operator. They require
+ * commands, each an audited decision naming its operator (a rebuild's progress goes to
+ * operation_progress, which the console reads through the read API). They require
  * `Authorization: Bearer $MSGX_ADMIN_TOKEN`; with the variable unset every /admin path is 404.
  * A token `label:secret` names the operator `console:label` (plus an `X-Msgx-Operator` name, if
  * sent). Browsers cannot send the header cross-site without a CORS preflight, which msgx does not
@@ -9,8 +10,6 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
-import { formatProgress, type RebuildProgress } from '../projections/rebuild/progress.ts';
-import { rebuildFlights } from '../projections/rebuild/rebuildFlights.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { json, type Route } from '../read-api/httpServer.ts';
 import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
@@ -18,6 +17,7 @@ import { isTarget, TARGETS } from '../write/delivery/targets.ts';
 import { REPLAY_CLASSES, replay, type ReplayClass } from '../write/replay/replay.ts';
 import { describeWindow, requestPlan } from '../write/requests/requestPlan.ts';
 import { parseWindowTime } from '../write/requests/requestWindow.ts';
+import { rebuildFlightsRecorded } from './recordedRebuild.ts';
 
 const MAX_BODY = 16 * 1024;
 
@@ -29,15 +29,13 @@ class HttpError extends Error {
 
 export interface AdminRoutes {
   readonly routes: Route[];
-  /** The rebuild started from the console, if any (its last progress line). */
-  rebuildStatus(): { running: boolean; last: string | null; result: string | null };
 }
 
 export function adminRoutes(rt: Runtime): AdminRoutes {
   const token = rt.cfg.adminToken;
   const label = token?.includes(':') ? token.slice(0, token.indexOf(':')) : 'admin';
   const log = rt.log.child({ role: 'admin' });
-  let rebuild: { running: boolean; last: string | null; result: string | null } = { running: false, last: null, result: null };
+  let rebuilding = false;
 
   const operatorOf = (req: http.IncomingMessage): string => {
     const named = String(req.headers['x-msgx-operator'] ?? '').trim().replace(/[^\w.@ -]/g, '').slice(0, 40);
@@ -75,22 +73,24 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
       return { mgid: r.mgid, reqId: r.reqId, window: describeWindow(from, to, rt.cfg.airportTz), sent: r.send?.sent ?? false };
     },
     async rebuild(_body, operator) {
-      if (rebuild.running) throw new HttpError(409, 'a rebuild started from the console is running');
-      rebuild = { running: true, last: null, result: null };
+      if (rebuilding) throw new HttpError(409, 'a rebuild started from the console is running');
       log.info({ operator }, 'rebuild of the flight read models requested');
-      void rebuildFlights({
-        pool: rt.pool,
-        clock: rt.clock,
-        log: log.child({ scope: 'rebuild' }),
-        onProgress: (p: RebuildProgress) => (rebuild.last = formatProgress('flights', p)),
-      })
-        .then((r) => (rebuild.result = r.ok ? `rebuilt: ${r.events} events, ${r.flights} flights` : `not rebuilt: ${r.reason}`))
-        .catch((err: unknown) => {
-          log.error({ err }, 'rebuild failed');
-          rebuild.result = `failed: ${err instanceof Error ? err.message : String(err)}`;
-        })
-        .finally(() => (rebuild.running = false));
-      return { started: true, requestedBy: operator };
+      rebuilding = true;
+      // Answered once it is on record; runs on after the answer. Its progress and outcome go to
+      // operation_progress; the console shows them through the read API.
+      let begun = false;
+      const started = await new Promise<{ operationId: string | null }>((resolve, reject) => {
+        const onStarted = (s: { operationId: string | null }) => {
+          begun = true;
+          resolve(s);
+        };
+        rebuildFlightsRecorded({ pool: rt.pool, clock: rt.clock, log }, { startedBy: operator, onStarted })
+          .then((r) => log.info({ operator, ok: r.ok }, 'rebuild from the console ended'))
+          // Before it was on record the request fails (the HTTP boundary reports it); after, only the log can tell.
+          .catch((err: unknown) => (begun ? log.error({ err }, 'rebuild from the console failed') : reject(err as Error)))
+          .finally(() => (rebuilding = false));
+      });
+      return { started: true, operation: started.operationId, requestedBy: operator };
     },
   };
 
@@ -101,7 +101,6 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
       res.setHeader('www-authenticate', 'Bearer');
       return json(res, 401, { error: 'Authorization: Bearer <MSGX_ADMIN_TOKEN> required' });
     }
-    if (req.method === 'GET' && name === 'rebuild') return json(res, 200, rebuild);
     const action = actions[name];
     if (!action) return json(res, 404, { error: `no admin action '${name}'` });
     if (req.method !== 'POST') return json(res, 405, { error: 'POST only' });
@@ -115,7 +114,7 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
       throw err;
     }
   };
-  return { routes: [{ method: '*', path: '/admin*', handler }], rebuildStatus: () => rebuild };
+  return { routes: [{ method: '*', path: '/admin*', handler }] };
 }
 
 function idList(v: unknown): string[] | undefined {

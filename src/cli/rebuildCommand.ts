@@ -1,29 +1,30 @@
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
-import { formatProgress } from '../projections/rebuild/progress.ts';
-import { rebuildFlights } from '../projections/rebuild/rebuildFlights.ts';
-import { rebuildReference } from '../projections/reference/rebuildReference.ts';
 import type { Command } from './commands.ts';
 import { createProgressLine } from './progressLine.ts';
 import { UsageError } from './usageError.ts';
+import { operatorName } from './operator.ts';
+import { describeFlights, describeReference, rebuildFlightsRecorded, rebuildReferenceRecorded } from './recordedRebuild.ts';
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
 const CANCELLED = 130;
 
 export const rebuildCommand: Command = {
   summary: 'rebuild read models from the log without downtime: flights [--page-size N] | reference | (none: every projection)',
-  usage: '[flights [--page-size N] | reference]',
+  usage: '[flights [--page-size N] | reference] [--operator NAME]',
   help:
     'Folds the whole decision log into scratch tables beside the live ones while msgx keeps running, then\n' +
     'swaps them in. Progress goes to stderr (one line in place on a terminal, plain lines otherwise).\n' +
     'Ctrl-C cancels cleanly (exit 130): the live tables stay as they are.\n' +
     '`reference` rebuilds the reference-data and seasonal-schedule rows in one transaction (readers see the\n' +
-    'old rows until it commits); with no name, flights and then reference are rebuilt.',
+    'old rows until it commits); with no name, flights and then reference are rebuilt.\n' +
+    'Audited as a RebuildRequested decision naming the operator (--operator, default user@host); its progress\n' +
+    'is recorded for the console (GraphQL operationProgress), whichever process runs it.',
   async run(args, { cfg, log }) {
     const { values, positionals } = parseArgs({
       args: [...args],
       allowPositionals: true,
-      options: { 'page-size': { type: 'string' } },
+      options: { 'page-size': { type: 'string' }, operator: { type: 'string' } },
       strict: true,
     });
     const [name, ...extra] = positionals;
@@ -39,7 +40,7 @@ export const rebuildCommand: Command = {
       throw new UsageError(`--page-size must be a whole number 1-100000 (got '${values['page-size']}')`);
     }
 
-    const rt = await openRuntime(cfg, log, { poolMax: 3, command: 'rebuild' });
+    const rt = await openRuntime(cfg, log, { poolMax: 4, command: 'rebuild' });
     const progress = createProgressLine();
     const abort = new AbortController();
     const onSignal = () => {
@@ -53,34 +54,16 @@ export const rebuildCommand: Command = {
     for (const [sig, ls] of Object.entries(foreign)) for (const l of ls) process.off(sig, l);
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    const run = { startedBy: operatorName(values.operator), signal: abort.signal, ...(pageSize ? { pageSize } : {}), onLine: (line: string) => progress.update(line) };
     const rebuildFlightsStep = async (): Promise<number> => {
-      const result = await rebuildFlights({
-        pool: rt.pool,
-        clock: rt.clock,
-        log: rt.log.child({ role: 'rebuild' }),
-        signal: abort.signal,
-        ...(pageSize ? { pageSize } : {}),
-        onProgress: (p) => progress.update(formatProgress('flights', p)),
-      });
+      const result = await rebuildFlightsRecorded(rt, run);
       if (result.ok) {
-        const rate = result.seconds > 0 ? Math.round(result.events / result.seconds) : result.events;
-        process.stdout.write(
-          `rebuilt flights: ${result.events} events, ${result.flights} flights, up to position ${result.position}, ` +
-            `in ${result.seconds.toFixed(1)} s (${rate} events/s); tables swapped, live projector continues from there\n`,
-        );
+        process.stdout.write(`${describeFlights(result)}; tables swapped, live projector continues from there\n`);
         return 0;
       }
-      switch (result.reason) {
-        case 'cancelled':
-          process.stderr.write('rebuild cancelled: scratch tables dropped, live tables untouched\n');
-          return CANCELLED;
-        case 'busy':
-          process.stderr.write('rebuild refused: another rebuild is running\n');
-          return 1;
-        case 'refused':
-          process.stderr.write(`rebuild refused:\n${result.problems.map((p) => `  ${p}\n`).join('')}`);
-          return 1;
-      }
+      if (result.reason === 'refused') process.stderr.write(`rebuild refused:\n${result.problems.map((p) => `  ${p}\n`).join('')}`);
+      else process.stderr.write(`${describeFlights(result)}\n`);
+      return result.reason === 'cancelled' ? CANCELLED : 1;
     };
     try {
       if (targets.includes('flights')) {
@@ -88,17 +71,12 @@ export const rebuildCommand: Command = {
         if (code !== 0) return code;
       }
       if (targets.includes('reference')) {
-        const r = await rebuildReference({ pool: rt.pool, clock: rt.clock, log: rt.log.child({ role: 'rebuild' }), signal: abort.signal });
+        const r = await rebuildReferenceRecorded(rt, run);
         if (r.ok) {
-          process.stdout.write(
-            `rebuilt reference: ${r.events} events, ${r.records} records, ${r.seasons} seasons, up to position ${r.position}, ` +
-              `in ${r.seconds.toFixed(1)} s; the live projector continues from there\n`,
-          );
-        } else if (r.reason === 'cancelled') {
-          process.stderr.write('rebuild reference cancelled: rolled back, live rows untouched\n');
-          return CANCELLED;
+          process.stdout.write(`${describeReference(r)}; the live projector continues from there\n`);
         } else {
-          process.stderr.write('rebuild reference refused: another reference rebuild is running\n');
+          process.stderr.write(`${describeReference(r)}\n`);
+          if (r.reason === 'cancelled') return CANCELLED;
           return 1;
         }
       }

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../platform/logger.ts';
@@ -9,6 +8,8 @@ import type { Command } from './commands.ts';
 import { UsageError } from './usageError.ts';
 import { progressReporter } from './redecideProgress.ts';
 import { formatReport } from './redecideReport.ts';
+import { startOperation } from './operationProgress.ts';
+import { operatorName } from './operator.ts';
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
 const CANCELLED = 130;
@@ -20,6 +21,13 @@ function bound(name: string, text: string): RangeBound {
     throw new UsageError(`--${name} must be a log position (a whole number) or an ISO-8601 instant (got '${text}')`);
   }
   return { instant };
+}
+
+/** The arguments the console shows beside the progress. */
+function redecideDetail(v: { from?: string; to?: string; flight?: string[]; apply?: boolean }): string {
+  return [`--from ${v.from}`, v.to ? `--to ${v.to}` : '', v.flight?.length ? `--flight ${v.flight.join(',')}` : '', v.apply ? '--apply' : '']
+    .filter((s) => s !== '')
+    .join(' ');
 }
 
 async function confirm(question: string): Promise<boolean> {
@@ -68,32 +76,43 @@ export const redecideCommand: Command = {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     const progress = progressReporter(process.stderr, rt.clock);
+    const operator = operatorName(values.operator);
+    // The console shows it while it runs (operation_progress), whichever process this is.
+    const recorder = await startOperation(rt.pool, rt.clock, log, { kind: 'redecide', startedBy: operator, detail: redecideDetail(values) });
     try {
       const run = await runRedecide(rt.pool, { from, ...(to ? { to } : {}) }, {
         cfg: rt.cfg,
         databaseUrl: rt.databaseUrl,
         signal: abort.signal,
         ...(flids.length > 0 ? { flights: new Set(flids) } : {}),
-        onProgress: (p) => progress.report(p),
+        onProgress: (p) => {
+          progress.report(p);
+          recorder.update({ phase: 'decide', done: p.events, total: p.total });
+        },
       });
       progress.done();
       let report = run.report;
+      const differ = `${report.differingMessages.length} message(s) and ${report.differingFlights.length} flight(s) differ (report ${report.reportId})`;
       if (!values.apply) {
         process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+        await recorder.finish('done', differ);
         return 0;
       }
       if (!values.json) process.stdout.write(formatReport(report));
       if (report.differingFlights.length === 0) {
         if (values.json) process.stdout.write(`${JSON.stringify({ ...report, applied: [] }, null, 2)}\n`);
         else process.stdout.write('nothing to correct: no flight differs\n');
+        await recorder.finish('done', `${differ}; nothing to correct`);
         return 0;
       }
       if (!values.yes && !(await confirm(`append ${report.differingFlights.length} Correction decision(s)? [y/N] `))) {
         process.stderr.write('not applied\n');
+        await recorder.finish('cancelled', `${differ}; not applied (not confirmed)`);
         return 1;
       }
+      recorder.update({ phase: 'apply', done: report.differingFlights.length, total: report.differingFlights.length });
       const done = await applyCorrections(rt.pool, run.redecision, {
-        requestedBy: values.operator ?? `${os.userInfo().username}@${os.hostname()}`,
+        requestedBy: operator,
         config: { airportTz: rt.cfg.airportTz, identityIncludeDay: rt.cfg.identityIncludeDay },
         now: rt.clock.now(),
       });
@@ -106,13 +125,16 @@ export const redecideCommand: Command = {
         const at = applied.length > 0 ? ` at positions ${applied[0]!.position}..${applied[applied.length - 1]!.position}` : '';
         process.stdout.write(`appended ${applied.length} Correction decision(s)${at} (report ${report.reportId})\n`);
       }
+      await recorder.finish('done', `${differ}; appended ${applied.length} Correction decision(s)`);
       return 0;
     } catch (err) {
       if (abort.signal.aborted) {
         progress.done();
         process.stderr.write('redecide cancelled: nothing was written\n');
+        await recorder.finish('cancelled', 'cancelled: nothing was written');
         return CANCELLED;
       }
+      await recorder.finish('failed', err instanceof Error ? err.message : String(err));
       throw err;
     } finally {
       process.off('SIGINT', onSignal);

@@ -1,9 +1,9 @@
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
 import { REPLAY_CLASSES, replay, type ReplayClass } from '../write/replay/replay.ts';
 import type { Command } from './commands.ts';
 import { UsageError } from './usageError.ts';
+import { operatorName } from './operator.ts';
 
 export const replayCommand: Command = {
   summary: 'move PARKED/FAILED/DEAD messages back to PENDING: --class CODEC_ERROR|UNSUPPORTED|INFRA|EXHAUSTED [--ids 1,2] [--since ISO]',
@@ -41,7 +41,7 @@ export const replayCommand: Command = {
         errorClass,
         ...(ids ? { ids } : {}),
         ...(since ? { since } : {}),
-        requestedBy: values.operator?.trim() || `${os.userInfo().username}@${os.hostname()}`,
+        requestedBy: operatorName(values.operator),
       });
       if (done.length === 0) {
         process.stdout.write(`nothing to replay for class ${errorClass}${ids ? ` among ids ${ids.join(',')}` : ''}\n`);

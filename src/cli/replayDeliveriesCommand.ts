@@ -1,10 +1,10 @@
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
 import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
 import { isTarget, TARGETS } from '../write/delivery/targets.ts';
 import type { Command } from './commands.ts';
 import { UsageError } from './usageError.ts';
+import { operatorName } from './operator.ts';
 
 export const replayDeliveriesCommand: Command = {
   summary: 'DEAD deliveries back to PENDING: --target KAFKA_MSG|KAFKA_SCHD|COUTMSGS [--ids 1,2]',
@@ -29,7 +29,7 @@ export const replayDeliveriesCommand: Command = {
       const res = await replayDeadDeliveries(rt.pool, rt.clock, {
         target,
         ...(eventIds ? { eventIds } : {}),
-        requestedBy: values.operator?.trim() || `${os.userInfo().username}@${os.hostname()}`,
+        requestedBy: operatorName(values.operator),
       });
       const lines: string[] = [];
       if (res.replayed.length === 0) lines.push(`no DEAD ${target} deliveries${eventIds ? ' among the given ids' : ''}; nothing replayed`);

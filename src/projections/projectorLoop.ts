@@ -1,14 +1,15 @@
 /**
  * The loop that runs one projector: apply batches while there are events, then wait for a wake-up
- * (msgx_decision via the shared listener) or the polling interval of the injected clock. Errors are
- * logged once per outage and retried after the polling interval; a batch never half-applies.
+ * (msgx_decision via the shared listener) or the polling interval of the injected clock (the
+ * platform's service loop: errors logged once per streak and retried after the polling interval);
+ * a batch never half-applies.
  */
-import { FailureStreak } from '../platform/failureStreak.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Pool } from '../platform/db.ts';
 import type { Faults } from '../platform/faults.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
+import { createServiceLoop } from '../platform/serviceLoop.ts';
 import { ensureCheckpoint } from './checkpoint.ts';
 import type { Projector } from './projector.ts';
 import { runBatch, type BatchOutcome } from './runBatch.ts';
@@ -37,45 +38,31 @@ export interface ProjectorLoop extends Service {
 export function createProjectorLoop(opts: ProjectorLoopOptions): ProjectorLoop {
   const { pool, projector, wakeup, clock, log } = opts;
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
-  const stop = new AbortController();
-  let loop: Promise<void> | undefined;
   let last: BatchOutcome | undefined;
-  const failures = new FailureStreak(log, 'projector batch failed; retrying', 'projector recovered');
-
-  async function step(): Promise<'more' | 'wait'> {
-    try {
+  let started = false;
+  const loop = createServiceLoop({
+    clock,
+    log,
+    failedMsg: 'projector batch failed; retrying',
+    resumedMsg: 'projector recovered',
+    wakeup,
+    async step() {
       last = await runBatch(pool, projector, { batchSize, clock, faults: opts.faults });
-      failures.succeeded();
-      if (last.kind === 'conflict') {
-        log.info('checkpoint moved by another instance; re-reading');
-        return 'more';
-      }
-      return last.kind === 'applied' ? 'more' : 'wait';
-    } catch (err) {
-      failures.failed(err);
-      return 'wait';
-    }
-  }
-
-  async function run(): Promise<void> {
-    while (!stop.signal.aborted) {
-      const seen = wakeup.generation;
-      const next = await step();
-      if (next === 'wait' && !stop.signal.aborted) await wakeup.wait(seen, opts.pollIntervalMs, clock, stop.signal);
-    }
-  }
+      if (last.kind === 'conflict') log.info('checkpoint moved by another instance; re-reading');
+      return last.kind === 'idle' ? opts.pollIntervalMs : 0;
+    },
+    retryMs: () => opts.pollIntervalMs,
+  });
 
   return {
     name: `projector:${projector.name}`,
     lastOutcome: () => last,
     async start() {
-      if (loop) return;
+      if (started) return;
+      started = true;
       await ensureCheckpoint(pool, projector.name);
-      loop = run();
+      loop.start();
     },
-    async stop() {
-      stop.abort();
-      await loop;
-    },
+    stop: () => loop.stop(),
   };
 }

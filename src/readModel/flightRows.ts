@@ -28,10 +28,18 @@ const col = (name: string, type: SqlType): ColumnSpec => ({ name, type });
 
 type ScalarKey = Exclude<keyof FlightState, ListName>;
 
-const FLIGHT_MAP: readonly (readonly [ScalarKey, string, SqlType])[] = [
-  ['flid', 'flid', 'bigint'],
+/** A field that is never null (read back as a string or number, not as null). */
+const REQUIRED = 'required';
+
+/**
+ * flight_schd's columns: the field, the column, its SQL type and whether it is never null. The
+ * one place a flight column is named: the row is written (flightRow) and read back
+ * (flightFromRows) from this table, by the column's type.
+ */
+const FLIGHT_MAP: readonly (readonly [ScalarKey, string, SqlType, typeof REQUIRED?])[] = [
+  ['flid', 'flid', 'bigint', REQUIRED],
   ['ffid', 'ffid', 'text'],
-  ['operationDay', 'operation_day', 'date'],
+  ['operationDay', 'operation_day', 'date', REQUIRED],
   ['airline', 'airline', 'text'],
   ['flightNo', 'flight_no', 'text'],
   ['direction', 'direction', 'text'],
@@ -86,8 +94,8 @@ const FLIGHT_MAP: readonly (readonly [ScalarKey, string, SqlType])[] = [
   ['portCode', 'port_code', 'text'],
   ['deleted', 'deleted', 'boolean'],
   ['deletedReason', 'deleted_reason', 'text'],
-  ['stateVersion', 'state_version', 'integer'],
-  ['lastPosition', 'last_position', 'bigint'],
+  ['stateVersion', 'state_version', 'integer', REQUIRED],
+  ['lastPosition', 'last_position', 'bigint', REQUIRED],
   ['lastMsgId', 'last_msg_id', 'bigint'],
   ['updatedAt', 'updated_at', 'timestamptz'],
   ['sources', 'field_sources', 'jsonb'],
@@ -153,11 +161,6 @@ export function instant(v: unknown): string | null {
 }
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const jsonCell = (v: unknown): CellValue => (v === undefined || v === null ? null : JSON.stringify(v));
-/** `sources` from its jsonb column (parsed by node-pg, or JSON text): absent when null. */
-function sourcesOf(v: unknown): { sources?: Record<string, string> } {
-  if (v === null || v === undefined) return {};
-  return { sources: (typeof v === 'string' ? JSON.parse(v) : v) as Record<string, string> };
-}
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const int = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const req = (v: unknown): string => String(v);
@@ -327,75 +330,36 @@ export function addDetailRow(lists: FlightLists, spec: DetailTableSpec, row: DbR
   (lists[list] as unknown[]).push(m.fromRow(row));
 }
 
+/**
+ * A flight_schd cell as its field, by the column's SQL type: instants as ISO UTC text, bigints and
+ * dates as text, integers as numbers, booleans true only when true; null stays null unless the
+ * column is REQUIRED. A jsonb cell (node-pg parses it; JSON text is parsed here) is absent when null.
+ */
+function fieldOf(type: SqlType, v: unknown, required: boolean): unknown {
+  switch (type) {
+    case 'timestamptz':
+      return instant(v);
+    case 'integer':
+      return required ? Number(v) : int(v);
+    case 'boolean':
+      return v === true;
+    case 'jsonb':
+      return v === null || v === undefined ? undefined : typeof v === 'string' ? JSON.parse(v) : v;
+    default:
+      return required ? req(v) : text(v);
+  }
+}
+
 /** The FlightState of a flight_schd row (selected with `selectList(FLIGHT_COLUMNS)`) and its lists. */
 export function flightFromRows(row: DbRow, lists: FlightLists = emptyLists()): FlightState {
-  const ordered = emptyLists();
-  for (const l of LIST_NAMES) (ordered as Record<ListName, unknown>)[l] = orderList(l, lists[l]);
-  return {
-    flid: req(row.flid),
-    ffid: text(row.ffid),
-    operationDay: req(row.operation_day),
-    airline: text(row.airline),
-    flightNo: text(row.flight_no),
-    direction: text(row.direction) as Direction | null,
-    scheduledTime: instant(row.scheduled_time),
-    estimatedTime: instant(row.estimated_time),
-    actualTime: instant(row.actual_time),
-    prevActualDeparture: instant(row.prev_actual_departure),
-    serviceType: text(row.service_type),
-    flightNature: text(row.flight_nature),
-    aircraftType: text(row.aircraft_type),
-    registration: text(row.registration),
-    terminal: text(row.terminal),
-    currentStand: text(row.current_stand),
-    linkAirline: text(row.link_airline),
-    linkFlightNo: text(row.link_flight_no),
-    linkFlid: text(row.link_flid),
-    masterAirline: text(row.master_airline),
-    masterFlightNo: text(row.master_flight_no),
-    masterFlid: text(row.master_flid),
-    boardingOpen: instant(row.boarding_open),
-    lastCall: instant(row.last_call),
-    boardingClosed: instant(row.boarding_closed),
-    cancelTime: instant(row.cancel_time),
-    status: text(row.status),
-    publicStatus: text(row.public_status),
-    publicRemark: text(row.public_remark),
-    diversionAirport: text(row.diversion_airport),
-    diversionDirection: text(row.diversion_direction),
-    returnType: text(row.return_type),
-    agentPassenger: text(row.agent_passenger),
-    agentField: text(row.agent_field),
-    agentMaintenance: text(row.agent_maintenance),
-    eobt: instant(row.eobt),
-    tobt: instant(row.tobt),
-    cobt: instant(row.cobt),
-    ctot: instant(row.ctot),
-    iest: instant(row.iest),
-    appt: instant(row.appt),
-    egsr: instant(row.egsr),
-    egst: instant(row.egst),
-    prevEstimatedDeparture: instant(row.prev_estimated_departure),
-    nextEstimatedArrival: instant(row.next_estimated_arrival),
-    nextActualArrival: instant(row.next_actual_arrival),
-    abnormalReason: text(row.abnormal_reason),
-    abnormalRemark: text(row.abnormal_remark),
-    maxPassengers: int(row.max_passengers),
-    remark: text(row.remark),
-    runway: text(row.runway),
-    vipPassengers: int(row.vip_passengers),
-    vipReserved: int(row.vip_reserved),
-    portTime: instant(row.port_time),
-    portCode: text(row.port_code),
-    deleted: row.deleted === true,
-    deletedReason: text(row.deleted_reason),
-    stateVersion: Number(row.state_version),
-    lastPosition: req(row.last_position),
-    lastMsgId: text(row.last_msg_id),
-    updatedAt: instant(row.updated_at),
-    ...sourcesOf(row.field_sources),
-    ...(ordered as FlightLists),
-  };
+  const state: Record<string, unknown> = {};
+  for (const [key, name, type, required] of FLIGHT_MAP) {
+    const value = fieldOf(type, row[name], required === REQUIRED);
+    if (value !== undefined) state[key] = value;
+  }
+  for (const l of LIST_NAMES) state[l] = orderList(l, lists[l]);
+  // The table covers every scalar field of FlightState (ScalarKey), the loop above every list.
+  return state as unknown as FlightState;
 }
 
 /**

@@ -10,14 +10,11 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { assemble, type App } from '../../src/cli/assemble.ts';
-import { loadConfig } from '../../src/platform/config.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import type { TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { insertMessage } from '../read-api/support/fixtures.ts';
-import { launchChromium, openPage } from './browser.ts';
+import { openPage } from './browser.ts';
+import { consoleSetting, type ConsoleSetting } from './consoleSetting.ts';
 
 const TOKEN = 'ops:console-test-token-0123456789';
 const SHOTS = process.env.MSGX_UPDATE_SCREENSHOTS === '1';
@@ -25,41 +22,25 @@ const shot = (name: string) => new URL(`../../docs/console-${name}.png`, import.
 
 let db: TestDatabase;
 let browser: Browser;
-const running: { rt: Runtime; app: App }[] = [];
-
-async function startMsgx(role: 'all' | 'api', extra: Record<string, string>): Promise<string> {
-  const cfg = loadConfig({
-    MSGX_DATABASE_URL: db.url, MSGX_HTTP_PORT: '0', MSGX_HTTP_HOST: '127.0.0.1', MSGX_POLL_INTERVAL_MS: '50',
-    MSGX_HISTORY_KEEP_DAYS: '36500', MSGX_CONSISTENCY_CHECK_ON_START: 'false', ...extra,
-  });
-  const rt = await openRuntime(cfg, silentLogger);
-  const app = await assemble(rt, { role, standby: false });
-  running.push({ rt, app });
-  await app.start();
-  return `http://127.0.0.1:${app.httpPort()}`;
-}
+let setting: ConsoleSetting | undefined;
 
 let withToken: string;
 let withoutToken: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase('console');
+  setting = await consoleSetting('console');
+  ({ db, browser } = setting);
+  const startMsgx = setting.start;
   // Operator work: one DEAD(EXHAUSTED) message for the Replay button (never in the mailbox: the pump ignores DEAD rows).
   const xml = await readFile(new URL('../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
   for (const id of ['900', '901']) await insertMessage(db.pool, { id, xml, state: 'DEAD', errorClass: 'EXHAUSTED', lastError: 'INFRA (5 attempts): connection refused', attempts: 5 });
   await db.pool.query(`UPDATE proc_state SET cause_class = 'INFRA' WHERE msg_id IN (900, 901)`);
   withToken = await startMsgx('all', { MSGX_ADMIN_TOKEN: TOKEN });
   withoutToken = await startMsgx('api', {});
-  browser = await launchChromium();
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
-  for (const { rt, app } of running.reverse()) {
-    await app.stop();
-    await rt.close();
-  }
-  await db?.drop();
+  await setting?.close();
 });
 
 describe('offline GraphiQL', () => {

@@ -31,6 +31,8 @@ const READABLE = [
   'reference_record', 'seasonal_flight', 'seasonal_season',
   // 110: the run mode (pipeline.mode / pipeline.shadow), readable by default privileges
   'run_mode',
+  // 130: progress of rebuilds and re-decisions (Query.operationProgress, the console)
+  'operation_progress',
 ].sort();
 
 async function refusal(run: () => Promise<unknown>): Promise<string | undefined> {

@@ -15,6 +15,7 @@ import type { FlightFeed } from '../live/flightFeed.ts';
 import { isConnectionError, SqlState, sqlState } from '../../platform/db.ts';
 import { badInput } from './errors.ts';
 import { operationsResolvers } from './operationsResolvers.ts';
+import { progressResolvers } from './progressResolvers.ts';
 import { leanPathPlugin } from '../lean/leanPlugin.ts';
 import { createResponseCache } from './responseCache.ts';
 
@@ -30,6 +31,7 @@ const typeDefs = [
   readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8'),
   readFileSync(new URL('./reference.graphql', import.meta.url), 'utf8'),
   readFileSync(new URL('./operations.graphql', import.meta.url), 'utf8'),
+  readFileSync(new URL('./progress.graphql', import.meta.url), 'utf8'),
 ];
 
 type ServerContext = Record<string, unknown>;
@@ -48,6 +50,7 @@ export function createReadSchema(deps: ReadApiDeps, feed: FlightFeed) {
       pipelineResolvers,
       referenceResolvers,
       operationsResolvers,
+      progressResolvers,
       subscriptionResolvers(feed),
     ],
   });

@@ -48,5 +48,8 @@ export const PAGE_ASSETS: Readonly<Record<string, Asset>> = {
   '/assets/console/app.js': own('./console/app.js', JS),
   '/assets/console/api.js': own('./console/api.js', JS),
   '/assets/console/views.js': own('./console/views.js', JS),
+  '/assets/console/widgets.js': own('./console/widgets.js', JS),
+  '/assets/console/operations.js': own('./console/operations.js', JS),
+  '/assets/console/admin.js': own('./console/admin.js', JS),
   '/assets/console/console.css': own('./console/console.css', CSS),
 };

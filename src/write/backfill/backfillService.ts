@@ -1,8 +1,7 @@
-import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
-import { Wakeup } from '../../platform/wakeup.ts';
+import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { dueBackfills, markBackfilled, markBackfillFailed } from './backfillSql.ts';
 
 const BATCH = 500;
@@ -24,9 +23,6 @@ export interface Backfill extends Service {
 export function createBackfill(rt: Runtime): Backfill {
   const { pool, mailbox, clock, cfg } = rt;
   const log = rt.log.child({ role: 'backfill' });
-  const wakeup = new Wakeup();
-  const stop = new AbortController();
-  let loop: Promise<void> | undefined;
   let failing = false;
 
   async function runOnce(): Promise<number> {
@@ -54,30 +50,22 @@ export function createBackfill(rt: Runtime): Backfill {
     }
   }
 
-  async function run(): Promise<void> {
-    const failures = new FailureStreak(log, 'backfill scanner cannot reach its database');
-    while (!stop.signal.aborted) {
-      const seen = wakeup.generation;
-      try {
-        await runOnce();
-        failures.succeeded();
-      } catch (err) {
-        failures.failed(err);
-      }
-      await wakeup.wait(seen, failures.count > 0 ? outageRetryDelay(cfg, failures.count) : cfg.pollIntervalMs, clock, stop.signal);
-    }
-  }
+  const loop = createServiceLoop({
+    clock,
+    log,
+    failedMsg: 'backfill scanner cannot reach its database',
+    async step() {
+      await runOnce();
+      return cfg.pollIntervalMs;
+    },
+    retryMs: (failures) => outageRetryDelay(cfg, failures),
+  });
 
   return {
     name: 'backfill',
-    async start() {
-      loop = run();
-    },
-    async stop() {
-      stop.abort();
-      await loop;
-    },
-    kick: () => wakeup.notify(),
+    start: async () => loop.start(),
+    stop: () => loop.stop(),
+    kick: () => loop.wake(),
     runOnce,
   };
 }

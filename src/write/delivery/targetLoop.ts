@@ -1,8 +1,8 @@
-import { FailureStreak } from '../../platform/failureStreak.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { runServiceLoop } from '../../platform/serviceLoop.ts';
 import type { Wakeup } from '../../platform/wakeup.ts';
-import type { StepResult, TargetWorker } from './deliverRows.ts';
+import type { TargetWorker } from './deliverRows.ts';
 
 export interface TargetLoopOptions {
   readonly clock: Clock;
@@ -18,19 +18,20 @@ export interface TargetLoopOptions {
  * poll comes round, or `wakeup` is notified (LISTEN msgx_outbox). Returns once `stop` is aborted.
  */
 export async function runTargetLoop(worker: TargetWorker, wakeup: Wakeup, stop: AbortSignal, opts: TargetLoopOptions): Promise<void> {
-  const failures = new FailureStreak(opts.log.child({ target: worker.target }), 'dispatcher step failed; will retry', 'dispatcher resumed');
-  while (!stop.aborted) {
-    const seen = wakeup.generation;
-    let result: StepResult;
-    try {
-      result = await worker.step();
-      failures.succeeded();
-    } catch (err) {
-      failures.failed(err);
-      result = { kind: 'wait', until: new Date(opts.clock.now().getTime() + opts.errorPauseMs) };
-    }
-    if (result.kind === 'worked') continue;
-    const ms = result.kind === 'idle' ? opts.idlePollMs : result.until.getTime() - opts.clock.now().getTime();
-    await wakeup.wait(seen, ms, opts.clock, stop);
-  }
+  await runServiceLoop(
+    {
+      clock: opts.clock,
+      log: opts.log.child({ target: worker.target }),
+      failedMsg: 'dispatcher step failed; will retry',
+      resumedMsg: 'dispatcher resumed',
+      wakeup,
+      async step() {
+        const result = await worker.step();
+        if (result.kind === 'worked') return 0;
+        return result.kind === 'idle' ? opts.idlePollMs : result.until.getTime() - opts.clock.now().getTime();
+      },
+      retryMs: () => opts.errorPauseMs,
+    },
+    stop,
+  );
 }

@@ -1,8 +1,8 @@
-import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../../platform/service.ts';
 import { newPollState, pollOnce, type PollResult } from './pollOnce.ts';
+import { createServiceLoop } from '../../platform/serviceLoop.ts';
 
 /** Polls failing in a row that make /readyz say "not ready" (a poison row, a broken mailbox). */
 export const STALL_FAILURES = 3;
@@ -24,8 +24,7 @@ export interface Ingest extends Service {
  */
 export function createIngest(rt: Runtime): Ingest {
   const log = rt.log.child({ role: 'ingest' });
-  const stop = new AbortController();
-  let loop: Promise<void> | undefined;
+  let started = false;
   // Polls never overlap: the loop and a caller of pollOnce() take turns.
   let turn: Promise<unknown> = Promise.resolve();
   const state = newPollState();
@@ -55,38 +54,34 @@ export function createIngest(rt: Runtime): Ingest {
       if (failuresInRow >= STALL_FAILURES) {
         throw new Error(`ingest stalled: ${failuresInRow} polls failed in a row; last error: ${(lastError ?? '').slice(0, 300)}`);
       }
-      if (loop && since > rt.cfg.ingestStallMs) {
+      if (started && since > rt.cfg.ingestStallMs) {
         throw new Error(`ingest stalled: no poll completed for ${Math.round(since / 1000)} s${lastError ? `; last error: ${lastError.slice(0, 300)}` : ''}`);
       }
     },
   };
 
-  async function run(): Promise<void> {
-    const failures = new FailureStreak(log, 'ingest poll failed; retrying with backoff', 'ingest resumed');
-    while (!stop.signal.aborted) {
-      let sleepMs = rt.cfg.pollIntervalMs;
-      try {
-        const r = await poll();
-        failures.succeeded();
-        if (r.copied > 0 || r.gapsExpired > 0) log.debug({ ...r }, 'ingested');
-        if (r.more) sleepMs = 0;
-      } catch (err) {
-        failures.failed(err);
-        sleepMs = Math.max(rt.cfg.pollIntervalMs, outageRetryDelay(rt.cfg, failures.count));
-      }
-      if (sleepMs > 0) await rt.clock.sleep(sleepMs, stop.signal);
-    }
-  }
+  const loop = createServiceLoop({
+    clock: rt.clock,
+    log,
+    failedMsg: 'ingest poll failed; retrying with backoff',
+    resumedMsg: 'ingest resumed',
+    async step() {
+      const r = await poll();
+      if (r.copied > 0 || r.gapsExpired > 0) log.debug({ ...r }, 'ingested');
+      return r.more ? 0 : rt.cfg.pollIntervalMs;
+    },
+    retryMs: (failures) => Math.max(rt.cfg.pollIntervalMs, outageRetryDelay(rt.cfg, failures)),
+  });
 
   return {
     name: 'ingest',
     async start() {
       lastOkAt = rt.clock.now().getTime();
-      loop = run();
+      started = true;
+      loop.start();
     },
     async stop() {
-      stop.abort();
-      await loop;
+      await loop.stop();
     },
     pollOnce: poll,
     readiness,

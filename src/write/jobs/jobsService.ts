@@ -1,5 +1,6 @@
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
+import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { archiveProcState } from './archiveProcState.ts';
 
 /** How often the housekeeping job runs (first run at start). */
@@ -25,8 +26,6 @@ export interface Jobs extends Service {
  */
 export function createJobs(rt: Runtime): Jobs {
   const log = rt.log.child({ role: 'jobs' });
-  const stop = new AbortController();
-  let loop: Promise<void> | undefined;
 
   async function runOnce(): Promise<JobsResult> {
     const now = rt.clock.now();
@@ -40,26 +39,23 @@ export function createJobs(rt: Runtime): Jobs {
     return { archived };
   }
 
-  async function run(): Promise<void> {
-    while (!stop.signal.aborted) {
-      try {
-        await runOnce();
-      } catch (err) {
-        log.error({ err }, 'housekeeping failed; next try in one period');
-      }
-      await rt.clock.sleep(JOBS_PERIOD_MS, stop.signal);
-    }
-  }
+  // Failures are said once per streak (an outage of hours is one error, not one an hour).
+  const loop = createServiceLoop({
+    clock: rt.clock,
+    log,
+    failedMsg: 'housekeeping failed; next try in one period',
+    resumedMsg: 'housekeeping resumed',
+    async step() {
+      await runOnce();
+      return JOBS_PERIOD_MS;
+    },
+    retryMs: () => JOBS_PERIOD_MS,
+  });
 
   return {
     name: 'jobs',
-    async start() {
-      loop = run();
-    },
-    async stop() {
-      stop.abort();
-      await loop;
-    },
+    start: async () => loop.start(),
+    stop: () => loop.stop(),
     runOnce,
   };
 }

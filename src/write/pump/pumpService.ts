@@ -1,8 +1,8 @@
-import { FailureStreak } from '../../platform/failureStreak.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
 import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
+import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Decider } from '../../domain/decide.ts';
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
@@ -92,7 +92,6 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   let singles = 0;
   let drainWaiters: { after: number; resolve: () => void }[] = [];
   const blockedHead = new BlockedHeadWarning(log, cfg.headBlockedWarnMs);
-  let loop: Promise<void> | undefined;
 
   /** Commit a prepared group; on a database error retry once, then fall back to one head at a time. */
   async function commitGroup(group: readonly Prepared[], basis: string, now: Date): Promise<Step> {
@@ -233,32 +232,30 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     return 0;
   }
 
-  async function run(): Promise<void> {
-    const failures = new FailureStreak(log, 'pump cannot reach its database; retrying with backoff', 'pump resumed');
-    while (!stop.signal.aborted) {
-      const seen = wakeup.generation;
-      const gen = ++scans;
-      let sleepMs: number;
-      try {
-        if (reloadRequested) {
-          // Between scans, so no decision is being prepared against a half-folded model.
-          reloadRequested = false;
-          const events = await model.reload(pool);
-          log.info({ events, position: model.position }, 'write model reloaded after a projection rebuild');
-        }
-        sleepMs = await scan();
-        failures.succeeded();
-      } catch (err) {
-        failures.failed(err);
-        sleepMs = outageRetryDelay(cfg, failures.count);
+  const loop = createServiceLoop({
+    clock,
+    log,
+    failedMsg: 'pump cannot reach its database; retrying with backoff',
+    resumedMsg: 'pump resumed',
+    wakeup,
+    async step() {
+      scans += 1;
+      if (reloadRequested) {
+        // Between scans, so no decision is being prepared against a half-folded model.
+        reloadRequested = false;
+        const events = await model.reload(pool);
+        log.info({ events, position: model.position }, 'write model reloaded after a projection rebuild');
       }
-      if (sleepMs === 0) continue;
-      const due = drainWaiters.filter((w) => w.after < gen);
-      drainWaiters = drainWaiters.filter((w) => w.after >= gen);
+      return scan();
+    },
+    retryMs: (failures) => outageRetryDelay(cfg, failures),
+    // The scan that just ended found nothing ready: whoever asked before it started has its answer.
+    beforeWait() {
+      const due = drainWaiters.filter((w) => w.after < scans);
+      drainWaiters = drainWaiters.filter((w) => w.after >= scans);
       for (const w of due) w.resolve();
-      await wakeup.wait(seen, sleepMs, clock, stop.signal);
-    }
-  }
+    },
+  });
 
   return {
     name: 'pump',
@@ -267,11 +264,11 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       await model.catchUp(pool);
       await listener.start();
       log.info({ position: model.position, flights: model.flights.size }, 'pump started');
-      loop = run().catch((err: unknown) => log.fatal({ err }, 'pump loop crashed'));
+      loop.start();
     },
     async stop() {
-      stop.abort();
-      await loop;
+      stop.abort(); // ends a scan between groups
+      await loop.stop();
       await listener.stop();
       for (const w of drainWaiters) w.resolve();
       drainWaiters = [];

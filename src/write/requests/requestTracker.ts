@@ -1,6 +1,6 @@
-import { FailureStreak } from '../../platform/failureStreak.ts';
 import type { Service } from '../../platform/service.ts';
 import { createListener } from '../../platform/listen.ts';
+import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { Wakeup } from '../../platform/wakeup.ts';
 import { answerRequests } from './answerRequests.ts';
 import { runDailyRequest } from './dailyRequest.ts';
@@ -34,7 +34,6 @@ export interface RequestTrackerDeps extends RequestDeps {
 export function createRequestTracker(deps: RequestTrackerDeps): Service {
   const log = deps.log;
   const wakeup = new Wakeup();
-  const stop = new AbortController();
   const listener = createListener({
     name: 'request tracker',
     source: { url: deps.databaseUrl },
@@ -45,7 +44,6 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
     clock: deps.clock,
     log,
   });
-  let loop: Promise<void> | null = null;
   let referenceAtStart = deps.referenceAtStart === true;
 
   /** Shadow mode: the daily request is recorded (once per day), never sent. */
@@ -101,32 +99,25 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
     return new Date(Math.min(...wakeAt));
   };
 
-  const run = async (): Promise<void> => {
-    const failures = new FailureStreak(log, 'request tracker round failed; will retry every second', 'request tracker resumed');
-    while (!stop.signal.aborted) {
-      const seen = wakeup.generation;
-      let next: Date;
-      try {
-        next = await round();
-        failures.succeeded();
-      } catch (err) {
-        failures.failed(err);
-        next = new Date(deps.clock.now().getTime() + 1000);
-      }
-      await wakeup.wait(seen, next.getTime() - deps.clock.now().getTime(), deps.clock, stop.signal);
-    }
-  };
+  const loop = createServiceLoop({
+    clock: deps.clock,
+    log,
+    failedMsg: 'request tracker round failed; will retry every second',
+    resumedMsg: 'request tracker resumed',
+    wakeup,
+    step: async () => (await round()).getTime() - deps.clock.now().getTime(),
+    retryMs: () => 1000,
+  });
 
   return {
     name: 'request-tracker',
     async start() {
       await listener.start();
-      loop = run();
+      loop.start();
       log.info({ dailyAt: deps.dailyAt ?? null, expireMs: deps.cfg.requestExpireMs }, 'request tracker started');
     },
     async stop() {
-      stop.abort();
-      await loop;
+      await loop.stop();
       await listener.stop();
     },
   };

@@ -48,10 +48,3 @@ export async function admin(action, body = {}) {
   if (!res.ok) throw new Error(out.error || `HTTP ${res.status}`);
   return out;
 }
-
-export async function adminGet(action) {
-  const res = await fetch(`/admin/${action}`, { headers: { authorization: `Bearer ${adminAuth.token()}` } });
-  const out = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(out.error || `HTTP ${res.status}`);
-  return out;
-}

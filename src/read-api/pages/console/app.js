@@ -1,7 +1,8 @@
 // msgx operator console: one page, hash routes, everything read through the read API.
 import { Component, h, render } from '/assets/vendor/preact.mjs';
 import { gql } from './api.js';
-import { AdminBar, BoardView, FlightView, MessageView, PipelineView, ProblemsView } from './views.js';
+import { AdminBar } from './admin.js';
+import { BoardView, FlightView, MessageView, PipelineView, ProblemsView } from './views.js';
 
 const TABS = [['pipeline', 'Pipeline'], ['problems', 'Parked & dead'], ['board', 'Board'], ['message', 'Message'], ['flight', 'Flight']];
 

@@ -1,11 +1,8 @@
 // The console's views: preact components written with h() (no build step, no JSX).
 import { Component, h } from '/assets/vendor/preact.mjs';
-import { admin, adminAuth, adminGet, gql, subscribe } from './api.js';
-
-const fmtAge = (s) => (s === null || s === undefined ? '–' : s < 120 ? `${Math.round(s)} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`);
-const cell = (v) => h('td', null, v === null || v === undefined || v === '' ? '–' : String(v));
-const table = (cls, head, rows) =>
-  h('table', { class: cls }, h('thead', null, h('tr', null, head.map((x) => h('th', null, x)))), h('tbody', null, rows));
+import { admin, gql, subscribe } from './api.js';
+import { OperationsTable, OPERATIONS_FIELDS } from './operations.js';
+import { cell, fmtAge, stat, table } from './widgets.js';
 
 /** Polls a query while mounted. */
 class Polled extends Component {
@@ -31,7 +28,8 @@ class Polled extends Component {
 
 const PIPELINE = `{ pipeline { backlog uncopied failed dead headAgeSeconds logPosition inboxWatermark
   head { id state errorClass attempts lastError }
-  projections { name position lag } outbox { target pending dead oldestPendingAgeSeconds } } }`;
+  projections { name position lag } outbox { target pending dead oldestPendingAgeSeconds } }
+  ${OPERATIONS_FIELDS} }`;
 
 export class PipelineView extends Polled {
   query() {
@@ -65,13 +63,12 @@ export class PipelineView extends Polled {
         ['target', 'pending', 'dead', 'oldest pending'],
         p.outbox.map((o) => h('tr', null, cell(o.target), cell(o.pending), cell(o.dead), cell(fmtAge(o.oldestPendingAgeSeconds)))),
       ),
+      h('h3', null, 'Rebuilds and re-decisions'),
+      h(OperationsTable, { rows: data.operationProgress }),
       error ? h('p', { class: 'error' }, `last refresh failed: ${error}`) : null,
     );
   }
 }
-
-const stat = (label, value, testid) =>
-  h('div', { class: 'stat' }, h('dt', null, label), h('dd', testid ? { 'data-testid': testid } : null, value === null || value === undefined ? '–' : String(value)));
 
 const PROBLEMS = `query($states: [String!]!) { messagesInState(states: $states, first: 500) {
   id state errorClass lastError attempts sender type subtype ingestedAt } }`;
@@ -288,59 +285,6 @@ export class FlightView extends Component {
       data ? h('h3', null, 'Decisions that touched it') : null,
       data ? table('grid', ['position', 'message', 'kind', 'recorded', 'changes'], data.flightHistory.edges.map(({ node: d }) =>
         h('tr', null, cell(d.position), cell(d.msgId), cell(d.kind), cell(d.recordedAt), h('td', { class: 'reason' }, d.changes.map((c) => `${c.type} ${c.data || ''}`).join('\n'))))) : null,
-    );
-  }
-}
-
-export class AdminBar extends Component {
-  constructor(props) {
-    super(props);
-    this.state = { token: adminAuth.token(), operator: adminAuth.operator(), rebuild: null, note: null };
-  }
-  save(e) {
-    e.preventDefault();
-    adminAuth.set(this.state.token.trim(), this.state.operator.trim());
-    this.setState({ note: 'token kept for this tab' });
-  }
-  async rebuild() {
-    try {
-      await admin('rebuild');
-      this.setState({ note: 'rebuild started' });
-      this.poll = setInterval(async () => {
-        const r = await adminGet('rebuild').catch(() => null);
-        if (r) this.setState({ rebuild: r });
-        if (r && !r.running) clearInterval(this.poll);
-      }, 1000);
-    } catch (err) {
-      this.setState({ note: `rebuild refused: ${err.message}` });
-    }
-  }
-  async requestPlan() {
-    const from = prompt('Plan window from (ISO, airport time if no zone)');
-    const to = from && prompt('to');
-    if (!from || !to) return;
-    try {
-      const r = await admin('request-plan', { from, to });
-      this.setState({ note: `plan request ${r.mgid} for ${r.window}: ${r.sent ? 'sent' : 'queued'}` });
-    } catch (err) {
-      this.setState({ note: `request refused: ${err.message}` });
-    }
-  }
-  componentWillUnmount() {
-    clearInterval(this.poll);
-  }
-  render(_p, { token, operator, rebuild, note }) {
-    return h(
-      'section',
-      { class: 'admin', 'data-testid': 'admin' },
-      h('form', { class: 'filters', onSubmit: (e) => this.save(e) },
-        h('input', { type: 'password', placeholder: 'admin token', value: token, 'data-testid': 'admin-token', onInput: (e) => this.setState({ token: e.target.value }) }),
-        h('input', { placeholder: 'your name (audit)', value: operator, 'data-testid': 'admin-operator', onInput: (e) => this.setState({ operator: e.target.value }) }),
-        h('button', { 'data-testid': 'admin-save' }, 'Use token')),
-      h('button', { 'data-testid': 'rebuild', onClick: () => this.rebuild() }, 'Rebuild flights'),
-      h('button', { 'data-testid': 'request-plan', onClick: () => this.requestPlan() }, 'Request plan…'),
-      rebuild ? h('span', { class: 'note', 'data-testid': 'rebuild-progress' }, rebuild.running ? rebuild.last || 'rebuilding…' : rebuild.result) : null,
-      note ? h('span', { class: 'note' }, ` ${note}`) : null,
     );
   }
 }
