@@ -11,11 +11,10 @@
  * given the rows the log implies as SENT key rows with an empty payload (SQL, one statement per
  * target), and they are deleted again afterwards so that the later figures see the fixture as before.
  */
-import { readFileSync } from 'node:fs';
-import type pg from 'pg';
 import { runCheck, type Selection } from '../../src/consistency/runCheck.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createPool } from '../../src/platform/db.ts';
+import { backendCpu, cpuSince } from '../harness/backendCpu.ts';
 import { dayLog, ensureReadModel } from '../harness/dayLog.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { progress } from '../harness/progress.ts';
@@ -24,23 +23,6 @@ import { timeStatements } from '../harness/statementTimer.ts';
 
 const NO_FLIGHT = `('PlanSnapshotApplied', 'FlightsArchived')`;
 const APP = 'msgx-bench-verify';
-
-/** CPU seconds (user + system) of this figure's PostgreSQL backends (the server runs on this machine). */
-async function backendCpu(pool: pg.Pool): Promise<Map<number, number>> {
-  const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [APP]);
-  const out = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // not readable, or the backend ended meanwhile
-    }
-  }
-  return out;
-}
-const cpuSince = (before: Map<number, number>, after: Map<number, number>) =>
-  [...after].reduce((sum, [pid, t]) => sum + t - (before.get(pid) ?? 0), 0);
 
 export const verifyFigure: Figure = {
   id: 8,
@@ -89,13 +71,13 @@ export const verifyFigure: Figure = {
 
       const timer = timeStatements(pool);
       const check = async (selection: Selection) => {
-        const cpu0 = await backendCpu(pool);
+        const cpu0 = await backendCpu(pool, APP);
         timer.reset();
         const t0 = nowMs();
         const report = await runCheck(pool, { selection, clock: systemClock });
         const seconds = (nowMs() - t0) / 1000;
         const statementMs = timer.top(100).reduce((s, t) => s + t.totalMs, 0);
-        const dbMs = cpuSince(cpu0, await backendCpu(pool)) * 1000;
+        const dbMs = cpuSince(cpu0, await backendCpu(pool, APP)) * 1000;
         return { report, seconds, dbMs, statementMs, top: timer.top(5) };
       };
       progress('verify: --all');

@@ -1,96 +1,31 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { requestPlanCommand } from '../../src/cli/requestPlanCommand.ts';
 import type { PlanSnapshotApplied } from '../../src/domain/changes.ts';
-import { FakeClock } from '../../src/platform/clock.ts';
-import { withTransaction } from '../../src/platform/db.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
-import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
 import type { Mailbox } from '../../src/platform/mailbox/port.ts';
-import type { Service } from '../../src/platform/service.ts';
-import { appendDecisions, lockPipeline } from '../../src/log/appendDecisions.ts';
 import { requestPlan } from '../../src/write/requests/requestPlan.ts';
-import { createRequestTracker } from '../../src/write/requests/requestTracker.ts';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { testConfig } from './outboxFixture.ts';
+import { requestsStage } from './requestsStage.ts';
 
-const TZ = 'Asia/Shanghai';
-let db: TestDatabase;
-let my: TestMailbox;
-let mailbox: Mailbox;
-let clock: FakeClock;
-let tracker: Service | undefined;
-let nextMsgId = 1000;
+const t = requestsStage('delivery_req', { MSGX_REQUEST_EXPIRE_MS: '3600000' }, 1000);
 
-const cfgFor = (env: Record<string, string> = {}) =>
-  testConfig({ MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: my.url, MSGX_REQUEST_EXPIRE_MS: '3600000', ...env });
-
-beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('delivery_req'), createTestMailbox('delivery_req')]);
-  mailbox = createMysqlMailbox(my.url, TZ);
-});
-afterAll(async () => {
-  await mailbox?.close();
-  await Promise.all([db?.drop(), my?.drop()]);
-});
-beforeEach(async () => {
-  await db.pool.query('DELETE FROM req_track');
-  await my.pool.query('DELETE FROM COUTMSGS');
-  clock = new FakeClock('2025-03-14T01:00:00Z'); // 09:00 local
-});
-afterEach(async () => {
-  await tracker?.stop();
-  tracker = undefined;
-  vi.restoreAllMocks();
-});
-
-function startTracker(env: Record<string, string> = {}, box: Mailbox = mailbox): Promise<void> {
-  const cfg = cfgFor(env);
-  tracker = createRequestTracker({
-    pool: db.pool,
-    databaseUrl: db.url,
-    mailbox: box,
-    clock,
-    cfg,
-    log: silentLogger,
-    dailyAt: cfg.requestPlanDailyAt,
-  });
-  return tracker.start();
+function startTracker(env: Record<string, string> = {}, box: Mailbox = t.mailbox): Promise<void> {
+  return t.startTracker(env, { mailbox: box, dailyAt: t.cfg(env).requestPlanDailyAt });
 }
 
-async function runRequestPlan(args: string[]): Promise<string> {
-  let stdout = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  await requestPlanCommand.run(args, { cfg: cfgFor(), log: silentLogger });
-  vi.restoreAllMocks();
-  return stdout;
-}
+const runRequestPlan = async (args: string[]): Promise<string> => (await t.runCommand(requestPlanCommand, args)).stdout;
 
 const requests = async () =>
   (
-    await db.pool.query(
+    await t.db.pool.query(
       `SELECT req_id::text AS "reqId", mgid, state, coutmsgs_id::text AS "coutmsgsId", answered_by::text AS "answeredBy",
               window_from AS "from", window_to AS "to", daily_for::text AS "dailyFor", last_error AS "lastError"
          FROM req_track ORDER BY req_id`,
     )
   ).rows;
 
-const coutmsgs = async () =>
-  (await my.pool.query('SELECT COUTMSGS_ID AS id, COUTMSGS_CLOB_MSG AS xml, ROUTINGID AS routing FROM COUTMSGS ORDER BY COUTMSGS_ID'))[0] as {
-    id: string;
-    xml: string;
-    routing: string;
-  }[];
-
 /** Plays ingest + pump: an inbox message and its Applied decision carrying a RESP snapshot. */
-async function respDecision(opts: { rmid?: string; window?: [string, string]; metaRecorded?: boolean }): Promise<string> {
-  const msgId = String(nextMsgId++);
-  const raw =
-    `<MSG><META><SNDR>AODB</SNDR><SEQN>${msgId}</SEQN><DTTM>20250314100000</DTTM><TYPE>SCHD</TYPE><STYP>RESP</STYP>` +
-    `${opts.rmid ? `<RMID>${opts.rmid}</RMID>` : ''}</META><SCHD><RECS>0</RECS></SCHD></MSG>`;
+function respDecision(opts: { rmid?: string; window?: [string, string]; metaRecorded?: boolean }): Promise<string> {
   const change: PlanSnapshotApplied = {
     type: 'PlanSnapshotApplied',
     stype: 'RESP',
@@ -102,17 +37,14 @@ async function respDecision(opts: { rmid?: string; window?: [string, string]; me
     deleted: 0,
     ignored: 0,
   };
-  await withTransaction(db.pool, async (c) => {
-    await c.query(
-      `INSERT INTO inbox_message (msg_id, ingested_at, raw_xml, sndr, type, styp, rmid) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      opts.metaRecorded === false
-        ? [msgId, clock.now(), raw, null, null, null, null]
-        : [msgId, clock.now(), raw, 'AODB', 'SCHD', 'RESP', opts.rmid ?? null],
-    );
-    const last = await lockPipeline(c);
-    await appendDecisions(c, last, [{ msgId, kind: 'Applied', handler: 'schd', handlerVersion: 1, payload: { changes: [change] } }], clock.now());
+  return t.decided({
+    raw: (msgId) =>
+      `<MSG><META><SNDR>AODB</SNDR><SEQN>${msgId}</SEQN><DTTM>20250314100000</DTTM><TYPE>SCHD</TYPE><STYP>RESP</STYP>` +
+      `${opts.rmid ? `<RMID>${opts.rmid}</RMID>` : ''}</META><SCHD><RECS>0</RECS></SCHD></MSG>`,
+    meta: opts.metaRecorded === false ? undefined : { sndr: 'AODB', type: 'SCHD', styp: 'RESP', rmid: opts.rmid ?? null },
+    handler: 'schd',
+    change,
   });
-  return msgId;
 }
 
 describe('msgx request-plan', () => {
@@ -124,7 +56,7 @@ describe('msgx request-plan', () => {
     expect(req.from.toISOString()).toBe('2025-03-14T16:00:00.000Z');
     expect(req.to.toISOString()).toBe('2025-03-15T15:59:00.000Z');
 
-    const [row, ...more] = await coutmsgs();
+    const [row, ...more] = await t.coutmsgs();
     expect(more).toEqual([]);
     expect(row!.routing).toBe('ROUTE-T');
     expect(String(row!.id)).toBe(req.coutmsgsId);
@@ -157,14 +89,14 @@ describe('msgx request-plan', () => {
   });
 
   it('an unanswered request EXPIRES MSGX_REQUEST_EXPIRE_MS after it was sent', async () => {
-    const cfg = cfgFor({ MSGX_REQUEST_EXPIRE_MS: '600000' });
-    const sent = await requestPlan({ pool: db.pool, mailbox, clock, cfg, log: silentLogger }, new Date('2025-03-14T16:00:00Z'), new Date('2025-03-15T15:59:00Z'));
+    const cfg = t.cfg({ MSGX_REQUEST_EXPIRE_MS: '600000' });
+    const sent = await requestPlan({ pool: t.db.pool, mailbox: t.mailbox, clock: t.clock, cfg, log: silentLogger }, new Date('2025-03-14T16:00:00Z'), new Date('2025-03-15T15:59:00Z'));
     expect(sent.send).toMatchObject({ sent: true });
     await startTracker({ MSGX_REQUEST_EXPIRE_MS: '600000' });
-    clock.advance(600_000 - 1);
-    await waitFor(() => clock.pendingSleepers > 0, { what: 'tracker round done' });
+    t.clock.advance(600_000 - 1);
+    await waitFor(() => t.clock.pendingSleepers > 0, { what: 'tracker round done' });
     expect((await requests())[0].state).toBe('WAITING');
-    clock.advance(1);
+    t.clock.advance(1);
     const [req] = await waitFor(async () => {
       const r = await requests();
       return r[0]?.state === 'EXPIRED' ? r : null;
@@ -174,7 +106,7 @@ describe('msgx request-plan', () => {
 
   it('a COUTMSGS failure leaves the request REGISTERED with its error; the tracker retries after the backoff', async () => {
     let down = true;
-    const flaky: Mailbox = { ...mailbox, insertOutbound: (row) => (down ? Promise.reject(new Error('Connection lost: The server closed the connection.')) : mailbox.insertOutbound(row)) };
+    const flaky: Mailbox = { ...t.mailbox, insertOutbound: (row) => (down ? Promise.reject(new Error('Connection lost: The server closed the connection.')) : t.mailbox.insertOutbound(row)) };
     await startTracker({ MSGX_REQUEST_PLAN_DAILY_AT: '09:00' }, flaky);
     const [req] = await waitFor(async () => {
       const r = await requests();
@@ -183,18 +115,18 @@ describe('msgx request-plan', () => {
     expect(req).toMatchObject({ state: 'REGISTERED', coutmsgsId: null });
     expect(req.lastError).toMatch(/Connection lost/);
     down = false;
-    clock.advance(1000);
+    t.clock.advance(1000);
     await waitFor(async () => (await requests())[0]?.state === 'WAITING', { what: 'sent after retry' });
-    expect(await coutmsgs()).toHaveLength(1);
+    expect(await t.coutmsgs()).toHaveLength(1);
   });
 });
 
 describe('daily plan request (MSGX_REQUEST_PLAN_DAILY_AT)', () => {
   it('at HH:MM airport time requests the whole next day, once, also across a restart', async () => {
-    clock.set('2025-03-14T21:00:00Z'); // 05:00 local on the 15th
+    t.clock.set('2025-03-14T21:00:00Z'); // 05:00 local on the 15th
     await startTracker({ MSGX_REQUEST_PLAN_DAILY_AT: '06:00' });
     expect(await requests()).toEqual([]);
-    clock.set('2025-03-14T22:00:00Z'); // 06:00 local
+    t.clock.set('2025-03-14T22:00:00Z'); // 06:00 local
     const [req] = await waitFor(async () => {
       const r = await requests();
       return r[0]?.state === 'WAITING' ? r : null;
@@ -202,13 +134,13 @@ describe('daily plan request (MSGX_REQUEST_PLAN_DAILY_AT)', () => {
     expect(req).toMatchObject({ dailyFor: '2025-03-16' });
     expect(req.from.toISOString()).toBe('2025-03-15T16:00:00.000Z');
     expect(req.to.toISOString()).toBe('2025-03-16T15:59:00.000Z');
-    expect((await coutmsgs())[0]!.xml).toContain('<STDB>16MAR250000</STDB><STDE>16MAR252359</STDE>');
+    expect((await t.coutmsgs())[0]!.xml).toContain('<STDB>16MAR250000</STDB><STDE>16MAR252359</STDE>');
 
-    await tracker!.stop();
-    clock.advance(60_000);
+    await t.stopTracker();
+    t.clock.advance(60_000);
     await startTracker({ MSGX_REQUEST_PLAN_DAILY_AT: '06:00' });
-    await waitFor(() => clock.pendingSleepers > 0, { what: 'restarted tracker round done' });
+    await waitFor(() => t.clock.pendingSleepers > 0, { what: 'restarted tracker round done' });
     expect(await requests()).toHaveLength(1);
-    expect(await coutmsgs()).toHaveLength(1);
+    expect(await t.coutmsgs()).toHaveLength(1);
   });
 });

@@ -3,104 +3,42 @@
  * request at start on an empty store (all 23 kinds, once), `msgx request-reference --kind`, DONE on
  * the RESP of that kind, EXPIRED after MSGX_REQUEST_EXPIRE_MS.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { requestReferenceCommand } from '../../src/cli/requestReferenceCommand.ts';
 import type { ReferenceSnapshotApplied } from '../../src/domain/reference/changes.ts';
 import { REFERENCE_KIND_NAMES } from '../../src/domain/reference/kinds.ts';
-import { FakeClock } from '../../src/platform/clock.ts';
-import { withTransaction } from '../../src/platform/db.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
-import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
-import type { Mailbox } from '../../src/platform/mailbox/port.ts';
-import type { Service } from '../../src/platform/service.ts';
-import { appendDecisions, lockPipeline } from '../../src/log/appendDecisions.ts';
-import { createRequestTracker } from '../../src/write/requests/requestTracker.ts';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { testConfig } from './outboxFixture.ts';
+import { requestsStage } from './requestsStage.ts';
 
-const TZ = 'Asia/Shanghai';
-let db: TestDatabase;
-let my: TestMailbox;
-let mailbox: Mailbox;
-let clock: FakeClock;
-let tracker: Service | undefined;
-let nextMsgId = 5000;
+const t = requestsStage('delivery_rqrd', { MSGX_REQUEST_EXPIRE_MS: '600000' }, 5000);
 
-const cfgFor = (env: Record<string, string> = {}) =>
-  testConfig({ MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: my.url, MSGX_REQUEST_EXPIRE_MS: '600000', ...env });
-
-beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('delivery_rqrd'), createTestMailbox('delivery_rqrd')]);
-  mailbox = createMysqlMailbox(my.url, TZ);
-});
-afterAll(async () => {
-  await mailbox?.close();
-  await Promise.all([db?.drop(), my?.drop()]);
-});
-beforeEach(async () => {
-  await db.pool.query('DELETE FROM req_track');
-  await my.pool.query('DELETE FROM COUTMSGS');
-  clock = new FakeClock('2025-03-14T01:00:00Z');
-});
-afterEach(async () => {
-  await tracker?.stop();
-  tracker = undefined;
-  vi.restoreAllMocks();
-});
-
-function startTracker(referenceAtStart: boolean): Promise<void> {
-  const cfg = cfgFor();
-  tracker = createRequestTracker({ pool: db.pool, databaseUrl: db.url, mailbox, clock, cfg, log: silentLogger, dailyAt: undefined, referenceAtStart });
-  return tracker.start();
-}
-
-async function stopTracker(): Promise<void> {
-  await tracker?.stop();
-  tracker = undefined;
-}
+const startTracker = (referenceAtStart: boolean): Promise<void> => t.startTracker({}, { referenceAtStart });
 
 const requests = async () =>
   (
-    await db.pool.query<{ reqId: string; kind: string; refKind: string; mgid: string; state: string; coutmsgsId: string | null; answeredBy: string | null }>(
+    await t.db.pool.query<{ reqId: string; kind: string; refKind: string; mgid: string; state: string; coutmsgsId: string | null; answeredBy: string | null }>(
       `SELECT req_id::text AS "reqId", kind, ref_kind AS "refKind", mgid, state, coutmsgs_id::text AS "coutmsgsId", answered_by::text AS "answeredBy"
          FROM req_track ORDER BY req_id`,
     )
   ).rows;
 
-const rqrdRows = async () =>
-  ((await my.pool.query("SELECT COUTMSGS_ID AS id, COUTMSGS_CLOB_MSG AS xml, ROUTINGID AS routing FROM COUTMSGS WHERE COUTMSGS_CLOB_MSG LIKE '%<TYPE>RQRD</TYPE>%' ORDER BY COUTMSGS_ID"))[0] as {
-    id: string;
-    xml: string;
-    routing: string;
-  }[]);
+const rqrdRows = () => t.coutmsgs('<TYPE>RQRD</TYPE>');
 
 const rtypOf = (xml: string): string => /<RQRD><RTYP>([A-Z]{4})<\/RTYP><\/RQRD>/.exec(xml)?.[1] ?? '';
 
 async function runCommand(args: string[]): Promise<string> {
-  let stdout = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const code = await requestReferenceCommand.run(args, { cfg: cfgFor(), log: silentLogger });
-  vi.restoreAllMocks();
+  const { code, stdout } = await t.runCommand(requestReferenceCommand, args);
   expect(code).toBe(0);
   return stdout;
 }
 
 /** Plays ingest + pump: a decided `<kind>/<stype>` reference snapshot. */
-async function referenceDecision(kind: string, stype: 'RESP' | 'DNLD'): Promise<string> {
-  const msgId = String(nextMsgId++);
+function referenceDecision(kind: string, stype: 'RESP' | 'DNLD'): Promise<string> {
   const change: ReferenceSnapshotApplied = {
     type: 'ReferenceSnapshotApplied', kind, stype, records: 0, declaredRecords: 0, upserted: 0, unchanged: 0, deleted: 0, skipped: 0, empty: true,
   };
-  await withTransaction(db.pool, async (c) => {
-    await c.query('INSERT INTO inbox_message (msg_id, ingested_at, raw_xml) VALUES ($1, $2, $3)', [msgId, clock.now(), '<MSG/>']);
-    const last = await lockPipeline(c);
-    await appendDecisions(c, last, [{ msgId, kind: 'Applied', handler: `reference.${kind}.${stype}`, handlerVersion: 1, payload: { changes: [change] } }], clock.now());
-  });
-  return msgId;
+  return t.decided({ raw: () => '<MSG/>', handler: `reference.${kind}.${stype}`, change });
 }
 
 // The log is append-only: the tests run in this order (the first two need a store without reference data).
@@ -123,9 +61,9 @@ describe('reference requests (RQRD)', () => {
       ));
       expect(reqs.find((q) => q.coutmsgsId === String(row.id))?.refKind, `row ${i}`).toBe(rtypOf(row.xml));
     }
-    await stopTracker();
+    await t.stopTracker();
     await startTracker(true);
-    await waitFor(() => clock.pendingSleepers > 0, { what: 'tracker round done' });
+    await waitFor(() => t.clock.pendingSleepers > 0, { what: 'tracker round done' });
     expect(await rqrdRows()).toHaveLength(23);
   });
 
@@ -148,7 +86,7 @@ describe('reference requests (RQRD)', () => {
 
     // The 22 requests the tracker sent (on the fake clock) expire MSGX_REQUEST_EXPIRE_MS after they were
     // sent; the command's ARPT request was sent on the real clock (its own runtime) and still waits.
-    clock.advance(600_000);
+    t.clock.advance(600_000);
     const after = await waitFor(async () => {
       const r = await requests();
       return r.filter((q) => q.state === 'EXPIRED').length === 22 ? r : null;
@@ -158,16 +96,16 @@ describe('reference requests (RQRD)', () => {
 
   it('asks nothing at start when the store holds reference data, or when MSGX_REQUEST_REFERENCE_AT_START is off', async () => {
     await startTracker(false);
-    await waitFor(() => clock.pendingSleepers > 0, { what: 'tracker round done' });
+    await waitFor(() => t.clock.pendingSleepers > 0, { what: 'tracker round done' });
     expect(await rqrdRows()).toEqual([]);
-    await stopTracker();
+    await t.stopTracker();
     await referenceDecision('AIRL', 'DNLD');
     await startTracker(true);
-    await waitFor(() => clock.pendingSleepers > 0, { what: 'tracker round done' });
+    await waitFor(() => t.clock.pendingSleepers > 0, { what: 'tracker round done' });
     expect(await rqrdRows()).toEqual([]);
   });
 
   it('refuses unknown kinds', async () => {
-    await expect(requestReferenceCommand.run(['--kind', 'AIRL,XXXX'], { cfg: cfgFor(), log: silentLogger })).rejects.toThrow(/--kind/);
+    await expect(requestReferenceCommand.run(['--kind', 'AIRL,XXXX'], { cfg: t.cfg(), log: silentLogger })).rejects.toThrow(/--kind/);
   });
 });

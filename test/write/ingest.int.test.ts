@@ -1,38 +1,22 @@
 import type mysql from 'mysql2/promise';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
-import type { Runtime } from '../../src/platform/runtime.ts';
 import { MAX_GAP_RUN } from '../../src/write/ingest/pollOnce.ts';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { adft, estt } from './support/messages.ts';
-import { decisions, insertCminmsgs, procStates, startWriter, resetStores, testRuntime, type Writer } from './support/writeHarness.ts';
+import { decisions, insertCminmsgs, procStates, writeStage } from './support/writeHarness.ts';
 
-let db: TestDatabase;
-let my: TestMailbox;
-let rt: Runtime | undefined;
-let w: Writer | undefined;
+const t = writeStage('ingest');
 let held: mysql.PoolConnection | undefined;
-
-beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('ingest'), createTestMailbox('ingest')]);
-});
-afterAll(async () => {
-  await Promise.all([db?.drop(), my?.drop()]);
-});
+// Registered after the stage's: runs before it stops the writer (vitest runs after-hooks last-in first).
 afterEach(async () => {
   await held?.rollback().catch(() => undefined);
   held?.release();
   held = undefined;
-  await w?.stop();
-  await rt?.close();
-  w = undefined;
-  rt = undefined;
-  await resetStores(db, my);
 });
 
 /** Insert in a MySQL transaction that stays open: its id is taken but invisible until commit. */
 async function holdInsert(xml: string): Promise<{ id: string; commit: () => Promise<void> }> {
-  const conn = await my.pool.getConnection();
+  const conn = await t.my.pool.getConnection();
   held = conn;
   await conn.beginTransaction();
   const [res] = await conn.execute('INSERT INTO CMINMSGS (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED) VALUES (?, NOW())', [xml]);
@@ -47,63 +31,61 @@ async function holdInsert(xml: string): Promise<{ id: string; commit: () => Prom
 }
 
 async function gaps() {
-  const { rows } = await db.pool.query<{ gap_id: string; closed_by: string | null; appeared: boolean }>(
+  const { rows } = await t.db.pool.query<{ gap_id: string; closed_by: string | null; appeared: boolean }>(
     'SELECT gap_id, closed_by, appeared_at IS NOT NULL AS appeared FROM inbox_gap ORDER BY gap_id',
   );
   return rows;
 }
 
 async function start(clock: FakeClock, env: Record<string, string> = {}) {
-  rt = testRuntime(db, my, { clock, env });
-  w = await startWriter(rt, { ingest: false });
-  return w;
+  return t.start({ clock, env }, { ingest: false });
 }
 
 describe('ingest gap safety (real MariaDB, a transaction held open)', () => {
   it('a larger id that commits first waits until the smaller one commits', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    const a = await insertCminmsgs(my, adft(1, '883001'));
+    const a = await insertCminmsgs(t.my, adft(1, '883001'));
     const b = await holdInsert(estt(2, '883001', '14MAR250812'));
-    const c = await insertCminmsgs(my, estt(3, '883001', '14MAR250830'));
+    const c = await insertCminmsgs(t.my, estt(3, '883001', '14MAR250830'));
     expect(BigInt(a) < BigInt(b.id) && BigInt(b.id) < BigInt(c)).toBe(true);
 
     const w = await start(clock);
     expect(await w.ingest.pollOnce()).toMatchObject({ read: 2, copied: 2, gapsOpened: 1 });
     await w.pump.drained();
     expect(await gaps()).toEqual([{ gap_id: b.id, closed_by: null, appeared: false }]);
-    expect((await procStates(db)).map((p) => [p.msg_id, p.state])).toEqual([[a, 'SUCCEEDED'], [c, 'PENDING']]);
+    expect((await procStates(t.db)).map((p) => [p.msg_id, p.state])).toEqual([[a, 'SUCCEEDED'], [c, 'PENDING']]);
 
     // Polling again while the smaller id is still uncommitted changes nothing.
     await w.ingest.pollOnce();
     await w.pump.drained();
-    expect((await procStates(db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'PENDING']);
+    expect((await procStates(t.db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'PENDING']);
 
     await b.commit();
     expect(await w.ingest.pollOnce()).toMatchObject({ copied: 1, gapsAppeared: 1 });
     await w.pump.drained();
     expect(await gaps()).toEqual([{ gap_id: b.id, closed_by: 'appeared', appeared: true }]);
-    expect((await decisions(db)).map((d) => d.msg_id)).toEqual([a, b.id, c]);
+    expect((await decisions(t.db)).map((d) => d.msg_id)).toEqual([a, b.id, c]);
     // c (08:30) was decided after b (08:12): the later message wins.
     expect(w.model.flights.get('883001')!.estimatedTime).toBe('2025-03-14T00:30:00.000Z');
   });
 
   it('a gap that stays open past MSGX_GAP_TIMEOUT_MS expires with an audited GapExpired decision; a late row is still ingested', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    const a = await insertCminmsgs(my, adft(1, '883002'));
+    const a = await insertCminmsgs(t.my, adft(1, '883002'));
     const b = await holdInsert(estt(2, '883002', '14MAR250812'));
-    const c = await insertCminmsgs(my, estt(3, '883002', '14MAR250830'));
+    const c = await insertCminmsgs(t.my, estt(3, '883002', '14MAR250830'));
     const w = await start(clock, { MSGX_GAP_TIMEOUT_MS: '60000' });
     await w.ingest.pollOnce();
     clock.advance(59_999);
     expect(await w.ingest.pollOnce()).toMatchObject({ gapsExpired: 0 });
     await w.pump.drained();
-    expect((await procStates(db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'PENDING']);
+    expect((await procStates(t.db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'PENDING']);
 
     clock.advance(1);
     expect(await w.ingest.pollOnce()).toMatchObject({ gapsExpired: 1 });
     await w.pump.drained();
-    expect((await procStates(db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
-    const log = await decisions(db);
+    expect((await procStates(t.db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+    const log = await decisions(t.db);
     expect(log.map((d) => `${d.msg_id}:${d.kind}`)).toEqual([`${a}:Applied`, `${b.id}:GapExpired`, `${c}:Applied`]);
     expect(log[1]!.payload).toMatchObject({ source: 'CMINMSGS', gapId: b.id, openedAt: '2025-03-14T00:00:00.000Z', timeoutMs: 60000 });
     expect(await gaps()).toEqual([{ gap_id: b.id, closed_by: 'expired', appeared: false }]);
@@ -113,7 +95,7 @@ describe('ingest gap safety (real MariaDB, a transaction held open)', () => {
     await b.commit();
     expect(await w.ingest.pollOnce()).toMatchObject({ copied: 1, gapsExpired: 0 });
     await w.pump.drained();
-    expect((await procStates(db)).map((p) => [p.msg_id, p.state, p.last_error])).toEqual([
+    expect((await procStates(t.db)).map((p) => [p.msg_id, p.state, p.last_error])).toEqual([
       [a, 'SUCCEEDED', null], [b.id, 'SKIPPED', 'stale'], [c, 'SUCCEEDED', null],
     ]);
     expect(w.model.flights.get('883002')!.estimatedTime).toBe('2025-03-14T00:30:00.000Z');
@@ -122,28 +104,28 @@ describe('ingest gap safety (real MariaDB, a transaction held open)', () => {
 
   it('copying is idempotent: re-reading rows after a crash before the cursor moved never enqueues twice', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    const ids = [await insertCminmsgs(my, adft(1, '883003')), await insertCminmsgs(my, estt(2, '883003', '14MAR250812'))];
+    const ids = [await insertCminmsgs(t.my, adft(1, '883003')), await insertCminmsgs(t.my, estt(2, '883003', '14MAR250812'))];
     const w = await start(clock);
     await w.ingest.pollOnce();
     await w.pump.drained();
     // As if the cursor update had been lost: the next poll reads the same rows again.
-    await db.pool.query("UPDATE inbox_cursor SET watermark = 0 WHERE source = 'CMINMSGS'");
+    await t.db.pool.query("UPDATE inbox_cursor SET watermark = 0 WHERE source = 'CMINMSGS'");
     expect(await w.ingest.pollOnce()).toMatchObject({ read: 2, copied: 0 });
     await w.pump.drained();
-    expect((await procStates(db)).map((p) => [p.msg_id, p.state])).toEqual(ids.map((id) => [id, 'SUCCEEDED']));
-    expect((await decisions(db)).length).toBe(2);
+    expect((await procStates(t.db)).map((p) => [p.msg_id, p.state])).toEqual(ids.map((id) => [id, 'SUCCEEDED']));
+    expect((await decisions(t.db)).length).toBe(2);
   });
 
   it('a fresh cursor treats ids below the first row as history; an id jump is not a gap', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    await my.pool.query('ALTER TABLE CMINMSGS AUTO_INCREMENT = 100');
-    const first = await insertCminmsgs(my, adft(1, '883004'));
-    await my.pool.query(`ALTER TABLE CMINMSGS AUTO_INCREMENT = ${100 + MAX_GAP_RUN + 50}`);
-    const second = await insertCminmsgs(my, estt(2, '883004', '14MAR250812'));
+    await t.my.pool.query('ALTER TABLE CMINMSGS AUTO_INCREMENT = 100');
+    const first = await insertCminmsgs(t.my, adft(1, '883004'));
+    await t.my.pool.query(`ALTER TABLE CMINMSGS AUTO_INCREMENT = ${100 + MAX_GAP_RUN + 50}`);
+    const second = await insertCminmsgs(t.my, estt(2, '883004', '14MAR250812'));
     const w = await start(clock);
     expect(await w.ingest.pollOnce()).toMatchObject({ read: 2, copied: 2, gapsOpened: 0, watermark: second });
     await w.pump.drained();
     expect(await gaps()).toEqual([]);
-    expect((await procStates(db)).map((p) => [p.msg_id, p.state])).toEqual([[first, 'SUCCEEDED'], [second, 'SUCCEEDED']]);
+    expect((await procStates(t.db)).map((p) => [p.msg_id, p.state])).toEqual([[first, 'SUCCEEDED'], [second, 'SUCCEEDED']]);
   });
 });

@@ -4,46 +4,24 @@
  * stalled ingest reported by its readiness check.
  */
 import type mysql from 'mysql2/promise';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import type { Mailbox } from '../../src/platform/mailbox/port.ts';
 import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
-import type { Runtime } from '../../src/platform/runtime.ts';
 import { createIngest, STALL_FAILURES } from '../../src/write/ingest/ingestService.ts';
 import { LATE_WATCH_PAGE, MAX_GAP_RUN } from '../../src/write/ingest/pollOnce.ts';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { adft, estt } from './support/messages.ts';
-import { insertCminmsgs, resetStores, startWriter, testRuntime, type Writer } from './support/writeHarness.ts';
+import { insertCminmsgs, writeStage } from './support/writeHarness.ts';
 
-let db: TestDatabase;
-let my: TestMailbox;
-let rt: Runtime | undefined;
-let w: Writer | undefined;
-
-beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('ingestlimits'), createTestMailbox('ingestlimits')]);
-});
-afterAll(async () => {
-  await Promise.all([db?.drop(), my?.drop()]);
-});
-afterEach(async () => {
-  await w?.stop();
-  await rt?.close();
-  w = undefined;
-  rt = undefined;
-  await resetStores(db, my);
-  await db.pool.query('TRUNCATE inbox_id_range');
-});
+const t = writeStage('ingestlimits', { afterEachTest: (db) => db.pool.query('TRUNCATE inbox_id_range') });
 
 async function start(clock: FakeClock, env: Record<string, string> = {}) {
-  rt = testRuntime(db, my, { clock, env });
-  w = await startWriter(rt, { ingest: false, backfill: false });
-  return w;
+  return t.start({ clock, env }, { ingest: false, backfill: false });
 }
 
 const copiedIds = async () =>
-  (await db.pool.query<{ msg_id: string }>('SELECT msg_id FROM inbox_message ORDER BY msg_id')).rows.map((r) => r.msg_id);
+  (await t.db.pool.query<{ msg_id: string }>('SELECT msg_id FROM inbox_message ORDER BY msg_id')).rows.map((r) => r.msg_id);
 
 /** A message of about `bytes` bytes (a remark pads it). */
 const sized = (seqn: number, bytes: number) => {
@@ -55,9 +33,9 @@ describe('ingest limits (real MariaDB)', () => {
   it('loads at most MSGX_INGEST_MAX_BYTES of XML per poll, and a single larger row alone', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     const ids: string[] = [];
-    for (let i = 1; i <= 4; i++) ids.push(await insertCminmsgs(my, sized(i, 1500)));
-    ids.push(await insertCminmsgs(my, sized(5, 9000))); // larger than the whole budget
-    ids.push(await insertCminmsgs(my, sized(6, 1500)));
+    for (let i = 1; i <= 4; i++) ids.push(await insertCminmsgs(t.my, sized(i, 1500)));
+    ids.push(await insertCminmsgs(t.my, sized(5, 9000))); // larger than the whole budget
+    ids.push(await insertCminmsgs(t.my, sized(6, 1500)));
     const w = await start(clock, { MSGX_INGEST_MAX_BYTES: '4000' });
 
     const polls = [];
@@ -74,12 +52,12 @@ describe('ingest limits (real MariaDB)', () => {
 
   it(`watches every expired gap for a late commit, paging ${LATE_WATCH_PAGE} per poll`, async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    const before = await insertCminmsgs(my, adft(1, '884101'));
+    const before = await insertCminmsgs(t.my, adft(1, '884101'));
     const w = await start(clock, { MSGX_GAP_TIMEOUT_MS: '1000' });
     await w.ingest.pollOnce();
 
     const count = LATE_WATCH_PAGE + 200;
-    const held: mysql.PoolConnection = await my.pool.getConnection();
+    const held: mysql.PoolConnection = await t.my.pool.getConnection();
     let late: string[];
     try {
       await held.beginTransaction();
@@ -89,7 +67,7 @@ describe('ingest limits (real MariaDB)', () => {
         xml,
       );
       late = Array.from({ length: count }, (_, i) => String(BigInt(res.insertId) + BigInt(i)));
-      const after = await insertCminmsgs(my, adft(5000, '884102'));
+      const after = await insertCminmsgs(t.my, adft(5000, '884102'));
       expect(await w.ingest.pollOnce()).toMatchObject({ gapsOpened: count });
       clock.advance(1001);
       expect(await w.ingest.pollOnce()).toMatchObject({ gapsExpired: count });
@@ -101,35 +79,34 @@ describe('ingest limits (real MariaDB)', () => {
     expect((await w.ingest.pollOnce()).copied).toBe(LATE_WATCH_PAGE);
     expect((await w.ingest.pollOnce()).copied).toBe(200);
     expect((await copiedIds()).length).toBe(count + 2);
-    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM inbox_gap WHERE appeared_at IS NOT NULL`);
+    const { rows } = await t.db.pool.query(`SELECT count(*)::int AS n FROM inbox_gap WHERE appeared_at IS NOT NULL`);
     expect(rows[0].n).toBe(count);
     expect(late.length).toBe(count);
   });
 
   it('records a run of more than MAX_GAP_RUN missing ids as one auditable range', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    const first = await insertCminmsgs(my, adft(1, '884201'));
+    const first = await insertCminmsgs(t.my, adft(1, '884201'));
     const w = await start(clock);
     await w.ingest.pollOnce();
-    await my.pool.query(`ALTER TABLE CMINMSGS AUTO_INCREMENT = ${Number(first) + MAX_GAP_RUN + 500}`);
-    const next = await insertCminmsgs(my, estt(2, '884201', '14MAR250812'));
+    await t.my.pool.query(`ALTER TABLE CMINMSGS AUTO_INCREMENT = ${Number(first) + MAX_GAP_RUN + 500}`);
+    const next = await insertCminmsgs(t.my, estt(2, '884201', '14MAR250812'));
     expect(await w.ingest.pollOnce()).toMatchObject({ read: 1, gapsOpened: 0 });
-    const { rows } = await db.pool.query('SELECT after_id, next_id, missing FROM inbox_id_range');
+    const { rows } = await t.db.pool.query('SELECT after_id, next_id, missing FROM inbox_id_range');
     expect(rows).toEqual([{ after_id: first, next_id: next, missing: String(BigInt(next) - BigInt(first) - 1n) }]);
   });
 
   it('turns its readiness check not ready, with the reason, when polls keep failing', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    await insertCminmsgs(my, adft(1, '884301'));
-    const real = createMysqlMailbox(my.url, 'Asia/Shanghai');
+    await insertCminmsgs(t.my, adft(1, '884301'));
+    const real = createMysqlMailbox(t.my.url, 'Asia/Shanghai');
     const poisoned: Mailbox = {
       ...real,
       readIds: async () => {
         throw new RangeError('Invalid string length');
       },
     };
-    rt = testRuntime(db, my, { clock, mailbox: poisoned });
-    const ingest = createIngest(rt);
+    const ingest = createIngest(t.runtime({ clock, mailbox: poisoned }));
     await expect(ingest.readiness.check()).resolves.toBeUndefined();
     for (let i = 0; i < STALL_FAILURES; i++) await expect(ingest.pollOnce()).rejects.toThrow(RangeError);
     await expect(ingest.readiness.check()).rejects.toThrow(/ingest stalled: 3 polls failed in a row; last error: RangeError: Invalid string length/);
@@ -137,11 +114,10 @@ describe('ingest limits (real MariaDB)', () => {
 
   it('turns its readiness check not ready when no poll completes for MSGX_INGEST_STALL_MS', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    const real = createMysqlMailbox(my.url, 'Asia/Shanghai');
+    const real = createMysqlMailbox(t.my.url, 'Asia/Shanghai');
     let release: (() => void) | undefined;
     const hanging: Mailbox = { ...real, sizesAfter: () => new Promise((resolve) => (release = () => resolve([]))) };
-    rt = testRuntime(db, my, { clock, mailbox: hanging, env: { MSGX_INGEST_STALL_MS: '5000' } });
-    const ingest = createIngest(rt);
+    const ingest = createIngest(t.runtime({ clock, mailbox: hanging, env: { MSGX_INGEST_STALL_MS: '5000' } }));
     await ingest.start();
     try {
       await waitFor(() => release !== undefined, { what: 'the poll hanging in the mailbox' });

@@ -1,50 +1,29 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
-import type { Runtime } from '../../src/platform/runtime.ts';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { adft, badTime, estt, unsupported } from './support/messages.ts';
-import { decisions, insertCminmsgs, procStates, startWriter, resetStores, testRuntime, type Writer } from './support/writeHarness.ts';
+import { decisions, insertCminmsgs, procStates, writeStage } from './support/writeHarness.ts';
 
-let db: TestDatabase;
-let my: TestMailbox;
-let rt: Runtime | undefined;
-let w: Writer | undefined;
-
-beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('pump'), createTestMailbox('pump')]);
-});
-afterAll(async () => {
-  await Promise.all([db?.drop(), my?.drop()]);
-});
-afterEach(async () => {
-  await w?.stop();
-  await rt?.close();
-  w = undefined;
-  rt = undefined;
-  await db.pool.query('DROP TRIGGER IF EXISTS test_refuse_success ON proc_state');
-  await resetStores(db, my);
-});
+const t = writeStage('pump', { afterEachTest: (db) => db.pool.query('DROP TRIGGER IF EXISTS test_refuse_success ON proc_state') });
 
 async function state(id: string) {
-  return (await procStates(db)).find((p) => p.msg_id === id)!;
+  return (await procStates(t.db)).find((p) => p.msg_id === id)!;
 }
 
 /** Start ingest (manual polls) + pump on a fake clock; feed `xmls`; wait until the pump is idle. */
 async function run(clock: FakeClock, env: Record<string, string>, xmls: string[]): Promise<string[]> {
   const ids: string[] = [];
-  for (const x of xmls) ids.push(await insertCminmsgs(my, x));
-  rt = testRuntime(db, my, { clock, env });
-  w = await startWriter(rt, { ingest: false });
-  await w.ingest.pollOnce();
-  await w.pump.drained();
+  for (const x of xmls) ids.push(await insertCminmsgs(t.my, x));
+  await t.start({ clock, env }, { ingest: false });
+  await t.w.ingest.pollOnce();
+  await t.w.pump.drained();
   return ids;
 }
 
 describe('pump', () => {
   /** Make every commit of message `n` (1-based in the inbox) fail inside the decision transaction: INFRA. */
   async function refuseSuccessOf(n: number): Promise<void> {
-    await db.pool.query(`CREATE OR REPLACE FUNCTION test_refuse_success() RETURNS trigger LANGUAGE plpgsql AS $$
+    await t.db.pool.query(`CREATE OR REPLACE FUNCTION test_refuse_success() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.state = 'SUCCEEDED' AND NEW.msg_id = (SELECT min(msg_id) + ${n - 1} FROM inbox_message) THEN
         RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW; END $$;
       CREATE TRIGGER test_refuse_success BEFORE UPDATE ON proc_state FOR EACH ROW EXECUTE FUNCTION test_refuse_success();`);
@@ -63,24 +42,24 @@ describe('pump', () => {
     expect((await state(behind!)).state).toBe('PENDING');
 
     // Asking again without moving the clock changes nothing: the pump sleeps on the clock.
-    const before = (await decisions(db)).length;
-    await w!.pump.drained();
-    expect((await decisions(db)).length).toBe(before);
+    const before = (await decisions(t.db)).length;
+    await t.w.pump.drained();
+    expect((await decisions(t.db)).length).toBe(before);
     expect(clock.pendingSleepers).toBeGreaterThan(0);
 
     clock.advance(999);
-    await w!.pump.drained();
+    await t.w.pump.drained();
     expect(await state(head!)).toMatchObject({ state: 'FAILED', attempts: 1 });
     clock.advance(1);
-    await w!.pump.drained();
+    await t.w.pump.drained();
     expect(await state(head!)).toMatchObject({ state: 'FAILED', attempts: 2 });
     expect((await state(behind!)).state).toBe('PENDING');
 
     clock.advance(1000);
-    await w!.pump.drained();
+    await t.w.pump.drained();
     expect(await state(head!)).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED', attempts: 3 });
     expect((await state(behind!)).state).toBe('SUCCEEDED');
-    expect((await decisions(db)).map((d) => `${d.msg_id}:${d.kind}`)).toEqual([
+    expect((await decisions(t.db)).map((d) => `${d.msg_id}:${d.kind}`)).toEqual([
       `${flight}:Applied`, `${head}:Failed`, `${head}:Failed`, `${head}:Dead`, `${behind}:Applied`,
     ]);
   });
@@ -96,20 +75,20 @@ describe('pump', () => {
     expect(await state(head!)).toMatchObject({ state: 'FAILED', error_class: 'INFRA', attempts: 1 });
     for (let i = 0; i < 2; i++) {
       clock.advance(1000);
-      await w!.pump.drained();
+      await t.w.pump.drained();
     }
     expect(await state(head!)).toMatchObject({ state: 'FAILED', attempts: 3 });
     // The next try is due at the deadline (2500), not at 3000.
-    const { rows } = await db.pool.query('SELECT next_attempt_at FROM proc_state WHERE msg_id = $1', [head]);
+    const { rows } = await t.db.pool.query('SELECT next_attempt_at FROM proc_state WHERE msg_id = $1', [head]);
     expect((rows[0].next_attempt_at as Date).toISOString()).toBe('2025-03-14T00:00:02.500Z');
     clock.advance(500);
-    await w!.pump.drained();
+    await t.w.pump.drained();
     const dead = await state(head!);
     expect(dead).toMatchObject({ state: 'DEAD', error_class: 'EXHAUSTED', attempts: 4 });
     expect(dead.last_error).toContain('head deadline 2500 ms');
     expect(dead.last_error).toContain('disk on fire');
     expect((await state(behind!)).state).toBe('SUCCEEDED');
-    const last = (await decisions(db)).filter((d) => d.msg_id === head).at(-1)!;
+    const last = (await decisions(t.db)).filter((d) => d.msg_id === head).at(-1)!;
     expect(last).toMatchObject({ kind: 'Dead', payload: { errorClass: 'EXHAUSTED', causeClass: 'INFRA', attempt: 4 } });
   });
 
@@ -126,12 +105,12 @@ describe('pump', () => {
     expect(await state(bad!)).toMatchObject({ state: 'PARKED', error_class: 'CODEC_ERROR', attempts: 1, backfill_status: 'PARKED' });
     expect((await state(bad!)).last_error).toContain('ESTT');
     expect((await state(good!)).state).toBe('SUCCEEDED');
-    const log = await decisions(db);
+    const log = await decisions(t.db);
     expect(log.map((d) => `${d.msg_id}:${d.kind}`)).toEqual([`${flight}:Applied`, `${unknown}:Parked`, `${bad}:Parked`, `${good}:Applied`]);
     expect(log[1]!.payload).toMatchObject({ errorClass: 'UNSUPPORTED', error: expect.stringContaining('FLOP/ZZZZ') });
     expect(log[2]!.payload).toMatchObject({ errorClass: 'CODEC_ERROR', error: expect.stringContaining("invalid time 'not-a-time'") });
     await waitFor(async () => {
-      const [rows] = await my.pool.query('SELECT CMINMSGS_ID AS id, CMINMSGS_STATUS AS status FROM CMINMSGS ORDER BY CMINMSGS_ID');
+      const [rows] = await t.my.pool.query('SELECT CMINMSGS_ID AS id, CMINMSGS_STATUS AS status FROM CMINMSGS ORDER BY CMINMSGS_ID');
       return (rows as { status: string | null }[]).map((r) => r.status).join(',') === 'PROCESSED,PARKED,PARKED,PROCESSED';
     }, { what: 'CMINMSGS write-back with PARKED' });
   });
@@ -147,23 +126,23 @@ describe('pump', () => {
     expect(await state(first!)).toMatchObject({ state: 'SUCCEEDED', identity_key: 'AODB|FLOP|ESTT|21' });
     expect(await state(dup!)).toMatchObject({ state: 'SKIPPED', last_error: `duplicate-of:${first}`, identity_key: null });
     expect(await state(otherSender!)).toMatchObject({ state: 'SUCCEEDED', identity_key: 'CIIMS|FLOP|ESTT|21' });
-    const d = (await decisions(db)).find((x) => x.msg_id === dup)!;
+    const d = (await decisions(t.db)).find((x) => x.msg_id === dup)!;
     expect(d).toMatchObject({ kind: 'Skipped', payload: { reason: `duplicate-of:${first}` } });
     // 08:50 local from CIIMS is the last applied ESTT; the duplicate's 08:40 never was.
-    expect(w!.model.flights.get('881001')!.estimatedTime).toBe('2025-03-14T00:50:00.000Z');
-    const applied = (await decisions(db)).filter((x) => x.kind === 'Applied').map((x) => x.msg_id);
+    expect(t.w.model.flights.get('881001')!.estimatedTime).toBe('2025-03-14T00:50:00.000Z');
+    const applied = (await decisions(t.db)).filter((x) => x.kind === 'Applied').map((x) => x.msg_id);
     expect(applied).not.toContain(dup);
     // The database refuses a second binding of an identity.
-    await expect(db.pool.query("UPDATE proc_state SET identity_key = 'AODB|FLOP|ESTT|21' WHERE msg_id = $1", [dup])).rejects.toMatchObject({ code: '23505' });
+    await expect(t.db.pool.query("UPDATE proc_state SET identity_key = 'AODB|FLOP|ESTT|21' WHERE msg_id = $1", [dup])).rejects.toMatchObject({ code: '23505' });
   });
 
   it('finds the owner of an identity bound in an earlier scan (one lookup per group)', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     const [, first] = await run(clock, {}, [adft(30, '881002'), estt(31, '881002', '14MAR250812')]);
-    const dup = await insertCminmsgs(my, estt(31, '881002', '14MAR250840'));
-    const fresh = await insertCminmsgs(my, estt(32, '881002', '14MAR250845'));
-    await w!.ingest.pollOnce();
-    await w!.pump.drained();
+    const dup = await insertCminmsgs(t.my, estt(31, '881002', '14MAR250840'));
+    const fresh = await insertCminmsgs(t.my, estt(32, '881002', '14MAR250845'));
+    await t.w.ingest.pollOnce();
+    await t.w.pump.drained();
     expect(await state(dup)).toMatchObject({ state: 'SKIPPED', last_error: `duplicate-of:${first}` });
     expect(await state(fresh)).toMatchObject({ state: 'SUCCEEDED', identity_key: 'AODB|FLOP|ESTT|32' });
   });
@@ -177,7 +156,7 @@ describe('pump', () => {
       padded(estt(42, '881003', '14MAR250813')),
       padded(estt(43, '881003', '14MAR250814')),
     ]);
-    const { rows } = await db.pool.query<{ msg_id: string; tx: string }>('SELECT msg_id::text, xmin::text AS tx FROM decision_event ORDER BY position');
+    const { rows } = await t.db.pool.query<{ msg_id: string; tx: string }>('SELECT msg_id::text, xmin::text AS tx FROM decision_event ORDER BY position');
     const tx = new Map(rows.map((r) => [r.msg_id, r.tx]));
     expect(rows.map((r) => r.msg_id)).toEqual(ids);
     // adft + the first big one fill a group (2.5 MiB < 4 MiB, so one more joins); the next ones start new groups.
@@ -189,7 +168,7 @@ describe('pump', () => {
   it('one transaction per decision: a refused proc_state update appends nothing; INFRA is recorded and retried', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     // Refuse any success of the second message, inside the decision transaction.
-    await db.pool.query(`CREATE OR REPLACE FUNCTION test_refuse_success() RETURNS trigger LANGUAGE plpgsql AS $$
+    await t.db.pool.query(`CREATE OR REPLACE FUNCTION test_refuse_success() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.state = 'SUCCEEDED' AND NEW.msg_id = (SELECT min(msg_id) + 1 FROM inbox_message) THEN
         RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW; END $$;
       CREATE TRIGGER test_refuse_success BEFORE UPDATE ON proc_state FOR EACH ROW EXECUTE FUNCTION test_refuse_success();`);
@@ -200,29 +179,29 @@ describe('pump', () => {
     ]);
     expect(await state(b!)).toMatchObject({ state: 'FAILED', error_class: 'INFRA', attempts: 1 });
     expect((await state(c!)).state).toBe('PENDING');
-    const log1 = await decisions(db);
+    const log1 = await decisions(t.db);
     expect(log1.map((d) => `${d.msg_id}:${d.kind}`)).toEqual([`${a}:Applied`, `${b}:Failed`]);
     expect(log1[1]!.payload).toMatchObject({ errorClass: 'INFRA', attempt: 1 });
     expect(String(log1[1]!.payload.error)).toContain('disk on fire');
     // The write model only holds what committed.
-    expect(w!.model.position).toBe('2');
-    expect(w!.model.flights.get('881002')!.estimatedTime).toBeNull();
+    expect(t.w.model.position).toBe('2');
+    expect(t.w.model.flights.get('881002')!.estimatedTime).toBeNull();
 
-    await db.pool.query('DROP TRIGGER test_refuse_success ON proc_state');
+    await t.db.pool.query('DROP TRIGGER test_refuse_success ON proc_state');
     clock.advance(1000);
-    await w!.pump.drained();
-    expect((await procStates(db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
-    expect((await decisions(db)).map((d) => Number(d.position))).toEqual([1, 2, 3, 4]);
-    expect(w!.model.flights.get('881002')!.estimatedTime).toBe('2025-03-14T00:15:00.000Z');
+    await t.w.pump.drained();
+    expect((await procStates(t.db)).map((p) => p.state)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    expect((await decisions(t.db)).map((d) => Number(d.position))).toEqual([1, 2, 3, 4]);
+    expect(t.w.model.flights.get('881002')!.estimatedTime).toBe('2025-03-14T00:15:00.000Z');
   });
 
   it('a restarted pump folds the same write model from the log and carries on', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     await run(clock, {}, [adft(40, '881003'), estt(41, '881003', '14MAR250812')]);
-    const before = structuredClone([...w!.model.flights.entries()]);
-    await w!.stop();
-    await insertCminmsgs(my, estt(42, '881003', '14MAR250830'));
-    w = await startWriter(rt!, { ingest: false });
+    const before = structuredClone([...t.w.model.flights.entries()]);
+    await t.w.stop();
+    await insertCminmsgs(t.my, estt(42, '881003', '14MAR250830'));
+    const w = await t.startWriter({ ingest: false });
     expect([...w.model.flights.entries()]).toEqual(before);
     await w.ingest.pollOnce();
     await w.pump.drained();
@@ -233,11 +212,11 @@ describe('pump', () => {
   it('reloads its write model from the log when a projection rebuild announces itself', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     await run(clock, {}, [adft(1, '881001')]);
-    expect(w!.pump.model.flights.has('881001')).toBe(true);
+    expect(t.w.pump.model.flights.has('881001')).toBe(true);
     // Simulate a model that went wrong in memory; only a fold of the log can put it right.
-    w!.pump.model.flights.delete('881001');
-    await db.pool.query("SELECT pg_notify('msgx_rebuilt', 'flights')");
-    await waitFor(() => w!.pump.model.flights.has('881001'), { what: 'model reloaded' });
-    expect(w!.pump.model.flights.get('881001')!.aircraftType).not.toBeUndefined();
+    t.w.pump.model.flights.delete('881001');
+    await t.db.pool.query("SELECT pg_notify('msgx_rebuilt', 'flights')");
+    await waitFor(() => t.w.pump.model.flights.has('881001'), { what: 'model reloaded' });
+    expect(t.w.pump.model.flights.get('881001')!.aircraftType).not.toBeUndefined();
   });
 });

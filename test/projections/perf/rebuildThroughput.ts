@@ -10,7 +10,6 @@
  * from /proc; PostgreSQL must run on this machine): events per CPU-second of each side bound
  * what an idle 2-core machine can do.
  */
-import { readFileSync } from 'node:fs';
 import type { Change } from '../../../src/domain/changes.ts';
 import { emptyFields } from '../../../src/domain/fields.ts';
 import { emptyLists } from '../../../src/domain/lists.ts';
@@ -21,6 +20,7 @@ import { createFlightProjector } from '../../../src/projections/flightProjector.
 import { formatProgress } from '../../../src/projections/rebuild/progress.ts';
 import { rebuildFlights } from '../../../src/projections/rebuild/rebuildFlights.ts';
 import { runBatch } from '../../../src/projections/runBatch.ts';
+import { backendCpu, cpuSince } from '../../../bench/harness/backendCpu.ts';
 import { createTestDatabase } from '../../support/databases.ts';
 import { appendBatch, type DecisionInput } from '../../support/decisions.ts';
 
@@ -62,23 +62,6 @@ function* decisions(): Generator<DecisionInput> {
     }
   }
 }
-
-/** CPU seconds (user + system) of the PostgreSQL backends connected to `db`, by pid. */
-async function backendCpu(pool: import('pg').Pool): Promise<Map<number, number>> {
-  const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
-  const out = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // backend ended meanwhile
-    }
-  }
-  return out;
-}
-const cpuSince = (before: Map<number, number>, after: Map<number, number>) =>
-  [...after].reduce((sum, [pid, t]) => sum + t - (before.get(pid) ?? 0), 0);
 
 const db = await createTestDatabase('perf', { migrated: false });
 const out = (s: string) => process.stderr.write(`${s}\n`);

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
@@ -14,6 +15,7 @@ import { createIngest, type Ingest } from '../../../src/write/ingest/ingestServi
 import { createPump, type Pump } from '../../../src/write/pump/pumpService.ts';
 import { WriteModel } from '../../../src/write/pump/writeModel.ts';
 import type { TestDatabase, TestMailbox } from '../../support/databases.ts';
+import { fileDatabases, type FileDatabases } from '../../support/fileDatabases.ts';
 import { CORPUS_DIR } from '../../support/corpusDir.ts';
 
 /** A Runtime over a test PostgreSQL database and a test MariaDB mailbox (no embedded server). */
@@ -73,6 +75,63 @@ export async function startWriter(rt: Runtime, parts: { ingest?: boolean; backfi
       for (const s of started.reverse()) await s.stop();
     },
   };
+}
+
+type RuntimeOptions = Parameters<typeof testRuntime>[2];
+
+const fail = (message: string): never => {
+  throw new Error(message);
+};
+
+/**
+ * A write-side test file's stage (call at module level): its PostgreSQL database and MariaDB
+ * mailbox; after each test the writer and runtime it started are stopped, `afterEachTest` runs and
+ * the stores are reset.
+ */
+export interface WriteStage extends FileDatabases {
+  /** The runtime of this test (the last one made). */
+  readonly rt: Runtime;
+  /** The writer of this test (the last one started). */
+  readonly w: Writer;
+  /** A runtime over the stage's databases, closed after the test. */
+  runtime(opts?: RuntimeOptions): Runtime;
+  /** The writer's services on the test's runtime (stopped after the test). */
+  startWriter(parts?: Parameters<typeof startWriter>[1]): Promise<Writer>;
+  /** A runtime and its writer. */
+  start(opts?: RuntimeOptions, parts?: Parameters<typeof startWriter>[1]): Promise<Writer>;
+}
+
+export function writeStage(label: string, { afterEachTest }: { afterEachTest?: (db: TestDatabase) => Promise<unknown> } = {}): WriteStage {
+  const dbs = fileDatabases(label);
+  let rt: Runtime | undefined;
+  let w: Writer | undefined;
+  afterEach(async () => {
+    await w?.stop();
+    await rt?.close();
+    w = undefined;
+    rt = undefined;
+    await afterEachTest?.(dbs.db);
+    await resetStores(dbs.db, dbs.my);
+  });
+  const stage: WriteStage = {
+    get db() { return dbs.db; },
+    get my() { return dbs.my; },
+    get rt() { return rt ?? fail('no runtime in this test yet'); },
+    get w() { return w ?? fail('no writer in this test yet'); },
+    runtime(opts) {
+      rt = testRuntime(dbs.db, dbs.my, opts);
+      return rt;
+    },
+    async startWriter(parts) {
+      w = await startWriter(stage.rt, parts);
+      return w;
+    },
+    start(opts, parts) {
+      stage.runtime(opts);
+      return stage.startWriter(parts);
+    },
+  };
+  return stage;
 }
 
 export interface CorpusScenario {
