@@ -14,10 +14,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FlightState } from '../../src/domain/flight.ts';
+import { zoneFormatter } from '../../src/domain/time.ts';
 import { createPool } from '../../src/platform/db.ts';
 import { DETAIL_SPECS } from '../../src/readModel/flightRows.ts';
 import { decodeCursor, encodeCursor } from '../../src/read-api/graphql/cursor.ts';
-import { zoneFormatter } from '../../src/read-api/graphql/scalars.ts';
 import { selectBoardPage, selectFlightsByFlid, type BoardFilter } from '../../src/read-api/sql/selectBoard.ts';
 import { selectDetailLists } from '../../src/read-api/sql/selectFlightLists.ts';
 import { selectReferenceByKeys } from '../../src/read-api/sql/selectReference.ts';

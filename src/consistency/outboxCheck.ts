@@ -1,12 +1,12 @@
 /**
  * Outbox check: the msg_event rows the folded decisions imply, against the rows that are there.
  *
- * Implied rows are the feeder's own: for each decision it sends (`isSentKind`), `outboxRowsFor`
- * with the flights as folded after that decision gives the KAFKA_MSG and COUTMSGS rows — one
- * definition of which changes are sent. It is called with no touched flights, so that it renders no
- * KAFKA_SCHD payload (a flight view per touched flight would cost more than the whole fold); the
- * KAFKA_SCHD rows are its rule written out here: one per touched flight that still exists, in
- * touched order (a unit test holds both to the feeder's rows for a whole log).
+ * Implied rows are the feeder's own: for each decision it sends (`isSentKind`), the pieces
+ * `outboxRowsFor` is built of give the KAFKA_MSG rows (`sentChanges`) and the COUTMSGS rows
+ * (`coutmsgsOutputs`, with the flights as folded after that decision) — one definition of which
+ * changes are sent; no payload is rendered (only keys are compared). The KAFKA_SCHD rows are its
+ * rule written out here: one per touched flight that still exists, in touched order (a unit test
+ * holds all three to the feeder's rows for a whole log).
  * Checking all flights, rows are compared by (target, position, seq, flid). Checking some flights,
  * the fold and the changes are those flights' only, so the `seq` of a row (its place among all
  * rows of the decision for that target) is not known: rows are compared by (target, position,
@@ -15,11 +15,10 @@
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
-import { isSentKind, outboxRowsFor } from '../projections/decisionOutbox.ts';
+import { coutmsgsOutputs, changeFlid, isSentKind, sentChanges } from '../projections/decisionOutbox.ts';
 import type { LogEvent } from './readLog.ts';
 import type { Mismatch } from './report.ts';
 
-const NONE: ReadonlySet<string> = new Set();
 
 const key = (target: string, position: string, seq: number | null, flid: string | null) =>
   `${target}|${position}|${seq ?? '*'}|${flid ?? ''}`;
@@ -43,7 +42,9 @@ export class OutboxExpectation {
     if (this.whole && e.indices !== null) throw new Error('outbox check: a filtered event in a check of whole decisions');
     this.positions.push(e.position);
     const event = { position: e.position, msgId: e.msgId, kind: e.kind, changes: e.changes, recordedAt: e.recordedAt };
-    for (const r of outboxRowsFor(event, NONE, flights, this.routes)) this.add(r.target, r.seq, r.flid, e.position);
+    const changes = sentChanges(event);
+    changes.forEach((c, seq) => this.add('KAFKA_MSG', seq, changeFlid(c), e.position));
+    coutmsgsOutputs(event, changes, flights, this.routes).forEach((o, seq) => this.add('COUTMSGS', seq, o.flid, e.position));
     let seq = 0;
     for (const flid of touched) if (flights.has(flid)) this.add('KAFKA_SCHD', seq++, flid, e.position);
   }

@@ -125,6 +125,11 @@ export function listOf(change: ListReplaced): ListName {
   return LIST_OF_CHANGE[change.type];
 }
 
+/** A `…Replaced` change: one list of a flight replaced. */
+export function isListReplaced(change: Change): change is ListReplaced {
+  return Object.hasOwn(LIST_OF_CHANGE, change.type);
+}
+
 export function isFlightChange(change: Change): change is FlightChange {
   return change.type !== 'PlanSnapshotApplied' && change.type !== 'PlanRequested' && change.type !== 'FlightsArchived' &&
     !isReferenceChange(change);

@@ -7,7 +7,7 @@ import type {
   Allocation, BridgeOp, ChockEvent, Delay, FlightFields, FlightLists, FlightState, GroundService, Instant, ListName,
   PushbackEvent, RoutePoint, TowEvent, VipGuest,
 } from './flight.ts';
-import { formatInZone } from './time.ts';
+import { formatOutward } from './time.ts';
 
 export type DirectionName = 'ARRIVAL' | 'DEPARTURE';
 
@@ -82,37 +82,61 @@ export interface FlightViewOptions {
 
 const allNull = (...values: unknown[]): boolean => values.every((v) => v === null);
 
-type Render = (v: Instant | null) => Instant | null;
-const renderer = (tz: string | undefined): Render => (v) => (v === null || tz === undefined ? v : formatInZone(v, tz));
+export type Render = (v: Instant | null) => Instant | null;
+/** Instants as they are (UTC), or as every outward time shows them in `tz` (time.ts formatOutward). */
+export const renderer = (tz: string | undefined): Render => {
+  if (tz === undefined) return (v) => v;
+  return (v) => (v === null ? v : formatOutward(v, tz));
+};
 
 const alloc = (t: Render) => (a: Allocation): Allocation => ({
   ...a,
   scheduledStart: t(a.scheduledStart), scheduledEnd: t(a.scheduledEnd),
   actualStart: t(a.actualStart), actualEnd: t(a.actualEnd),
 });
-const point = (t: Render, kind: 'ERUT' | 'ROUT') => (p: RoutePoint): RoutePointView => ({
-  ...p, scheduledArrival: t(p.scheduledArrival), scheduledDeparture: t(p.scheduledDeparture), kind,
+const routeTimes = (t: Render) => (p: RoutePoint): RoutePoint => ({
+  ...p, scheduledArrival: t(p.scheduledArrival), scheduledDeparture: t(p.scheduledDeparture),
 });
+
+/**
+ * Each FlightState list item with its instants rendered, same shape: what a flight view shows of
+ * it, and what a change's items look like outward (changeView.ts).
+ */
+export const ITEM_TIMES = {
+  stands: alloc,
+  gates: alloc,
+  counters: alloc,
+  belts: alloc,
+  chutes: alloc,
+  bridges: (t: Render) => (b: BridgeOp): BridgeOp => ({ ...b, time: t(b.time) }),
+  chocks: (t: Render) => (c: ChockEvent): ChockEvent => ({ ...c, time: t(c.time) }),
+  delays: (t: Render) => (d: Delay): Delay => ({ ...d, start: t(d.start) }),
+  services: (t: Render) => (v: GroundService): GroundService => ({ ...v, start: t(v.start), end: t(v.end) }),
+  route: routeTimes,
+  adjacent: routeTimes,
+  vipGuests: () => (v: VipGuest): VipGuest => ({ ...v }),
+  pushbacks: (t: Render) => (p: PushbackEvent): PushbackEvent => ({ ...p, time: t(p.time) }),
+  tows: (t: Render) => (w: TowEvent): TowEvent => ({ ...w, time: t(w.time) }),
+} as const satisfies { [L in ListName]: (t: Render) => (x: FlightLists[L][number]) => FlightLists[L][number] };
+
+const point = (t: Render, kind: 'ERUT' | 'ROUT') => (p: RoutePoint): RoutePointView => ({ ...routeTimes(t)(p), kind });
 
 /** Each FlightState list → its `Flight` field name and how one item is shown. */
 const LIST_VIEWS = {
-  stands: { field: 'stands', item: alloc },
-  gates: { field: 'gates', item: alloc },
-  counters: { field: 'checkInCounters', item: alloc },
-  belts: { field: 'baggageBelts', item: alloc },
-  chutes: { field: 'chutes', item: alloc },
-  bridges: { field: 'bridges', item: (t: Render) => (b: BridgeOp): BridgeOp => ({ ...b, time: t(b.time) }) },
-  chocks: { field: 'chocks', item: (t: Render) => (c: ChockEvent): ChockEvent => ({ ...c, time: t(c.time) }) },
-  delays: { field: 'delays', item: (t: Render) => (d: Delay): Delay => ({ ...d, start: t(d.start) }) },
-  services: {
-    field: 'services',
-    item: (t: Render) => (v: GroundService): GroundService => ({ ...v, start: t(v.start), end: t(v.end) }),
-  },
+  stands: { field: 'stands', item: ITEM_TIMES.stands },
+  gates: { field: 'gates', item: ITEM_TIMES.gates },
+  counters: { field: 'checkInCounters', item: ITEM_TIMES.counters },
+  belts: { field: 'baggageBelts', item: ITEM_TIMES.belts },
+  chutes: { field: 'chutes', item: ITEM_TIMES.chutes },
+  bridges: { field: 'bridges', item: ITEM_TIMES.bridges },
+  chocks: { field: 'chocks', item: ITEM_TIMES.chocks },
+  delays: { field: 'delays', item: ITEM_TIMES.delays },
+  services: { field: 'services', item: ITEM_TIMES.services },
   route: { field: 'routePoints', item: (t: Render) => point(t, 'ERUT') },
   adjacent: { field: 'adjacentStations', item: (t: Render) => point(t, 'ROUT') },
-  vipGuests: { field: 'vipGuests', item: () => (v: VipGuest): VipGuest => ({ ...v }) },
-  pushbacks: { field: 'pushbacks', item: (t: Render) => (p: PushbackEvent): PushbackEvent => ({ ...p, time: t(p.time) }) },
-  tows: { field: 'tows', item: (t: Render) => (w: TowEvent): TowEvent => ({ ...w, time: t(w.time) }) },
+  vipGuests: { field: 'vipGuests', item: ITEM_TIMES.vipGuests },
+  pushbacks: { field: 'pushbacks', item: ITEM_TIMES.pushbacks },
+  tows: { field: 'tows', item: ITEM_TIMES.tows },
 } as const satisfies { [L in ListName]: { field: keyof FlightView; item: (t: Render) => (x: FlightLists[L][number]) => unknown } };
 
 /** The `Flight` field that shows FlightState list `L`. */

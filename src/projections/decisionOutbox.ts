@@ -3,6 +3,8 @@
  *   KAFKA_MSG   one row per change, in change order: { type, flid, position, msgId, recordedAt, change };
  *               changes without a flight (PlanSnapshotApplied) get flid null (a Kafka record with no key)
  *   KAFKA_SCHD  one row per touched flight that still exists: its FlightView as of this decision
+ * Every instant of a Kafka payload (recordedAt, the change's, the view's) is shown in the airport
+ * zone with its offset, exactly as the GraphQL API shows it (interface.md; time.ts zoneFormatter).
  *   COUTMSGS    one row per change a configured route accepts
  * Reference-data and seasonal-schedule changes get no rows (they are not flight events; VIPL
  * records are personal data).
@@ -11,9 +13,11 @@
 import { isFlightChange, type Change } from '../domain/changes.ts';
 import { isReferenceChange } from '../domain/reference/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
+import { toChangeView } from '../domain/changeView.ts';
 import { toFlightView } from '../domain/flightView.ts';
+import { formatOutward } from '../domain/time.ts';
 import type { DecisionEvent } from '../log/readDecisions.ts';
-import type { CoutmsgsRoute } from './outboxRoutes.ts';
+import type { CoutmsgsPayload, CoutmsgsRoute } from './outboxRoutes.ts';
 
 export type OutboxTarget = 'KAFKA_MSG' | 'KAFKA_SCHD' | 'COUTMSGS';
 
@@ -41,38 +45,66 @@ export function changeFlid(change: Change): string | null {
   return isFlightChange(change) ? change.flid : null;
 }
 
-export function outboxRowsFor(
-  event: DecisionEvent & { changes: readonly Change[] },
-  touched: ReadonlySet<string>,
+/** The airport zone and COUTMSGS routes the outbox is built with. */
+export interface OutboxRules {
+  /** Every instant of a Kafka payload is shown in this zone with its offset, as the GraphQL API shows it. */
+  readonly tz: string;
+  readonly routes: readonly CoutmsgsRoute[];
+}
+
+type SentEvent = DecisionEvent & { changes: readonly Change[] };
+
+/** The changes of a decision that get a KAFKA_MSG row each, in `seq` order. */
+export function sentChanges(event: SentEvent): Change[] {
+  // Reference data and seasonal schedules stay in msgx (VIPL is personal data): not sent out.
+  return event.changes.filter(isSentChange);
+}
+
+/** The COUTMSGS rows' flids and payloads of a decision, in `seq` order. */
+export function coutmsgsOutputs(
+  event: SentEvent,
+  changes: readonly Change[],
   flights: ReadonlyMap<string, FlightState>,
   routes: readonly CoutmsgsRoute[],
+): { flid: string | null; payload: CoutmsgsPayload }[] {
+  const out: { flid: string | null; payload: CoutmsgsPayload }[] = [];
+  for (const change of changes) {
+    const flid = changeFlid(change);
+    const flight = flid === null ? undefined : flights.get(flid);
+    for (const route of routes) {
+      const payload = route({ event, change, flight });
+      if (payload) out.push({ flid, payload });
+    }
+  }
+  return out;
+}
+
+export function outboxRowsFor(
+  event: SentEvent,
+  touched: ReadonlySet<string>,
+  flights: ReadonlyMap<string, FlightState>,
+  rules: OutboxRules,
 ): OutboxRow[] {
   const headers: Record<string, string> = event.msgId === null
     ? { position: event.position }
     : { msgId: event.msgId, position: event.position };
   const base = { sourcePosition: event.position, msgId: event.msgId, headers };
-  // Reference data and seasonal schedules stay in msgx (VIPL is personal data): not sent out.
-  const changes = event.changes.filter(isSentChange);
+  const changes = sentChanges(event);
+  const recordedAt = formatOutward(event.recordedAt, rules.tz);
   const rows: OutboxRow[] = changes.map((change, seq) => {
     const flid = changeFlid(change);
     return {
       ...base, target: 'KAFKA_MSG', seq, flid,
-      payload: { type: change.type, flid, position: event.position, msgId: event.msgId, recordedAt: event.recordedAt, change },
+      payload: { type: change.type, flid, position: event.position, msgId: event.msgId, recordedAt, change: toChangeView(change, rules.tz) },
     };
   });
   let seq = 0;
   for (const flid of touched) {
     const state = flights.get(flid);
-    if (state) rows.push({ ...base, target: 'KAFKA_SCHD', seq: seq++, flid, payload: toFlightView(state) });
+    if (state) rows.push({ ...base, target: 'KAFKA_SCHD', seq: seq++, flid, payload: toFlightView(state, { tz: rules.tz }) });
   }
-  seq = 0;
-  for (const change of changes) {
-    const flid = changeFlid(change);
-    const flight = flid === null ? undefined : flights.get(flid);
-    for (const route of routes) {
-      const out = route({ event, change, flight });
-      if (out) rows.push({ ...base, target: 'COUTMSGS', seq: seq++, flid, payload: out });
-    }
-  }
+  coutmsgsOutputs(event, changes, flights, rules.routes).forEach(({ flid, payload }, k) => {
+    rows.push({ ...base, target: 'COUTMSGS', seq: k, flid, payload });
+  });
   return rows;
 }

@@ -24,6 +24,8 @@ import { OUTBOX_PROJECTOR } from '../readModel/projectorNames.ts';
 
 export interface OutboxFeederOptions {
   clock: Clock;
+  /** The airport zone (MSGX_AIRPORT_TZ): Kafka payload instants are shown in it, as the API shows them. */
+  tz: string;
   /** COUTMSGS routes (none by default). */
   routes?: readonly CoutmsgsRoute[];
 }
@@ -34,7 +36,7 @@ export interface OutboxFeeder extends Projector {
 }
 
 export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
-  const routes = opts.routes ?? NO_COUTMSGS_ROUTES;
+  const rules = { tz: opts.tz, routes: opts.routes ?? NO_COUTMSGS_ROUTES };
   const flights = new JournaledMap<string, FlightState>();
   /** The position `flights` reflects; undefined until folded. */
   let foldedTo: string | undefined;
@@ -58,7 +60,7 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
       for (const e of events) {
         if (!hasChanges(e)) continue;
         const touched = applyDecision(flights, appliedEvent(e));
-        if (isSentKind(e.kind)) rows.push(...outboxRowsFor(e, touched, flights, routes));
+        if (isSentKind(e.kind)) rows.push(...outboxRowsFor(e, touched, flights, rules));
       }
       const added = await insertOutboxRows(client, rows, opts.clock.now());
       await notifyOutbox(client, added.keys());

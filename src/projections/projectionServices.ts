@@ -36,7 +36,7 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
     log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults,
   });
   const outbox = createProjectorLoop({
-    pool: rt.pool, projector: createOutboxFeeder({ clock: rt.clock, routes: opts.coutmsgsRoutes }), wakeup: outboxWake,
+    pool: rt.pool, projector: createOutboxFeeder({ clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes }), wakeup: outboxWake,
     clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults,
   });
   // Reference data and seasonal schedules (src/projections/reference).

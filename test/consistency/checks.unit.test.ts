@@ -34,7 +34,7 @@ function feederKeys(): Map<string, number> {
     if (e.changes.length === 0) continue;
     const touched = applyDecision(flights, e);
     if (!isSentKind(e.kind)) continue;
-    for (const r of outboxRowsFor({ ...e, changes: e.changes }, touched, flights, [])) {
+    for (const r of outboxRowsFor({ ...e, changes: e.changes }, touched, flights, { tz: 'Asia/Shanghai', routes: [] })) {
       const k = `${r.target}|${r.sourcePosition}|${r.seq}|${r.flid ?? ''}`;
       keys.set(k, (keys.get(k) ?? 0) + 1);
     }

@@ -70,6 +70,10 @@ describe('reference requests (RQRD)', () => {
   it('msgx request-reference --kind AIRL,ARPT writes two RQRD rows; the RESP of AIRL closes only AIRL; the rest EXPIRES', async () => {
     await startTracker(true);
     await waitFor(async () => (await rqrdRows()).length === 23, { what: 'start requests' });
+    // The 23 rows are in COUTMSGS before the tracker's round ends: it still looks for due requests
+    // after them, and a request the command registers meanwhile is sent by the tracker (the command
+    // then says 'busy'). The round is over once the tracker sleeps on the fake clock.
+    await waitFor(() => t.clock.pendingSleepers > 0, { what: 'tracker round done' });
     const stdout = await runCommand(['--kind', 'airl, ARPT']);
     const rows = await rqrdRows();
     expect(rows).toHaveLength(25);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  formatInZone, isValidTimeZone, localDateOf, parseBodyTime, parseMetaTime, wallClockAt, wallClockToEpochMs, type WallClock,
+  formatInZone, formatOutward, isValidTimeZone, localDateOf, parseBodyTime, parseMetaTime, wallClockAt, wallClockToEpochMs, type WallClock,
 } from '../../src/domain/time.ts';
 
 const SH = 'Asia/Shanghai';
@@ -67,6 +67,20 @@ describe('local dates and rendering', () => {
     expect(formatInZone('2025-07-14T13:30:00.000Z', 'America/New_York')).toBe('2025-07-14T09:30:00-04:00');
     expect(formatInZone('2025-01-14T14:30:00.000Z', 'America/New_York')).toBe('2025-01-14T09:30:00-05:00');
     expect(formatInZone('2025-01-14T14:30:00.000Z', 'Asia/Kolkata')).toBe('2025-01-14T20:00:00+05:30');
+  });
+
+  it('formatOutward (memoized by text) is formatInZone, milliseconds and DST included, asked twice', () => {
+    for (const tz of [SH, 'America/New_York', 'Europe/Berlin']) {
+      fc.assert(
+        fc.property(fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }), (ms) => {
+          const iso = new Date(ms).toISOString();
+          expect(formatOutward(iso, tz)).toBe(formatInZone(iso, tz));
+          expect(formatOutward(iso, tz)).toBe(formatInZone(iso, tz));
+        }),
+        { numRuns: 2000 },
+      );
+    }
+    expect(formatOutward('2025-03-14T01:30:00.120Z', SH)).toBe('2025-03-14T09:30:00.120+08:00');
   });
 
   it('tells valid zones from invalid ones', () => {

@@ -3,7 +3,9 @@ import pg from 'pg';
 import type { Change } from '../../src/domain/changes.ts';
 import { applyDecision } from '../../src/domain/evolve.ts';
 import type { FlightState } from '../../src/domain/flight.ts';
+import { toChangeView } from '../../src/domain/changeView.ts';
 import { toFlightView } from '../../src/domain/flightView.ts';
+import { formatOutward } from '../../src/domain/time.ts';
 import { FakeClock } from '../../src/platform/clock.ts';
 import { readCheckpoint } from '../../src/projections/checkpoint.ts';
 import { createOutboxFeeder } from '../../src/projections/outboxFeeder.ts';
@@ -24,6 +26,9 @@ afterEach(async () => {
 });
 
 const clock = new FakeClock('2025-03-14T12:00:00Z');
+const TZ = 'Asia/Shanghai';
+/** A UTC ISO instant anywhere in a payload (every outward time carries the airport offset instead). */
+const UTC_INSTANT = /"\d{4}-\d{2}-\d{2}T[\d:.]+Z"/;
 
 async function drain(projector: Projector, batchSize = 5): Promise<void> {
   for (;;) {
@@ -65,7 +70,7 @@ function expected(decisions: readonly DecisionInput[]) {
     changes.forEach((change, seq) => msg.push({ position, seq, flid: 'flid' in change ? change.flid : null, change, msgId: d.msgId }));
     for (const flid of touched) {
       const s = flights.get(flid);
-      if (s) schd.push({ position, flid, view: toFlightView(s) });
+      if (s) schd.push({ position, flid, view: toFlightView(s, { tz: TZ }) });
     }
   });
   return { msg, schd };
@@ -91,7 +96,7 @@ describe('outbox feeder', () => {
     watcher.on('notification', (n) => heard.add(String(n.payload)));
     await watcher.query('LISTEN msgx_outbox');
     try {
-      await drain(createOutboxFeeder({ clock }), 4);
+      await drain(createOutboxFeeder({ tz: TZ, clock }), 4);
       const want = expected(decisions);
 
       const msg = await outbox('KAFKA_MSG');
@@ -101,8 +106,9 @@ describe('outbox feeder', () => {
         const m = want.msg[i]!;
         expect(r.payload).toEqual({
           type: m.change.type, flid: m.flid, position: m.position, msgId: m.msgId,
-          recordedAt: decisions[Number(m.position) - 1]!.recordedAt.toISOString(), change: m.change,
+          recordedAt: formatOutward(decisions[Number(m.position) - 1]!.recordedAt.toISOString(), TZ), change: toChangeView(m.change, TZ),
         });
+        expect(JSON.stringify(r.payload)).not.toMatch(UTC_INSTANT);
         expect(r.headers).toEqual({ msgId: m.msgId, position: m.position });
         expect(r.msg_id).toBe(m.msgId);
       }
@@ -113,6 +119,8 @@ describe('outbox feeder', () => {
       const schd = await outbox('KAFKA_SCHD');
       expect(schd.map((r) => [r.source_position, r.flid])).toEqual(want.schd.map((s) => [s.position, s.flid]));
       schd.forEach((r, i) => expect(r.payload).toEqual(want.schd[i]!.view));
+      expect(JSON.stringify(schd.map((r) => r.payload))).not.toMatch(UTC_INSTANT);
+      expect(JSON.stringify(schd.map((r) => r.payload))).toContain('+08:00');
 
       expect(await outbox('COUTMSGS')).toEqual([]);
       await waitFor(() => heard.has('KAFKA_MSG') && heard.has('KAFKA_SCHD'), { what: 'msgx_outbox notifications' });
@@ -126,7 +134,7 @@ describe('outbox feeder', () => {
     const decisions = corpusDecisions();
     const head = decisions.slice(0, 30);
     await appendAll(db.pool, head);
-    const feeder = createOutboxFeeder({ clock });
+    const feeder = createOutboxFeeder({ tz: TZ, clock });
     await drain(feeder, 7);
     const count = async () => (await db.pool.query('SELECT count(*)::int AS n FROM msg_event')).rows[0].n as number;
     const before = await count();
@@ -137,7 +145,7 @@ describe('outbox feeder', () => {
     await drain(feeder, 7);
     expect(await count()).toBe(before);
     await db.pool.query("UPDATE projection_checkpoint SET position = 11 WHERE name = 'outbox'");
-    await drain(createOutboxFeeder({ clock }), 3);
+    await drain(createOutboxFeeder({ tz: TZ, clock }), 3);
     expect(await count()).toBe(before);
 
     // The rewound fold is right: the next decisions' KAFKA_SCHD rows carry the correct states.
@@ -157,7 +165,7 @@ describe('outbox feeder', () => {
       if (broken && event.position === '6') throw new Error('route failed');
       return null;
     };
-    const feeder = createOutboxFeeder({ clock, routes: [failing] });
+    const feeder = createOutboxFeeder({ tz: TZ, clock, routes: [failing] });
     await runBatch(db.pool, feeder, { batchSize: 4, clock }); // positions 1-4
     await expect(runBatch(db.pool, feeder, { batchSize: 4, clock })).rejects.toThrow('route failed'); // 5-8 roll back
     expect(await readCheckpoint(db.pool, 'outbox')).toBe('4');
@@ -174,7 +182,7 @@ describe('outbox feeder', () => {
     await appendAll(db.pool, decisions);
     const onDelete: CoutmsgsRoute = ({ change, flight }) =>
       change.type === 'FlightDeleted' ? { clobMsg: `<DEL flid="${change.flid}" version="${flight?.stateVersion}"/>` } : null;
-    await drain(createOutboxFeeder({ clock, routes: [onDelete] }));
+    await drain(createOutboxFeeder({ tz: TZ, clock, routes: [onDelete] }));
     const rows = await outbox('COUTMSGS');
     expect(rows.map((r) => [r.source_position, r.seq, r.flid])).toEqual([['33', 0, '880004']]);
     expect(rows[0]!.payload.clobMsg).toMatch(/^<DEL flid="880004" version="\d+"\/>$/);
@@ -187,7 +195,7 @@ describe('outbox feeder', () => {
       payload: { changes: [{ type: 'FlightsArchived', flids: ['881001'], beforeDay: '2025-03-15' }] },
     });
     await appendAll(db.pool, decisions);
-    const feeder = createOutboxFeeder({ clock });
+    const feeder = createOutboxFeeder({ tz: TZ, clock });
     await drain(feeder);
     const { rows } = await db.pool.query('SELECT DISTINCT source_position::int AS p FROM msg_event ORDER BY 1');
     const applied = decisions.flatMap((d, i) => (d.kind === 'Applied' ? [i + 1] : []));

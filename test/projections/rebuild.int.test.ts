@@ -27,7 +27,7 @@ beforeEach(async () => {
   db = await createTestDatabase('rebuild');
   log = await buildLog(db.pool, SYNTHETIC);
   await drain(createFlightProjector());
-  await drain(createOutboxFeeder({ clock: new FakeClock() }));
+  await drain(createOutboxFeeder({ tz: 'Asia/Shanghai', clock: new FakeClock() }));
 });
 afterEach(async () => {
   await db.drop();

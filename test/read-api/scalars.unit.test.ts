@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatInZone } from '../../src/domain/time.ts';
-import { parseDateTime, parseDay, zoneFormatter } from '../../src/read-api/graphql/scalars.ts';
+import { formatInZone, zoneFormatter } from '../../src/domain/time.ts';
+import { parseDateTime, parseDay } from '../../src/read-api/graphql/scalars.ts';
 
 describe('DateTime output', () => {
   it.each(['Asia/Shanghai', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'])(

@@ -18,7 +18,7 @@ import type { DecisionRow } from '../write/support/writeHarness.ts';
 import { killingFaults, parseCrashAt } from './support/crashFaults.ts';
 import { checkMsgTopic, decisionDifferences, digest, snapshotDifferences } from './support/crashChecks.ts';
 import { MATRIX_POINTS, type PlanOptions } from './support/crashPlan.ts';
-import { runCrashMatrix, summarize } from './support/crashRun.ts';
+import { CRASH_TZ, runCrashMatrix, summarize } from './support/crashRun.ts';
 
 const SOAK = process.env.MSGX_SOAK === '1';
 const RUNS = SOAK ? Number(process.env.MSGX_SOAK_RUNS ?? 20) : 1;
@@ -55,10 +55,10 @@ describe('the crash fault port (crashMain.ts --crash-at)', () => {
 });
 
 describe('the crash matrix checks themselves', () => {
-  const created = { type: 'FlightCreated', flid: '1', fields: { stand: 'A' } };
+  const created = { type: 'FlightCreated', flid: '1', fields: { stand: 'A', estimatedTime: '2025-03-14T01:30:00.000Z' }, lists: {} };
   const updated = { type: 'FlightUpdated', flid: '1', fields: { stand: 'B' } };
   const other = { type: 'FlightUpdated', flid: '2', fields: { stand: 'C' } };
-  const plan = { type: 'PlanSnapshotApplied', day: '2025-03-14' };
+  const plan = { type: 'PlanSnapshotApplied', day: '2025-03-14', windowStart: null, windowEnd: null };
   const log: DecisionRow[] = [
     { position: '1', msg_id: '10', kind: 'Applied', payload: { changes: [created, updated] } },
     { position: '2', msg_id: '11', kind: 'Failed', payload: { errorClass: 'CODEC_ERROR' } },
@@ -70,19 +70,27 @@ describe('the crash matrix checks themselves', () => {
     value: JSON.stringify({ type: 'x', flid: change.flid ?? null, position, msgId, change }),
     headers: { 'event-id': eventId, 'log-position': position, 'msg-id': msgId },
   });
-  const good = () => [rec('1', '1', created), rec('2', '1', updated), rec('3', '3', other), rec('4', '3', plan)];
+  // On msg the instants carry the airport offset.
+  const createdOut = { ...created, fields: { ...created.fields, estimatedTime: '2025-03-14T09:30:00+08:00' } };
+  const good = () => [rec('1', '1', createdOut), rec('2', '1', updated), rec('3', '3', other), rec('4', '3', plan)];
+  const check = (records: StoredRecord[]) => checkMsgTopic(log, records, CRASH_TZ);
 
   it('accept every change once, in order, and re-sent copies of the same event', () => {
-    const r = checkMsgTopic(log, [...good(), rec('2', '1', updated), rec('3', '3', other)]);
+    const r = check([...good(), rec('2', '1', updated), rec('3', '3', other)]);
     expect(r).toMatchObject({ problems: [], changes: 4, records: 6, duplicates: 2 });
+  });
+
+  it('report a change whose instants are not shown with the airport offset', () => {
+    const [, b, c, d] = good();
+    expect(check([rec('1', '1', created), b!, c!, d!]).problems).toEqual([expect.stringMatching(/^flight 1: .* first difference at #0/)]);
   });
 
   it('report a lost change, a flight out of order, a re-send with other content and a wrong header', () => {
     const [a, b, c, d] = good();
-    expect(checkMsgTopic(log, [a!, c!, d!]).problems).toEqual([expect.stringMatching(/^flight 1: 1 changes on msg, 2 in the log/)]);
-    expect(checkMsgTopic(log, [b!, a!, c!, d!]).problems).toEqual([expect.stringMatching(/^flight 1: .* first difference at #0/)]);
-    expect(checkMsgTopic(log, [...good(), { ...a!, value: a!.value!.replace('"A"', '"Z"') }]).problems).toEqual(['event 1 sent again with other content']);
-    expect(checkMsgTopic(log, [a!, b!, rec('3', '3', other, '99'), d!]).problems).toEqual([expect.stringMatching(/^event 3: msg-id header 99/)]);
+    expect(check([a!, c!, d!]).problems).toEqual([expect.stringMatching(/^flight 1: 1 changes on msg, 2 in the log/)]);
+    expect(check([b!, a!, c!, d!]).problems).toEqual([expect.stringMatching(/^flight 1: .* first difference at #0/)]);
+    expect(check([...good(), { ...a!, value: a!.value!.replace('"A"', '"Z"') }]).problems).toEqual(['event 1 sent again with other content']);
+    expect(check([a!, b!, rec('3', '3', other, '99'), d!]).problems).toEqual([expect.stringMatching(/^event 3: msg-id header 99/)]);
   });
 
   it('compare decisions per message in order, and read-model rows per table', () => {

@@ -2,6 +2,8 @@
  * The audit trail of one CMINMSGS id: raw XML, META, processing state, every decision recorded for
  * it (with its changes) and the deliveries those decisions caused.
  */
+import { toChangeView } from '../../domain/changeView.ts';
+import type { Change } from '../../domain/changes.ts';
 import { decode } from '../../domain/codec/decode.ts';
 import { identityKey } from '../../domain/identity.ts';
 import type { Meta } from '../../domain/message.ts';
@@ -12,9 +14,16 @@ import { selectDeliveriesByPositions, type DeliveryRecord } from '../sql/selectD
 import type { MessageRecord } from '../sql/selectMessages.ts';
 import { isPersonalType, REFERENCE_KINDS } from '../../domain/reference/kinds.ts';
 import { publicFields, type RefFields } from '../../domain/reference/record.ts';
+import { isReferenceChange } from '../../domain/reference/changes.ts';
 
-/** A change as shown: the elements of a personal record (VIPL) withheld unless exposed. */
+/**
+ * A change as the API shows it: instants in the airport zone with the offset, as on Kafka `msg`
+ * (toChangeView); VIPL records without their personal fields unless exposed.
+ */
 function shownChange(c: Record<string, unknown>, ctx: ReadContext): Record<string, unknown> {
+  if (typeof c.type === 'string' && !isReferenceChange({ type: c.type })) {
+    return toChangeView(c as unknown as Change, ctx.deps.tz) as unknown as Record<string, unknown>;
+  }
   if (ctx.deps.exposePersonalData === true || typeof c.kind !== 'string' || !isPersonalType(c.kind)) return c;
   if (c.fields === undefined || c.fields === null || typeof c.fields !== 'object') return c;
   return { ...c, fields: publicFields(c.fields as RefFields, REFERENCE_KINDS[c.kind]!) };

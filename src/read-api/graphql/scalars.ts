@@ -1,6 +1,6 @@
 import { GraphQLScalarType, Kind } from 'graphql';
 import { createGraphQLError } from 'graphql-yoga';
-import { formatInZone } from '../../domain/time.ts';
+import { zoneFormatter } from '../../domain/time.ts';
 import { ErrorCode } from './errors.ts';
 
 const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/;
@@ -45,34 +45,6 @@ export function parseDay(value: unknown): string {
     throw invalid(`Date must be YYYY-MM-DD, a day that exists (got ${quote(value)})`);
   }
   return value as string;
-}
-
-const QUARTER_HOUR = 900_000;
-
-/**
- * formatInZone, memoized per quarter hour: every zone changes its offset only at quarter-hour
- * instants, so the offset found once holds for the whole bucket. A board renders tens of thousands
- * of instants; Intl per instant would dominate its response time.
- */
-export function zoneFormatter(tz: string): (ms: number) => string {
-  const offsets = new Map<number, string>();
-  return (ms) => {
-    const bucket = Math.floor(ms / QUARTER_HOUR);
-    let offset = offsets.get(bucket);
-    if (offset === undefined) {
-      if (offsets.size >= 100_000) offsets.clear();
-      offset = formatInZone(new Date(bucket * QUARTER_HOUR).toISOString(), tz).slice(19); // "+08:00"
-      offsets.set(bucket, offset);
-    }
-    const sign = offset.startsWith('-') ? -1 : 1;
-    const minutes = sign * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
-    const seconds = Math.floor(ms / 1000) * 1000;
-    // Milliseconds are kept when there are any (interface.md: recordedAt keeps them, so that
-    // flight(asOf: <a decision's recordedAt>) includes that decision); whole seconds print as before.
-    const millis = ms - seconds;
-    const local = new Date(seconds + minutes * 60_000).toISOString().slice(0, 19);
-    return (millis === 0 ? local : `${local}.${String(millis).padStart(3, '0')}`) + offset;
-  };
 }
 
 /** Instants are shown in the airport's zone with its offset (`2025-03-14T09:30:00+08:00`, `…:00.123+08:00` with milliseconds). */

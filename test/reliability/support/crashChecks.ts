@@ -7,6 +7,7 @@
  */
 import type { Change } from '../../../src/domain/changes.ts';
 import type { FlightState } from '../../../src/domain/flight.ts';
+import { toChangeView } from '../../../src/domain/changeView.ts';
 import { toFlightView } from '../../../src/domain/flightView.ts';
 import type { Queryable } from '../../../src/platform/db.ts';
 import { FLIGHT_PROJECTION_TABLES } from '../../../src/readModel/flightTables.ts';
@@ -88,9 +89,10 @@ const flidOf = (c: Change): string | null => ('flid' in c && typeof c.flid === '
 /**
  * Every change of every Applied decision is on `msg` (deduplicated by the event-id header), with
  * the right key and headers, and per flight in log order (position, then change order); changes
- * without a flight (plan snapshots) are there as a set.
+ * without a flight (plan snapshots) are there as a set. A change is on `msg` as the API would show
+ * it: its instants in the airport zone `tz` with the offset (toChangeView).
  */
-export function checkMsgTopic(log: readonly DecisionRow[], records: readonly StoredRecord[]): MsgTopicCheck {
+export function checkMsgTopic(log: readonly DecisionRow[], records: readonly StoredRecord[], tz: string): MsgTopicCheck {
   const problems: string[] = [];
   const expected = new Map<string | null, string[]>();
   const msgIdAt = new Map<string, string | null>();
@@ -100,7 +102,7 @@ export function checkMsgTopic(log: readonly DecisionRow[], records: readonly Sto
     msgIdAt.set(d.position, d.msg_id);
     for (const c of (d.payload.changes ?? []) as Change[]) {
       const flid = flidOf(c);
-      expected.set(flid, [...(expected.get(flid) ?? []), `${d.position} ${canonical(c)}`]);
+      expected.set(flid, [...(expected.get(flid) ?? []), `${d.position} ${canonical(toChangeView(c, tz))}`]);
       changes++;
     }
   }
@@ -154,15 +156,15 @@ export function flightDifferences(reference: ReadonlyMap<string, FlightState>, a
   return out.slice(0, 20);
 }
 
-/** The newest record of each flight on `schd` is the flight as folded from the whole log. */
-export function schdProblems(flights: ReadonlyMap<string, FlightState>, records: readonly StoredRecord[]): string[] {
+/** The newest record of each flight on `schd` is the flight as folded from the whole log (shown in `tz`, as the API does). */
+export function schdProblems(flights: ReadonlyMap<string, FlightState>, records: readonly StoredRecord[], tz: string): string[] {
   const newest = new Map<string, string>();
   for (const r of records) {
     for (const view of JSON.parse(r.value ?? '[]') as { flid: string }[]) newest.set(view.flid, canonical(view));
   }
   const out: string[] = [];
   for (const [flid, state] of flights) {
-    const want = canonical(JSON.parse(JSON.stringify(toFlightView(state))));
+    const want = canonical(JSON.parse(JSON.stringify(toFlightView(state, { tz }))));
     const got = newest.get(flid);
     if (got !== want) out.push(`flight ${flid}: newest schd record ${got === undefined ? 'missing' : got.slice(0, 200)} ≠ folded ${want.slice(0, 200)}`);
   }

@@ -32,7 +32,11 @@ import { crashTraffic } from './crashTraffic.ts';
  * follow traffic time, not the machine's clock (issue 19); crashTraffic moves the latest
  * operation day past the window once, so a sweep is decided in the middle of the kills.
  */
+/** The airport zone of every run: Kafka payloads show their instants in it (checked against the log). */
+export const CRASH_TZ = 'Asia/Shanghai';
+
 export const CRASH_ENV: Readonly<Record<string, string>> = Object.freeze({
+  MSGX_AIRPORT_TZ: CRASH_TZ,
   MSGX_BACKOFF_MS: '10',
   MSGX_MAX_ATTEMPTS: '3',
   MSGX_POLL_INTERVAL_MS: '50',
@@ -137,7 +141,7 @@ export async function runCrashMatrix(seed: number, plan: PlanOptions): Promise<C
     await foldLog(db.pool, flights, '0', log.at(-1)?.position ?? '0');
     const refFlights = new Map<string, FlightState>();
     await foldLog(refDb.pool, refFlights, '0', ref.log.at(-1)?.position ?? '0');
-    const msg = checkMsgTopic(log, broker.records('msg'));
+    const msg = checkMsgTopic(log, broker.records('msg'), CRASH_TZ);
     const live = await flightSnapshot(db.pool);
     const rebuilt = await rebuildFlights({ pool: db.pool, clock: systemClock, log: silentLogger });
     const { rows: handlerRows } = await db.pool.query<{ handler: string }>('SELECT DISTINCT handler FROM decision_event WHERE handler IS NOT NULL');
@@ -151,7 +155,7 @@ export async function runCrashMatrix(seed: number, plan: PlanOptions): Promise<C
         flights: flightDifferences(refFlights, flights),
         log: logProblems(log, procs, messages.length),
         msgTopic: msg.problems,
-        schd: schdProblems(flights, broker.records('schd')),
+        schd: schdProblems(flights, broker.records('schd'), CRASH_TZ),
         readModels: rebuilt.ok ? snapshotDifferences(live, await flightSnapshot(db.pool)) : [`rebuild: ${JSON.stringify(rebuilt)}`],
         backfill: await backfillProblems(my, procs),
         process: [
