@@ -1,19 +1,11 @@
 import { adminRoutes } from './adminRoutes.ts';
+import { createWriterServices } from './writerServices.ts';
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
 import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
-import { shadowMailbox } from '../platform/mailbox/shadowMailbox.ts';
 import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, type RunMode } from '../platform/runMode.ts';
 import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
-import { createProjectionServices } from '../projections/projectionServices.ts';
 import { ServiceSequence, type ReadinessCheck, type Service } from '../platform/service.ts';
-import { createSentinel } from '../consistency/sentinel.ts';
-import { createBackfill } from '../write/backfill/backfillService.ts';
-import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
-import { createIngest } from '../write/ingest/ingestService.ts';
-import { createJobs } from '../write/jobs/jobsService.ts';
-import { createPump } from '../write/pump/pumpService.ts';
-import { WriteModel } from '../write/pump/writeModel.ts';
 import { createWriterLock } from '../write/writerLock.ts';
 import type { WriterFence } from '../platform/writerFence.ts';
 import { cutOver, enterShadow, ShadowRefused } from '../write/shadow/runModeChange.ts';
@@ -119,10 +111,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
 
 /**
  * The writer's services after the lock: record the mode (enter shadow, or cut over a shadow
- * database), then ingest → pump → backfill → jobs → projectors → delivery, built for that mode.
- * In shadow mode the services see a mailbox that refuses every write (shadowMailbox), the pump
- * records no write-back, the backfill does not run, COUTMSGS is not delivered and Kafka topics are
- * prefixed.
+ * database), then the services of createWriterServices, built for that mode.
  */
 function writerServices(
   rt: Runtime,
@@ -152,33 +141,10 @@ function writerServices(
     return readRunMode(rt.pool);
   }
 
-  function build(mode: RunMode): Service[] {
-    const wrt: Runtime = mode.shadow ? { ...rt, mailbox: shadowMailbox(rt.mailbox) } : rt;
-    const model = new WriteModel();
-    const backfill = createBackfill(wrt);
-    const pump = createPump(wrt, {
-      model,
-      onTerminal: mode.shadow ? undefined : () => backfill.kick(),
-      writeBack: !mode.shadow,
-      fence: opts.fence,
-      ...(opts.decide ? { decide: opts.decide } : {}),
-    });
-    const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
-    const ingest = createIngest(wrt);
-    opts.readiness.push(ingest.readiness, ...delivery.readiness);
-    return [
-      ingest,
-      pump,
-      // No write-back in shadow mode: nothing is registered for it, and the scanner does not run.
-      ...(mode.shadow ? [] : [backfill]),
-      createJobs(wrt),
-      // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
-      ...createProjectionServices(wrt).services,
-      // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
-      ...delivery.services,
-      // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
-      createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg }),
-    ];
+  function build(mode: RunMode): readonly Service[] {
+    const writer = createWriterServices(rt, { mode, fence: opts.fence, decide: opts.decide });
+    opts.readiness.push(...writer.readiness);
+    return writer.services;
   }
 
   return {

@@ -100,7 +100,9 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
       return {
         onExecuteDone({ result, setResult }) {
           if (!('data' in result) || result.errors?.length || now !== at) return;
-          const json = JSON.stringify(result);
+          // The fast path's answer is text already (its `stringify`); graphql-js's is an object.
+          const own = (result as { stringify?: (r: unknown) => string }).stringify;
+          const json = own ? own(result) : JSON.stringify(result);
           store(key, json);
           setResult({ ...result, stringify: () => json } as never);
         },

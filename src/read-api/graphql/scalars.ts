@@ -50,13 +50,25 @@ export function parseDay(value: unknown): string {
 /** Instants are shown in the airport's zone with its offset (`2025-03-14T09:30:00+08:00`, `…:00.123+08:00` with milliseconds). */
 export function createDateTimeScalar(tz: string): GraphQLScalarType {
   const format = zoneFormatter(tz);
+  // Instants come as ISO UTC text from the read model and repeat a lot across a board (the same
+  // minutes, flight after flight): each text is rendered once.
+  const shown = new Map<string, string>();
   return new GraphQLScalarType({
     name: 'DateTime',
     description: 'ISO-8601 instant with offset; shown in the airport time zone',
     serialize(value) {
+      if (typeof value === 'string') {
+        const hit = shown.get(value);
+        if (hit !== undefined) return hit;
+      }
       const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : NaN;
       if (Number.isNaN(ms)) throw new TypeError(`DateTime cannot represent ${String(value)}`);
-      return format(ms);
+      const text = format(ms);
+      if (typeof value === 'string') {
+        if (shown.size >= 100_000) shown.clear();
+        shown.set(value, text);
+      }
+      return text;
     },
     parseValue: parseDateTime,
     parseLiteral(ast) {

@@ -23,6 +23,10 @@ import { ALLOCATION_KINDS, INFO_FIELDS } from '../graphql/referenceResolvers.ts'
 export interface FieldPlan {
   /** Response key (alias or field name). */
   readonly key: string;
+  /** `"key":` as JSON text (a response key is a GraphQL name: nothing to escape). */
+  readonly keyText: string;
+  /** This field is an `…Info` field or has one below it. */
+  readonly hasInfo: boolean;
   readonly name: string;
   readonly nonNull: boolean;
   /** The field is a list ([T] or [T!]); null: a single value. */
@@ -82,7 +86,7 @@ function planFields(c: Compile, type: GraphQLObjectType, fields: Map<string, rea
     const node = nodes[0]!;
     const name = node.name.value;
     if (name === '__typename') {
-      out.push({ key, name, nonNull: true, list: null, typename: type.name, node });
+      out.push({ key, keyText: `"${key}":`, hasInfo: false, name, nonNull: true, list: null, typename: type.name, node });
       continue;
     }
     const def = type.getFields()[name];
@@ -101,13 +105,14 @@ function planFields(c: Compile, type: GraphQLObjectType, fields: Map<string, rea
     const infoSpec = INFO_FIELDS[type.name]?.[name];
     if (isLeafType(t)) {
       const leaf = t;
-      out.push({ key, name, nonNull, list, serialize: (v) => leaf.serialize(v), node, ...(root ? { def } : {}) });
+      out.push({ key, keyText: `"${key}":`, hasInfo: false, name, nonNull, list, serialize: (v) => leaf.serialize(v), node, ...(root ? { def } : {}) });
     } else if (isObjectType(t)) {
       const sub = planFields(c, t, collectSubfields(c.schema, c.fragments, c.variables, t, nodes), false, ALLOCATION_FIELD_KINDS.get(name));
       if (sub === null) return null;
       const object = { typeName: t.name, fields: sub };
       const info = infoSpec ? { kind: infoSpec.kind ?? allocationKind ?? null, code: infoSpec.code } : undefined;
-      out.push({ key, name, nonNull, list, object, node, ...(info ? { info } : {}), ...(root ? { def } : {}) });
+      const hasInfo = info !== undefined || sub.some((f) => f.hasInfo);
+      out.push({ key, keyText: `"${key}":`, hasInfo, name, nonNull, list, object, node, ...(info ? { info } : {}), ...(root ? { def } : {}) });
     } else {
       return null;
     }
@@ -115,8 +120,49 @@ function planFields(c: Compile, type: GraphQLObjectType, fields: Map<string, rea
   return out;
 }
 
+/**
+ * Plans by document (yoga hands the same parsed document for the same query text) and operation
+ * name. Only documents without directives are kept: their plan does not depend on the variables
+ * (@skip/@include would). Arguments are read per request.
+ */
+const plans = new WeakMap<DocumentNode, Map<string, Omit<LeanPlan, 'variables'> | null>>();
+
+const hasDirectives = (document: DocumentNode): boolean => /@/.test(document.loc?.source.body ?? '@');
+
 /** The plan of an operation, or null: graphql-js executes it. */
 export function leanPlan(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Readonly<Record<string, unknown>> | null | undefined,
+): LeanPlan | null {
+  if (hasDirectives(document)) return compile(schema, document, operationName, rawVariables);
+  let byName = plans.get(document);
+  if (!byName) plans.set(document, (byName = new Map()));
+  const name = operationName ?? '';
+  let cached = byName.get(name);
+  if (cached === undefined) {
+    const plan = compile(schema, document, operationName, rawVariables);
+    // A plan that failed on this request's variables may hold for another's: not cached.
+    if (plan === null && !variablesCoerce(schema, document, operationName, rawVariables)) return null;
+    byName.set(name, (cached = plan && { operation: plan.operation, root: plan.root }));
+  }
+  if (cached === null) return null;
+  const coerced = gql.getVariableValues(schema, cached.operation.variableDefinitions ?? [], rawVariables ?? {});
+  return coerced.errors ? null : { ...cached, variables: coerced.coerced };
+}
+
+function variablesCoerce(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Readonly<Record<string, unknown>> | null | undefined,
+): boolean {
+  const operation = operationOf(document, operationName);
+  return operation !== undefined && !getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {}).errors;
+}
+
+function compile(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,

@@ -19,7 +19,9 @@ export function leanPathPlugin(log: Logger): Plugin<ReadContext> {
       if (plan === null) return;
       setExecuteFn(async (a) => {
         try {
-          return { data: await runLean(plan, a.contextValue as ReadContext) };
+          const text = await runLean(plan, a.contextValue as ReadContext);
+          // yoga writes `stringify()`'s text as the body; `data` is parsed only if something asks for it.
+          return { get data(): unknown { return (JSON.parse(text) as { data: unknown }).data; }, stringify: () => text } as never;
         } catch (err) {
           // A bad argument, an answer with errors, a database error: graphql-js executes the
           // operation and reports it in its own shape (and the error masking logs it once). Only

@@ -10,10 +10,11 @@ import { createMysqlMailbox } from '../../../src/platform/mailbox/mysqlMailbox.t
 import type { Mailbox } from '../../../src/platform/mailbox/port.ts';
 import type { Runtime } from '../../../src/platform/runtime.ts';
 import type { Service } from '../../../src/platform/service.ts';
-import { createBackfill, type Backfill } from '../../../src/write/backfill/backfillService.ts';
-import { createIngest, type Ingest } from '../../../src/write/ingest/ingestService.ts';
-import { createPump, type Pump } from '../../../src/write/pump/pumpService.ts';
-import { WriteModel } from '../../../src/write/pump/writeModel.ts';
+import { createWriterServices } from '../../../src/cli/writerServices.ts';
+import type { Backfill } from '../../../src/write/backfill/backfillService.ts';
+import type { Ingest } from '../../../src/write/ingest/ingestService.ts';
+import type { Pump } from '../../../src/write/pump/pumpService.ts';
+import type { WriteModel } from '../../../src/write/pump/writeModel.ts';
 import type { TestDatabase, TestMailbox } from '../../support/databases.ts';
 import { fileDatabases, type FileDatabases } from '../../support/fileDatabases.ts';
 import { CORPUS_DIR } from '../../support/corpusDir.ts';
@@ -55,12 +56,12 @@ export interface Writer {
   stop(): Promise<void>;
 }
 
-/** Ingest + pump + backfill wired as assemble.ts does (no writer lock, no jobs), started. */
+/**
+ * Ingest + pump + backfill as `msgx start` wires them (createWriterServices, the same function
+ * assemble.ts uses; no writer lock, no jobs, projectors or delivery), started.
+ */
 export async function startWriter(rt: Runtime, parts: { ingest?: boolean; backfill?: boolean } = {}): Promise<Writer> {
-  const model = new WriteModel();
-  const backfill = createBackfill(rt);
-  const ingest = createIngest(rt);
-  const pump = createPump(rt, { model, onTerminal: () => backfill.kick() });
+  const { ingest, pump, backfill, model } = createWriterServices(rt, { parts: 'core' });
   const started: Service[] = [];
   if (parts.ingest !== false) started.push(ingest);
   started.push(pump);

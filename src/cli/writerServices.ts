@@ -1,0 +1,79 @@
+/**
+ * The writer's services for a run mode, wired once: `msgx start` (assemble.ts, after the writer
+ * lock is held and the mode decided) and the write test harness (test/write/support/writeHarness.ts)
+ * build them here, so the tests run the writer as production wires it. In the composition root
+ * because it joins roles (write, projections, consistency) that do not import each other.
+ *
+ * In shadow mode the services see a mailbox that refuses every write (shadowMailbox), the pump
+ * records no write-back, the backfill does not run, COUTMSGS is not delivered and Kafka topics are
+ * prefixed.
+ */
+import { createSentinel } from '../consistency/sentinel.ts';
+import type { Decider } from '../domain/decide.ts';
+import { shadowMailbox } from '../platform/mailbox/shadowMailbox.ts';
+import { PRODUCTION_MODE, type RunMode } from '../platform/runMode.ts';
+import type { Runtime } from '../platform/runtime.ts';
+import type { ReadinessCheck, Service } from '../platform/service.ts';
+import type { WriterFence } from '../platform/writerFence.ts';
+import { createProjectionServices } from '../projections/projectionServices.ts';
+import { createBackfill, type Backfill } from '../write/backfill/backfillService.ts';
+import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
+import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
+import { createJobs } from '../write/jobs/jobsService.ts';
+import { createPump, type Pump } from '../write/pump/pumpService.ts';
+import { WriteModel } from '../write/pump/writeModel.ts';
+
+export interface WriterServicesOptions {
+  /** Default PRODUCTION_MODE. */
+  readonly mode?: RunMode;
+  /** The writer lock: decisions and deliveries are fenced by it (absent: unfenced, tests). */
+  readonly fence?: WriterFence;
+  /** The pump's handlers (default: the registry's); tests inject another set here. */
+  readonly decide?: Decider;
+  /**
+   * 'all' (default): everything `msgx start` runs. 'core': ingest, pump and backfill only — the
+   * write test harness, which drives the rest itself.
+   */
+  readonly parts?: 'all' | 'core';
+}
+
+export interface WriterServices {
+  readonly model: WriteModel;
+  readonly ingest: Ingest;
+  readonly pump: Pump;
+  readonly backfill: Backfill;
+  /** In start order (stopped in reverse): ingest → pump → backfill → jobs → projectors → delivery → sentinel. */
+  readonly services: readonly Service[];
+  /** The readiness checks of these services (ingest, and 'kafka' with 'all'). */
+  readonly readiness: readonly ReadinessCheck[];
+}
+
+export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = {}): WriterServices {
+  const mode = opts.mode ?? PRODUCTION_MODE;
+  const wrt: Runtime = mode.shadow ? { ...rt, mailbox: shadowMailbox(rt.mailbox) } : rt;
+  const model = new WriteModel();
+  const backfill = createBackfill(wrt);
+  const pump = createPump(wrt, {
+    model,
+    onTerminal: mode.shadow ? undefined : () => backfill.kick(),
+    writeBack: !mode.shadow,
+    fence: opts.fence,
+    ...(opts.decide ? { decide: opts.decide } : {}),
+  });
+  const ingest = createIngest(wrt);
+  // No write-back in shadow mode: nothing is registered for it, and the scanner does not run.
+  const core: Service[] = [ingest, pump, ...(mode.shadow ? [] : [backfill])];
+  if (opts.parts === 'core') return { model, ingest, pump, backfill, services: core, readiness: [ingest.readiness] };
+  const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
+  const services: Service[] = [
+    ...core,
+    createJobs(wrt),
+    // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
+    ...createProjectionServices(wrt).services,
+    // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
+    ...delivery.services,
+    // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
+    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg }),
+  ];
+  return { model, ingest, pump, backfill, services, readiness: [ingest.readiness, ...delivery.readiness] };
+}
