@@ -39,13 +39,34 @@ export async function readDecisionsAfter(q: Queryable, after: string, limit: num
       LIMIT $2`,
     [after, limit],
   );
-  return rows.map((r) => ({
+  return rows.map(toDecisionEvent);
+}
+
+/**
+ * Up to `limit` events of the reference-data handlers after `after` and up to `upTo`, ascending:
+ * the reference rebuild's page. The predicate is written exactly as the partial index
+ * decision_event_reference (migration 080) has it, so the planner can use that index.
+ */
+export async function readReferenceDecisions(q: Queryable, after: string, upTo: string, limit: number): Promise<DecisionEvent[]> {
+  const { rows } = await q.query<Row>(
+    `SELECT position, msg_id, kind, payload->'changes' AS changes,
+            to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at
+       FROM decision_event
+      WHERE handler LIKE 'reference.%' AND position > $1::bigint AND position <= $2::bigint
+      ORDER BY position LIMIT $3`,
+    [after, upTo, limit],
+  );
+  return rows.map(toDecisionEvent);
+}
+
+function toDecisionEvent(r: Row): DecisionEvent {
+  return {
     position: r.position,
     msgId: r.msg_id,
     kind: r.kind,
     changes: Array.isArray(r.changes) ? r.changes : null,
     recordedAt: r.recorded_at,
-  }));
+  };
 }
 
 /** The highest committed position ('0' for an empty log). */

@@ -8,13 +8,11 @@
  * SELECT) and then see the new ones: never an empty or half-built table. A cancel (signal) or
  * error before the commit rolls everything back. One rebuild at a time (advisory lock).
  */
-import type { Change } from '../../domain/changes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Pool } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
-import type { DecisionEvent } from '../../log/readDecisions.ts';
-import { headPosition } from '../../log/readDecisions.ts';
+import { headPosition, readReferenceDecisions } from '../../log/readDecisions.ts';
 import { Channels, notify } from '../../platform/channels.ts';
 import { REFERENCE_PROJECTOR } from './referenceProjector.ts';
 import { emptyPendingReference, foldReferenceEvents } from './referenceFold.ts';
@@ -38,13 +36,6 @@ export type RebuildReferenceResult =
 
 class Cancelled extends Error {}
 
-interface Row {
-  position: string;
-  msg_id: string | null;
-  kind: string;
-  changes: Change[] | null;
-  recorded_at: string;
-}
 
 export async function rebuildReference(opts: RebuildReferenceOptions): Promise<RebuildReferenceResult> {
   const started = opts.clock.now().getTime();
@@ -67,21 +58,11 @@ export async function rebuildReference(opts: RebuildReferenceOptions): Promise<R
     let events = 0;
     for (;;) {
       if (opts.signal?.aborted) throw new Cancelled();
-      const { rows } = await client.query<Row>(
-        `SELECT position, msg_id, kind, payload->'changes' AS changes,
-                to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at
-           FROM decision_event
-          WHERE handler LIKE 'reference.%' AND position > $1::bigint AND position <= $2::bigint
-          ORDER BY position LIMIT $3`,
-        [after, head, opts.pageSize ?? PAGE],
-      );
-      const page: DecisionEvent[] = rows.map((r) => ({
-        position: r.position, msgId: r.msg_id, kind: r.kind, changes: Array.isArray(r.changes) ? r.changes : null, recordedAt: r.recorded_at,
-      }));
+      const page = await readReferenceDecisions(client, after, head, opts.pageSize ?? PAGE);
       foldReferenceEvents(page, pending);
       events += page.length;
-      if (rows.length < (opts.pageSize ?? PAGE)) break;
-      after = rows.at(-1)!.position;
+      if (page.length < (opts.pageSize ?? PAGE)) break;
+      after = page.at(-1)!.position;
     }
     // The tables are empty now: deletes have nothing left to remove.
     for (const [key, r] of pending.records) if ('deleted' in r) pending.records.delete(key);
