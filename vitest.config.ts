@@ -10,14 +10,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     setupFiles: ['test/support/childProcesses.setup.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.unit.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.unit.test.ts'], globalSetup: ['test/support/buildSetup.ts'] } },
       {
         extends: true,
         test: {
           name: 'int',
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.unit.test.ts', '**/node_modules/**'],
-          globalSetup: ['test/support/globalSetup.ts'],
+          globalSetup: ['test/support/buildSetup.ts', 'test/support/globalSetup.ts'],
         },
       },
     ],

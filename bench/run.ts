@@ -4,7 +4,9 @@
  * MSGX_TEST_MYSQL_URL). `npm run bench -- <name> [<name> …]` runs only those figures.
  * Prints a Markdown table on stdout (progress on stderr) and writes bench/results/latest.json.
  */
+import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { endToEndFigure } from './figures/endToEnd.ts';
 import { graphqlFigure } from './figures/graphql.ts';
 import { ingestFigure } from './figures/ingest.ts';
@@ -46,6 +48,9 @@ async function main(): Promise<number> {
   const dropped = await dropStaleBenchDatabases();
   if (dropped.length > 0) progress(`dropped ${dropped.length} database(s) left by earlier runs`);
   const servers = await serverInfo();
+  // Children run `node bin/msgx.js`: compile the current sources once, before any figure is timed.
+  const built = spawnSync(process.execPath, [fileURLToPath(new URL('../bin/build.js', import.meta.url))], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`bin/build.js failed:\n${built.stderr}`);
 
   const outcomes: FigureOutcome[] = [];
   try {

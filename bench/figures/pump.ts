@@ -25,6 +25,17 @@ import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { progress } from '../harness/progress.ts';
 import { timeStatements } from '../harness/statementTimer.ts';
 import { nowMs, round } from '../harness/stats.ts';
+import { cpuNow, cpuSince } from '../harness/cpuTime.ts';
+
+interface CpuPerDecision {
+  readonly nodeMs: number;
+  readonly postgresMs: number;
+}
+
+const perDecision = (cpu: { nodeSeconds: number; postgresSeconds: number }, decisions: number): CpuPerDecision => ({
+  nodeMs: round((cpu.nodeSeconds * 1000) / decisions, 3),
+  postgresMs: round((cpu.postgresSeconds * 1000) / decisions, 3),
+});
 
 const PLAN_FLIGHTS = 500;
 const FLOPS = 4000;
@@ -68,9 +79,11 @@ async function measurePump(): Promise<{ rate: number; seconds: number; samples: 
     const statements = timeStatements(rt.pool);
     await enqueue(rt.pool, flops, 2);
     statements.reset();
+    const cpu0 = await cpuNow(rt.pool, db.name);
     const t0 = nowMs();
     while ((await unfinished(rt.pool)) > 0) await pump.drained();
     const seconds = (nowMs() - t0) / 1000;
+    const cpu = await cpuSince(rt.pool, db.name, cpu0);
     await pump.stop();
 
     const { rows: kinds } = await rt.pool.query<{ state: string; n: number }>(
@@ -94,6 +107,7 @@ async function measurePump(): Promise<{ rate: number; seconds: number; samples: 
         transactions: groups[0]!.transactions,
         decisionsPerTransaction: round(flops.length / groups[0]!.transactions, 1),
         postgresStatementsByTime: statements.top(8),
+        cpuMsPerDecision: perDecision(cpu, flops.length),
       },
     };
   } finally {
@@ -115,8 +129,9 @@ async function prepareBaseline(c: pg.Client): Promise<void> {
   await c.query('VACUUM ANALYZE inbox_message');
 }
 
-/** Decide `perTx` messages per transaction with the pump's statements until `ms` passed; decisions/s. */
-async function baselineLoop(c: pg.Client, samples: readonly Sample[], perTx: number, ms: number, next: { msgId: number }): Promise<number> {
+/** Decide `perTx` messages per transaction with the pump's statements until `ms` passed: decisions/s, CPU per decision. */
+async function baselineLoop(c: pg.Client, database: string, samples: readonly Sample[], perTx: number, ms: number, next: { msgId: number }): Promise<{ rate: number; cpu: CpuPerDecision }> {
+  const cpu0 = await cpuNow(c, database);
   const t0 = nowMs();
   let done = 0;
   while (nowMs() - t0 < ms && next.msgId + perTx <= BASELINE_ROWS) {
@@ -161,13 +176,14 @@ async function baselineLoop(c: pg.Client, samples: readonly Sample[], perTx: num
     next.msgId += perTx;
     done += perTx;
   }
-  return done / ((nowMs() - t0) / 1000);
+  const rate = done / ((nowMs() - t0) / 1000);
+  return { rate, cpu: perDecision(await cpuSince(c, database, cpu0), done) };
 }
 
-async function runBaselines(samples: readonly Sample[], c: pg.Client, next: { msgId: number }): Promise<{ single: number; grouped: number }> {
-  const single = await baselineLoop(c, samples, 1, BASELINE_MS, next);
-  const grouped = await baselineLoop(c, samples, GROUP, BASELINE_MS, next);
-  return { single, grouped };
+async function runBaselines(samples: readonly Sample[], c: pg.Client, database: string, next: { msgId: number }) {
+  const single = await baselineLoop(c, database, samples, 1, BASELINE_MS, next);
+  const grouped = await baselineLoop(c, database, samples, GROUP, BASELINE_MS, next);
+  return { single: single.rate, grouped: grouped.rate, groupedCpu: grouped.cpu };
 }
 
 export const pumpFigure: Figure = {
@@ -186,10 +202,10 @@ export const pumpFigure: Figure = {
       await prepareBaseline(c);
       const next = { msgId: 1 };
       progress('pump: baselines (single-writer loop, grouped loop)');
-      const before = await runBaselines(pump.samples, c, next);
+      const before = await runBaselines(pump.samples, c, db.name, next);
       progress('pump: measuring the pump again (between the baseline runs)');
       const again = await measurePump();
-      const after = await runBaselines(pump.samples, c, next);
+      const after = await runBaselines(pump.samples, c, db.name, next);
       const single = (before.single + after.single) / 2;
       const grouped = (before.grouped + after.grouped) / 2;
       const rate = (pump.rate + again.rate) / 2;
@@ -210,6 +226,9 @@ export const pumpFigure: Figure = {
           pumpMessagesPerSecond: [round(pump.rate), round(again.rate)],
           singleDecisionsPerSecond: [round(before.single), round(after.single)],
           groupedDecisionsPerSecond: [round(before.grouped), round(after.grouped)],
+          // CPU per decision (node = this process; postgres = the database's backends): the grouped
+          // baseline's and the pump's, from the same runs — the wall-time ratio's cause on a loaded machine.
+          groupedCpuMsPerDecision: [before.groupedCpu, after.groupedCpu],
         },
       };
     } finally {

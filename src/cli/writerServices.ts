@@ -69,7 +69,8 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     ...core,
     createJobs(wrt),
     // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
-    ...createProjectionServices(wrt).services,
+    // The outbox feeder shares the pump's fold of the flights (one copy in memory, not two).
+    ...createProjectionServices(wrt, { sharedFold: model }).services,
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
     ...delivery.services,
     // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).

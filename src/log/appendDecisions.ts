@@ -1,6 +1,6 @@
 import type { PoolClient } from '../platform/db.ts';
 import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
-import { Channels, notify } from '../platform/channels.ts';
+import { Channels } from '../platform/channels.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after
@@ -51,18 +51,39 @@ const COLUMNS: readonly ColumnSpec[] = [
   { name: 'payload', type: 'jsonb' },
 ];
 
+/** The statement that takes the pipeline lock (row lock until COMMIT/ROLLBACK). */
+export const PIPELINE_LOCK_ROW = 'SELECT last_position::text AS last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE';
+
 /** Take the pipeline lock (row lock until COMMIT/ROLLBACK); returns the last position handed out. */
 export async function lockPipeline(c: PoolClient): Promise<string> {
-  const { rows } = await c.query<{ last_position: string }>('SELECT last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE');
-  const row = rows[0];
-  if (!row) throw new Error('pipeline_lock row 1 is missing: the schema is not migrated');
-  return row.last_position;
+  const { rows } = await c.query<{ last_position: string }>(PIPELINE_LOCK_ROW);
+  return lockedPosition(rows);
 }
+
+/** The last position handed out, from the rows of PIPELINE_LOCK_ROW. */
+export function lockedPosition(rows: readonly Record<string, unknown>[]): string {
+  const position = rows[0]?.last_position;
+  if (typeof position !== 'string') throw new Error('pipeline_lock row 1 is missing: the schema is not migrated');
+  return position;
+}
+
+// The append as data-modifying CTEs, to run alone (appendDecisions) or with other writes of the
+// same transaction in one statement (the pump's group commit). Parameters: $1 the last new
+// position, $2 recorded_at, $3–$9 the decisions' columns (COLUMNS), $10 the NOTIFY channel.
+export const APPEND_CTES = `appended_lock AS (UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2::timestamptz WHERE id = 1),
+    appended AS (
+      INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
+      SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
+             ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $2::timestamptz
+        FROM ${unnestOf(COLUMNS, 3)} AS d(position, msg_id, kind, handler, handler_version, flids, payload))`;
+/** A select-list expression that sends the append's NOTIFY (delivered at COMMIT). */
+export const APPEND_NOTIFY = 'pg_notify($10, $1::bigint::text)';
+const APPEND = `WITH ${APPEND_CTES} SELECT ${APPEND_NOTIFY}`;
 
 /**
  * Append `decisions` after `lastPosition` (the value `lockPipeline` returned in this transaction),
  * advance `pipeline_lock` and NOTIFY `msgx_decision` with the highest new position (delivered at
- * COMMIT). Returns the positions, in order.
+ * COMMIT) — one statement. Returns the positions, in order.
  */
 export async function appendDecisions(
   c: PoolClient,
@@ -71,20 +92,17 @@ export async function appendDecisions(
   recordedAt: Date,
 ): Promise<string[]> {
   if (decisions.length === 0) return [];
+  const { values, positions } = appendValues(lastPosition, decisions, recordedAt);
+  await c.query(APPEND, values);
+  return positions;
+}
+
+/** The parameters of APPEND_CTES / APPEND_NOTIFY for `decisions` after `lastPosition`, and their positions. */
+export function appendValues(lastPosition: string, decisions: readonly NewDecision[], recordedAt: Date): { values: unknown[]; positions: string[] } {
   const first = BigInt(lastPosition) + 1n;
   const positions = decisions.map((_, i) => String(first + BigInt(i)));
-  const last = positions[positions.length - 1]!;
-  await c.query('UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2 WHERE id = 1', [last, recordedAt]);
   const rows = decisions.map((d, i): CellValue[] => [
     positions[i]!, d.msgId, d.kind, d.handler ?? null, d.handlerVersion ?? null, JSON.stringify(d.flids ?? []), JSON.stringify(d.payload),
   ]);
-  await c.query(
-    `INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
-     SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
-            ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $8
-       FROM ${unnestOf(COLUMNS)} AS d(position, msg_id, kind, handler, handler_version, flids, payload)`,
-    [...columnArrays(rows, COLUMNS), recordedAt],
-  );
-  await notify(c, Channels.decision, last);
-  return positions;
+  return { values: [positions[positions.length - 1]!, recordedAt, ...columnArrays(rows, COLUMNS), Channels.decision], positions };
 }

@@ -3,6 +3,7 @@
  * how the outbox feeder builds its in-memory flight states when it starts (or after a rollback
  * left them unsure).
  */
+import type { Change } from '../domain/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { applyDecision } from '../domain/evolve.ts';
 import type { Queryable } from '../platform/db.ts';
@@ -27,4 +28,43 @@ export async function foldLog(
     }
     if (page.length < pageSize) return position;
   }
+}
+
+/**
+ * The states as of position `upTo` of just the flights `flids` (those that exist then): every
+ * decision up to there that names one of them (`decision_event.flids`, GIN-indexed), folded in
+ * order. Other flights those decisions touch come out incomplete and are left out.
+ */
+export async function foldFlightsUpTo(
+  q: Queryable,
+  flids: readonly string[],
+  upTo: string,
+  pageSize = 5000,
+): Promise<Map<string, FlightState>> {
+  const folded = new Map<string, FlightState>();
+  let after = '0';
+  for (;;) {
+    const { rows } = await q.query<{ position: string; msg_id: string | null; changes: Change[] | null; recorded_at: string }>(
+      `SELECT position, msg_id, payload->'changes' AS changes,
+              to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at
+         FROM decision_event
+        WHERE flids && $1::text[] AND position > $2::bigint AND position <= $3::bigint
+        ORDER BY position
+        LIMIT $4`,
+      [flids, after, upTo, pageSize],
+    );
+    for (const r of rows) {
+      if (Array.isArray(r.changes) && r.changes.length > 0) {
+        applyDecision(folded, { position: r.position, msgId: r.msg_id, recordedAt: r.recorded_at, changes: r.changes });
+      }
+      after = r.position;
+    }
+    if (rows.length < pageSize) break;
+  }
+  const wanted = new Map<string, FlightState>();
+  for (const flid of flids) {
+    const state = folded.get(flid);
+    if (state) wanted.set(flid, state);
+  }
+  return wanted;
 }

@@ -42,11 +42,33 @@ export function createPool(connectionString: string, opts: PoolOptions = {}): pg
  * handed back to the pool for the next caller.
  */
 export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withTransactionFrom(pool, 'BEGIN', () => undefined, (c) => fn(c));
+}
+
+/**
+ * `withTransaction` whose BEGIN travels with `opening` — parameterless statements such as the row
+ * locks the transaction starts with — in one round trip (the simple query protocol allows several
+ * statements without parameters); `fn` gets the rows of each opening statement, in order.
+ */
+export async function withOpenedTransaction<T>(
+  pool: pg.Pool,
+  opening: readonly string[],
+  fn: (c: pg.PoolClient, opened: readonly Record<string, unknown>[][]) => Promise<T>,
+): Promise<T> {
+  return withTransactionFrom(pool, ['BEGIN', ...opening].join('; '), (results) => results.slice(1).map((r) => r.rows), fn);
+}
+
+async function withTransactionFrom<T, O>(
+  pool: pg.Pool,
+  begin: string,
+  rowsOf: (results: pg.QueryResult[]) => O,
+  fn: (c: pg.PoolClient, opened: O) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    const result = await fn(client);
+    const res = (await client.query(begin)) as unknown as pg.QueryResult | pg.QueryResult[];
+    const result = await fn(client, rowsOf(Array.isArray(res) ? res : [res]));
     await client.query('COMMIT');
     return result;
   } catch (err) {

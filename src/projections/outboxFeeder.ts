@@ -13,8 +13,9 @@ import type { FlightState } from '../domain/flight.ts';
 import { applyDecision } from '../domain/evolve.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { PoolClient } from '../platform/db.ts';
-import { appliedEvent, hasChanges, type DecisionEvent } from '../log/readDecisions.ts';
-import { foldLog } from '../log/foldLog.ts';
+import { appliedEvent, hasChanges, readDecisionsAfter, type DecisionEvent } from '../log/readDecisions.ts';
+import { foldFlightsUpTo, foldLog } from '../log/foldLog.ts';
+import { referencedFlids } from './flightFold.ts';
 import { insertOutboxRows, notifyOutbox } from './insertOutbox.ts';
 import { JournaledMap } from './journaledMap.ts';
 import { NO_COUTMSGS_ROUTES, type CoutmsgsRoute } from './outboxRoutes.ts';
@@ -22,18 +23,49 @@ import { isSentKind, outboxRowsFor, type OutboxRow } from './decisionOutbox.ts';
 import type { Projector } from './projector.ts';
 import { OUTBOX_PROJECTOR } from '../readModel/projectorNames.ts';
 
+/**
+ * A fold of the same log kept elsewhere in this process (the pump's write model), read at its
+ * current position. States are replaced, never edited, so the feeder can hold the very same objects.
+ */
+export interface SharedFold {
+  readonly position: string;
+  readonly flights: ReadonlyMap<string, FlightState>;
+}
+
 export interface OutboxFeederOptions {
   clock: Clock;
   /** The airport zone (MSGX_AIRPORT_TZ): Kafka payload instants are shown in it, as the API shows them. */
   tz: string;
   /** COUTMSGS routes (none by default). */
   routes?: readonly CoutmsgsRoute[];
+  /**
+   * The writer's other fold: the feeder starts from its states instead of folding the whole log
+   * again, and holds its objects wherever a flight is at the same decision in both — one copy of
+   * each flight in memory instead of two. Absent: the feeder folds and keeps its own.
+   */
+  shared?: SharedFold;
 }
 
 export interface OutboxFeeder extends Projector {
   /** The feeder's flight states (as of its last committed batch). */
   flights(): ReadonlyMap<string, FlightState>;
 }
+
+/** The flids the changes of decisions in (`after`, `upTo`] name. */
+async function changedAfter(client: PoolClient, after: string, upTo: string): Promise<Set<string>> {
+  const changed = new Set<string>();
+  const limit = BigInt(upTo);
+  let position = after;
+  while (BigInt(position) < limit) {
+    const page = (await readDecisionsAfter(client, position, PAGE)).filter((e) => BigInt(e.position) <= limit);
+    if (page.length === 0) break;
+    for (const flid of referencedFlids(page)) changed.add(flid);
+    position = page.at(-1)!.position;
+  }
+  return changed;
+}
+
+const PAGE = 5000;
 
 export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
   const rules = { tz: opts.tz, routes: opts.routes ?? NO_COUTMSGS_ROUTES };
@@ -45,9 +77,32 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
   async function refold(client: PoolClient, to: string): Promise<void> {
     flights.clear();
     foldedTo = undefined;
-    const reached = await foldLog(client, flights, '0', to);
-    if (reached !== to) throw new Error(`outbox fold reached position ${reached}, expected ${to}`);
+    const shared = opts.shared;
+    // Read synchronously: the shared fold's flights as of its position.
+    const sharedAt = shared?.position;
+    const snapshot = shared && sharedAt !== undefined && BigInt(sharedAt) >= BigInt(to) ? [...shared.flights] : undefined;
+    if (snapshot) {
+      // A flight no decision after `to` names is, as of `to`, what the shared fold holds (or
+      // absent in both); only the others are folded from the log, up to `to`.
+      const changed = await changedAfter(client, to, sharedAt!);
+      for (const [flid, state] of snapshot) if (!changed.has(flid)) flights.set(flid, state);
+      for (const [flid, state] of await foldFlightsUpTo(client, [...changed], to)) flights.set(flid, state);
+    } else {
+      const reached = await foldLog(client, flights, '0', to);
+      if (reached !== to) throw new Error(`outbox fold reached position ${reached}, expected ${to}`);
+    }
     foldedTo = to;
+  }
+
+  /** Hold the shared fold's state of each flight that is at the same decision there. */
+  function share(touched: Iterable<string>): void {
+    const other = opts.shared?.flights;
+    if (!other) return;
+    for (const flid of touched) {
+      const mine = flights.get(flid);
+      const theirs = mine && other.get(flid);
+      if (theirs && theirs !== mine && theirs.lastPosition === mine.lastPosition) flights.set(flid, theirs);
+    }
   }
 
   return {
@@ -60,6 +115,7 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
       for (const e of events) {
         if (!hasChanges(e)) continue;
         const touched = applyDecision(flights, appliedEvent(e));
+        share(touched);
         if (isSentKind(e.kind)) rows.push(...outboxRowsFor(e, touched, flights, rules));
       }
       const added = await insertOutboxRows(client, rows, opts.clock.now());

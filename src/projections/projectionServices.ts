@@ -10,7 +10,7 @@ import type { Service } from '../platform/service.ts';
 import { createDecisionListener } from './decisionListener.ts';
 import { createEsdbForwarder, ESDB_PROJECTOR } from './esdb/esdbForwarder.ts';
 import { createFlightProjector } from './flightProjector.ts';
-import { createOutboxFeeder } from './outboxFeeder.ts';
+import { createOutboxFeeder, type SharedFold } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorLoop } from './projectorLoop.ts';
 import { createReferenceProjector } from './reference/referenceProjector.ts';
@@ -19,6 +19,8 @@ import { Wakeup } from '../platform/wakeup.ts';
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */
   coutmsgsRoutes?: readonly CoutmsgsRoute[];
+  /** The pump's write model, whose flight states the outbox feeder shares (outboxFeeder.ts). */
+  sharedFold?: SharedFold;
 }
 
 export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOptions = {}): { services: Service[] } {
@@ -36,7 +38,7 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
     log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults,
   });
   const outbox = createProjectorLoop({
-    pool: rt.pool, projector: createOutboxFeeder({ clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes }), wakeup: outboxWake,
+    pool: rt.pool, projector: createOutboxFeeder({ clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes, ...(opts.sharedFold ? { shared: opts.sharedFold } : {}) }), wakeup: outboxWake,
     clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults,
   });
   // Reference data and seasonal schedules (src/projections/reference).

@@ -157,6 +157,38 @@ describe('outbox feeder', () => {
     expect(await readCheckpoint(db.pool, 'outbox')).toBe(String(decisions.length));
   });
 
+  it('starts from a shared fold ahead of its checkpoint and holds its objects, writing the same rows as its own fold would', async () => {
+    const decisions = corpusDecisions();
+    await appendAll(db.pool, decisions.slice(0, 20));
+    await drain(createOutboxFeeder({ tz: TZ, clock }), 6); // checkpoint 20, a fold of its own
+    await appendAll(db.pool, decisions.slice(20));
+    // The pump's write model, already at position 35 (folded in memory, as the pump does).
+    const model = new Map<string, FlightState>();
+    decisions.slice(0, 35).forEach((d, i) => {
+      const changes = d.payload.changes ?? [];
+      if (changes.length > 0) applyDecision(model, { position: String(i + 1), msgId: d.msgId, recordedAt: d.recordedAt.toISOString(), changes });
+    });
+    const shared = { position: '35', flights: model };
+    const feeder = createOutboxFeeder({ tz: TZ, clock, shared });
+    await drain(feeder, 6);
+
+    const want = expected(decisions);
+    const schd = await outbox('KAFKA_SCHD');
+    expect(schd.map((r) => [r.source_position, r.flid, r.payload])).toEqual(want.schd.map((s) => [s.position, s.flid, s.view]));
+    expect((await outbox('KAFKA_MSG')).map((r) => [r.source_position, r.seq])).toEqual(want.msg.map((m) => [m.position, m.seq]));
+    // Every flight at the same decision in both folds is one object; the others are its own.
+    const same = [...feeder.flights()].filter(([flid, s]) => model.get(flid)?.lastPosition === s.lastPosition);
+    expect(same.length).toBeGreaterThan(0);
+    for (const [flid, s] of same) expect(s).toBe(model.get(flid));
+    expect([...feeder.flights()].some(([flid, s]) => s !== model.get(flid))).toBe(true); // changed after 35
+
+    // A shared fold behind the checkpoint is not used: the feeder folds the log itself.
+    await db.pool.query("UPDATE projection_checkpoint SET position = 30 WHERE name = 'outbox'");
+    const behind = createOutboxFeeder({ tz: TZ, clock, shared: { position: '10', flights: new Map() } });
+    await drain(behind, 50);
+    expect(Object.fromEntries(behind.flights())).toEqual(Object.fromEntries(feeder.flights()));
+  });
+
   it('restores its fold when a batch rolls back', async () => {
     const decisions = decideMessages(readScenario('01-plan-and-operations').files.map((f) => f.xml)).decisions;
     await appendAll(db.pool, decisions);

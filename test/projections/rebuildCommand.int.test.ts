@@ -21,6 +21,13 @@ afterAll(async () => {
   await db.drop();
 });
 
+/**
+ * Each test spawns `msgx` one to three times; on a loaded 2-core machine (load average 33) one node
+ * start alone took 17 s (a usage error), and the 60 s default failed all four tests of a run.
+ * Generous, still bounded.
+ */
+const CLI_TIMEOUT = 300_000;
+
 /** `msgx …` against the test database. */
 const env = () => ({ MSGX_DATABASE_URL: db.url, MSGX_LOG_LEVEL: 'warn' });
 const msgx = (args: string[]) => runMsgx(args, env());
@@ -39,7 +46,7 @@ describe('msgx rebuild', () => {
     expect(run.stdout).toMatch(new RegExp(`rebuilt flights: ${head} events, \\d+ flights, up to position ${head}`));
     expect(await tableOid()).not.toBe(before);
     expect(await readCheckpoint(db.pool, 'flights')).toBe(head);
-  });
+  }, CLI_TIMEOUT);
 
   it('rebuilds reference alone, and every projection with no name', async () => {
     const ref = await msgx(['rebuild', 'reference']);
@@ -52,7 +59,7 @@ describe('msgx rebuild', () => {
     expect(all.stdout).toMatch(/^rebuilt flights: .*\nrebuilt reference: /m);
     expect(await tableOid()).not.toBe(before);
     expect(await readCheckpoint(db.pool, 'reference')).toBe(head);
-  });
+  }, CLI_TIMEOUT);
 
   it('refuses to rebuild the outbox and unknown names', async () => {
     const outbox = await msgx(['rebuild', 'outbox']);
@@ -60,7 +67,7 @@ describe('msgx rebuild', () => {
     expect(outbox.stderr).toMatch(/outbox feeder is never rebuilt/);
     const unknown = await msgx(['rebuild', 'boards']);
     expect(unknown.code).toBe(2);
-  });
+  }, CLI_TIMEOUT);
 
   it('cancels on SIGINT: exit 130, live tables untouched, no scratch schema left', async () => {
     const before = await tableOid();
@@ -72,5 +79,5 @@ describe('msgx rebuild', () => {
     expect(await tableOid()).toBe(before);
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'msgx_rebuild'");
     expect(rows[0].n).toBe(0);
-  });
+  }, CLI_TIMEOUT);
 });

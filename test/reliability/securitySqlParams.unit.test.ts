@@ -22,7 +22,13 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS'],
   'src/write/delivery/schdBatch.ts': ['OUTBOX_COLUMNS'],
   'src/projections/insertOutbox.ts': ['unnestOf(COLUMNS)'],
-  'src/log/appendDecisions.ts': ['unnestOf(COLUMNS)'],
+  // Statements made of the module's constant CTE texts (values travel as $n; see their comments).
+  'src/log/appendDecisions.ts': ['unnestOf(COLUMNS, 3)'],
+  'src/write/pump/commitDecisions.ts': ['APPEND_CTES', 'ADVANCE_PROC_STATES', 'RECORD_META', 'APPEND_NOTIFY'],
+  'src/write/ingest/pollOnce.ts': ['COPY_CTES'],
+  // …and the cursor lock, which travels with BEGIN and so takes no parameters: the source name
+  // (the constant 'CMINMSGS') as an escaped literal.
+  'src/write/ingest/copyInbox.ts': ['COPY_CTES', 'pg.escapeLiteral(source)'],
   // Table names from FlightTables (flightTables.ts: schema public or msgx_rebuild + a constant table name).
   'src/read-api/sql/selectFlightLists.ts': ['selectList(spec.columns)', 'LIVE_TABLES.detail[table]'],
   'src/projections/loadFlights.ts': ['selectList(FLIGHT_COLUMNS)', 'tables.flight', 'selectList(spec.columns)', 'tables.detail[spec.table]'],

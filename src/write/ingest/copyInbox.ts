@@ -1,56 +1,56 @@
 import type { PoolClient, Queryable } from '../../platform/db.ts';
+import pg from 'pg';
 import type { InboxRow } from '../../platform/mailbox/port.ts';
 
 /** Read the watermark of `source`, creating the cursor row (watermark 0) on first use. */
 export async function readWatermark(q: Queryable, source: string): Promise<string> {
+  const read = async () => (await q.query<{ watermark: string }>('SELECT watermark FROM inbox_cursor WHERE source = $1', [source])).rows[0]?.watermark;
+  const watermark = await read();
+  if (watermark !== undefined) return watermark;
   await q.query('INSERT INTO inbox_cursor (source) VALUES ($1) ON CONFLICT (source) DO NOTHING', [source]);
-  const { rows } = await q.query<{ watermark: string }>('SELECT watermark FROM inbox_cursor WHERE source = $1', [source]);
-  return rows[0]!.watermark;
-}
-
-/** Lock the cursor row for this transaction; returns the watermark as committed. */
-export async function lockWatermark(c: PoolClient, source: string): Promise<string> {
-  const { rows } = await c.query<{ watermark: string }>('SELECT watermark FROM inbox_cursor WHERE source = $1 FOR UPDATE', [source]);
-  return rows[0]!.watermark;
-}
-
-export async function advanceWatermark(c: PoolClient, source: string, watermark: string, now: Date): Promise<void> {
-  await c.query(
-    'UPDATE inbox_cursor SET watermark = GREATEST(watermark, $2::bigint), updated_at = $3 WHERE source = $1',
-    [source, watermark, now],
-  );
+  return (await read())!;
 }
 
 /**
+ * The statement that locks the cursor row of `source` for the transaction (the watermark as
+ * committed): without parameters, so that it can travel with BEGIN (withOpenedTransaction).
+ */
+export const lockWatermarkSql = (source: string): string => `SELECT watermark FROM inbox_cursor WHERE source = ${pg.escapeLiteral(source)} FOR UPDATE`;
+
+// The copy as data-modifying CTEs: `copied` (the new rows' msg_id) and `queued` (their proc_state
+// rows). Parameters: $1 the source, $2 now, $3–$6 ids, received times, XML, whether U+0000 was replaced.
+export const COPY_CTES = `copied AS (
+      INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml, nul_replaced)
+      SELECT u.id, $1::text, u.received, $2::timestamptz, u.xml, u.nul
+        FROM unnest($3::bigint[], $4::timestamptz[], $5::text[], $6::boolean[]) AS u(id, received, xml, nul)
+      ON CONFLICT (msg_id) DO NOTHING
+      RETURNING msg_id),
+    queued AS (
+      INSERT INTO proc_state (msg_id, state, created_at, updated_at)
+      SELECT msg_id, 'PENDING', $2::timestamptz, $2::timestamptz FROM copied
+      ON CONFLICT (msg_id) DO NOTHING)`;
+
+const COPY = `WITH ${COPY_CTES} SELECT msg_id FROM copied`;
+
+/**
  * Copy raw inbox rows into `inbox_message` and open a `proc_state(PENDING)` for each one that was
- * not there yet. Idempotent: a row copied before (a restart re-reading it) is neither copied nor
- * enqueued again. Returns the ids that were new.
+ * not there yet — one statement. Idempotent: a row copied before (a restart re-reading it) is
+ * neither copied nor enqueued again. Returns the ids that were new.
  */
 export async function copyInbox(c: PoolClient, source: string, rows: readonly InboxRow[], now: Date): Promise<string[]> {
   if (rows.length === 0) return [];
-  const { rows: inserted } = await c.query<{ msg_id: string }>(
-    `INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml, nul_replaced)
-     SELECT u.id, $1, u.received, $5, u.xml, u.nul
-       FROM unnest($2::bigint[], $3::timestamptz[], $4::text[], $6::boolean[]) AS u(id, received, xml, nul)
-     ON CONFLICT (msg_id) DO NOTHING
-     RETURNING msg_id`,
-    [
-      source,
-      rows.map((r) => r.id),
-      rows.map((r) => r.receivedAt),
-      rows.map((r) => r.xml.replaceAll('\u0000', '\uFFFD')),
-      now,
-      rows.map((r) => r.xml.includes('\u0000')),
-    ],
-  );
-  const ids = inserted.map((r) => r.msg_id);
-  if (ids.length > 0) {
-    await c.query(
-      `INSERT INTO proc_state (msg_id, state, created_at, updated_at)
-       SELECT id, 'PENDING', $2, $2 FROM unnest($1::bigint[]) AS id
-       ON CONFLICT (msg_id) DO NOTHING`,
-      [ids, now],
-    );
-  }
-  return ids;
+  const { rows: inserted } = await c.query<{ msg_id: string }>(COPY, copyValues(source, rows, now));
+  return inserted.map((r) => r.msg_id);
+}
+
+/** The parameters $1–$6 of COPY_CTES. */
+export function copyValues(source: string, rows: readonly InboxRow[], now: Date): unknown[] {
+  return [
+    source,
+    now,
+    rows.map((r) => r.id),
+    rows.map((r) => r.receivedAt),
+    rows.map((r) => r.xml.replaceAll('\u0000', '\uFFFD')),
+    rows.map((r) => r.xml.includes('\u0000')),
+  ];
 }

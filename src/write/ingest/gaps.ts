@@ -74,15 +74,9 @@ export async function markAppeared(c: PoolClient, source: string, ids: readonly 
   );
 }
 
-/** Close open gaps opened at or before `openedBefore` as 'expired'. Returns them. */
-export async function expireGaps(c: PoolClient, source: string, openedBefore: Date, now: Date): Promise<OpenGap[]> {
-  const { rows } = await c.query<{ gap_id: string; opened_at: Date }>(
-    `UPDATE inbox_gap SET closed_at = $3, closed_by = 'expired'
-      WHERE source = $1 AND closed_at IS NULL AND opened_at <= $2
-      RETURNING gap_id, opened_at`,
-    [source, openedBefore, now],
-  );
-  return rows
-    .map((r) => ({ gapId: r.gap_id, openedAt: r.opened_at }))
+/** Expired gaps from the columns of an UPDATE … RETURNING (ids as text, opened_at times), in id order. */
+export function expiredGaps(gapIds: readonly string[], openedAt: readonly Date[]): OpenGap[] {
+  return gapIds
+    .map((gapId, i) => ({ gapId, openedAt: openedAt[i]! }))
     .sort((a, b) => (BigInt(a.gapId) < BigInt(b.gapId) ? -1 : 1));
 }

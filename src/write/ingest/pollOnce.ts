@@ -1,12 +1,28 @@
-import { withTransaction, type PoolClient } from '../../platform/db.ts';
+import { withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { InboxRow, InboxRowSize, Mailbox } from '../../platform/mailbox/port.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
-import { advanceWatermark, copyInbox, lockWatermark, readWatermark } from './copyInbox.ts';
-import { expireGaps, expiredUnseenGaps, markAppeared, openGaps, recordGaps, recordIdRange, type OpenGap } from './gaps.ts';
-import { Channels, notify } from '../../platform/channels.ts';
+import { COPY_CTES, copyValues, lockWatermarkSql, readWatermark } from './copyInbox.ts';
+import { expiredGaps, expiredUnseenGaps, markAppeared, openGaps, recordGaps, recordIdRange, type OpenGap } from './gaps.ts';
+import { Channels } from '../../platform/channels.ts';
+
+// A poll's writes after the cursor lock, as one statement: the copy ($1–$6, COPY_CTES), open gaps
+// opened at or before $7 expire, the cursor moves to $8 when $9, NOTIFY $11 when anything was
+// copied or expired or gap rows appeared ($10).
+const POLL = `WITH ${COPY_CTES},
+    expired AS (
+      UPDATE inbox_gap SET closed_at = $2::timestamptz, closed_by = 'expired'
+       WHERE source = $1::text AND closed_at IS NULL AND opened_at <= $7::timestamptz
+       RETURNING gap_id, opened_at),
+    advanced AS (
+      UPDATE inbox_cursor SET watermark = GREATEST(watermark, $8::bigint), updated_at = $2::timestamptz
+       WHERE source = $1::text AND $9::boolean)
+  SELECT ARRAY(SELECT msg_id::text FROM copied) AS copied,
+         ARRAY(SELECT gap_id::text FROM expired) AS expired_ids, ARRAY(SELECT opened_at FROM expired) AS expired_at,
+         CASE WHEN $10::boolean OR EXISTS (SELECT 1 FROM copied) OR EXISTS (SELECT 1 FROM expired)
+              THEN pg_notify($11, $8::bigint::text) END AS notified`;
 
 /** Open gaps rescanned per poll (the lowest ones: those block the pump). */
 const GAP_RESCAN_LIMIT = 1000;
@@ -77,13 +93,16 @@ async function readChosen(mailbox: Mailbox, ids: readonly string[]): Promise<Inb
 export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newPollState()): Promise<PollResult> {
   const { pool, mailbox, cfg, clock, faults } = rt;
   const now = clock.now();
-  const watermark = await readWatermark(pool, INBOX_SOURCE);
+  // Three independent reads of the book-keeping, side by side (one round trip of waiting).
+  const [watermark, open, watched] = await Promise.all([
+    readWatermark(pool, INBOX_SOURCE),
+    openGaps(pool, INBOX_SOURCE, GAP_RESCAN_LIMIT),
+    expiredUnseenGaps(pool, INBOX_SOURCE, new Date(now.getTime() - LATE_WATCH_MS), state.lateAfter, LATE_WATCH_PAGE),
+  ]);
   // Sizes first, XML only for what fits the budget: gap rows (they block the pump), late rows,
   // then new rows as a prefix by id (the watermark moves to the last one read).
   const budget = new ByteBudget(cfg.ingestMaxBytes);
-  const open = await openGaps(pool, INBOX_SOURCE, GAP_RESCAN_LIMIT);
   const appeared = await readChosen(mailbox, budget.take(await mailbox.sizesOf(open.map((g) => g.gapId))));
-  const watched = await expiredUnseenGaps(pool, INBOX_SOURCE, new Date(now.getTime() - LATE_WATCH_MS), state.lateAfter, LATE_WATCH_PAGE);
   const lateSizes = await mailbox.sizesOf(watched);
   const lateIds = budget.take(lateSizes);
   const late = await readChosen(mailbox, lateIds);
@@ -93,23 +112,30 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
   const newSizes = await mailbox.sizesAfter(watermark, cfg.ingestBatch);
   const rows = await readChosen(mailbox, budget.take(newSizes));
 
-  const result = await withTransaction(pool, async (c) => {
-    const locked = await lockWatermark(c, INBOX_SOURCE);
+  // BEGIN with the cursor lock; the gap book-keeping of gap rows (rare); one statement that copies
+  // the rows, expires old gaps and advances the cursor (and NOTIFYs); COMMIT.
+  const result = await withOpenedTransaction(pool, [lockWatermarkSql(INBOX_SOURCE)], async (c, opened) => {
+    const locked = String(opened[0]![0]!.watermark);
     if (locked !== watermark) {
       log.warn({ read: watermark, now: locked }, 'ingest cursor moved under this poll (a second ingest?); skipping');
       return { read: 0, copied: 0, gapsOpened: 0, gapsAppeared: 0, gapsExpired: 0, watermark: locked, more: false, bytes: 0 };
     }
-    const copied = await copyInbox(c, INBOX_SOURCE, [...appeared, ...late, ...rows], now);
     const gapsOpened = await recordNewGaps(c, watermark, rows, now, log);
     await markAppeared(c, INBOX_SOURCE, [...appeared, ...late].map((r) => r.id), now);
     if (late.length > 0) log.warn({ count: late.length, ids: late.slice(0, 20).map((r) => r.id) }, 'rows appeared after their gap expired; ingested out of order');
-    const expired = await expireGaps(c, INBOX_SOURCE, new Date(now.getTime() - cfg.gapTimeoutMs), now);
-    if (expired.length > 0) await recordExpiry(c, expired, cfg.gapTimeoutMs, now, log);
     const top = rows.length > 0 ? rows[rows.length - 1]!.id : watermark;
-    if (rows.length > 0) await advanceWatermark(c, INBOX_SOURCE, top, now);
-    if (copied.length > 0 || appeared.length > 0 || expired.length > 0) {
-      await notify(c, Channels.inbox, top);
-    }
+    const toCopy = [...appeared, ...late, ...rows];
+    const { rows: [done] } = await c.query<{ copied: string[]; expired_ids: string[]; expired_at: Date[] }>(POLL, [
+      ...copyValues(INBOX_SOURCE, toCopy, now),
+      new Date(now.getTime() - cfg.gapTimeoutMs),
+      top,
+      rows.length > 0,
+      appeared.length > 0,
+      Channels.inbox,
+    ]);
+    const copied = done!.copied;
+    const expired = expiredGaps(done!.expired_ids, done!.expired_at);
+    if (expired.length > 0) await recordExpiry(c, expired, cfg.gapTimeoutMs, now, log);
     if (copied.length > 0) faults.reached('ingest.uncommitted');
     return {
       read: rows.length,

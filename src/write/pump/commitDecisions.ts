@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { FlightsArchived } from '../../domain/changes.ts';
 import type { Meta } from '../../domain/message.ts';
-import { SqlState, sqlState, withTransaction, type PoolClient } from '../../platform/db.ts';
+import { SqlState, sqlState, withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
-import { appendDecisions, lockPipeline, type NewDecision } from '../../log/appendDecisions.ts';
+import { APPEND_CTES, APPEND_NOTIFY, appendValues, lockedPosition, PIPELINE_LOCK_ROW, type NewDecision } from '../../log/appendDecisions.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Head } from './findHeads.ts';
 import { flidsOf, type Outcome } from './outcome.ts';
@@ -52,16 +52,25 @@ export interface CommitOptions {
   readonly faults?: Faults;
 }
 
+/** The fence's opening statement of a decision transaction (none when unfenced). */
+const FENCE_ROW = 'SELECT epoch::text AS epoch FROM writer_fence WHERE id = 1 FOR SHARE';
+
+/** Throws FencedError unless `row` (FENCE_ROW's, share-locked until COMMIT) carries `fence`'s epoch. */
+function checkFenceRow(fence: WriterFence, epoch: string, row: Record<string, unknown> | undefined): void {
+  if (row?.epoch !== epoch) {
+    throw new FencedError(`not committing: another writer took the lock (writer_fence is at ${String(row?.epoch)}, this process holds ${epoch})`);
+  }
+  fence.assertHeld();
+}
+
 /** writer_fence still carries `fence`'s epoch, or FencedError; the row stays share-locked until COMMIT. */
 export async function checkFence(c: PoolClient, fence: WriterFence | undefined): Promise<void> {
   if (!fence) return;
   fence.assertHeld();
   const epoch = fence.epoch();
   if (epoch === undefined) return;
-  const { rows } = await c.query<{ epoch: string }>('SELECT epoch::text AS epoch FROM writer_fence WHERE id = 1 FOR SHARE');
-  if (rows[0]?.epoch !== epoch) {
-    throw new FencedError(`not committing: another writer took the lock (writer_fence is at ${rows[0]?.epoch}, this process holds ${epoch})`);
-  }
+  const { rows } = await c.query<Record<string, unknown>>(FENCE_ROW);
+  checkFenceRow(fence, epoch, rows[0]);
 }
 
 class Conflict extends Error {}
@@ -72,6 +81,10 @@ class Conflict extends Error {}
  * one decision per head, advance each `proc_state` (compare-and-set on state + attempts) and
  * register the backfills — all or nothing. Database errors are thrown (the caller treats them as
  * INFRA and retries the heads one at a time).
+ *
+ * Three round trips, whatever the group's size: BEGIN with the row locks (writer_fence FOR SHARE,
+ * pipeline_lock FOR UPDATE); one statement whose data-modifying CTEs append the decisions, advance
+ * proc_state and record the META columns; COMMIT.
  */
 export async function commitDecisions(
   pool: pg.Pool,
@@ -80,12 +93,17 @@ export async function commitDecisions(
   now: Date,
   opts: CommitOptions = {},
 ): Promise<CommitResult> {
+  const fence = opts.fence;
+  fence?.assertHeld();
+  const epoch = fence?.epoch();
+  const opening = epoch === undefined ? [PIPELINE_LOCK_ROW] : [FENCE_ROW, PIPELINE_LOCK_ROW];
   try {
-    return await withTransaction(pool, async (c) => {
-      await checkFence(c, opts.fence);
-      const last = await lockPipeline(c);
+    return await withOpenedTransaction(pool, opening, async (c, opened) => {
+      if (fence && epoch !== undefined) checkFenceRow(fence, epoch, opened[0]![0]);
+      const last = lockedPosition(opened.at(-1)!);
       if (last !== basis) throw new Conflict(`log moved to ${last} (decided at ${basis})`);
-      const all = await appendDecisions(c, last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
+      const append = appendValues(last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
+      const all = append.positions;
       const positions: string[] = [];
       const sweepPositions: string[][] = [];
       let k = 0;
@@ -93,10 +111,12 @@ export async function commitDecisions(
         positions.push(all[k++]!);
         sweepPositions.push(all.slice(k, (k += i.sweeps?.length ?? 0)));
       }
-      await advanceProcStates(c, items, positions, now, opts.writeBack ?? true);
-      await recordMeta(c, items);
+      const values = [...append.values, ...advanceValues(items, positions, now, opts.writeBack ?? true), ...metaValues(items)];
+      const { rows } = await c.query<{ advanced: number }>(COMMIT_GROUP, values);
+      const advanced = rows[0]!.advanced;
+      if (advanced !== items.length) throw new Conflict(`${items.length - advanced} head(s) changed state meanwhile`);
       opts.faults?.reached('pump.uncommitted');
-      opts.fence?.assertHeld(); // the lease is still fresh at COMMIT
+      fence?.assertHeld(); // the lease is still fresh at COMMIT
       return { ok: true as const, positions, sweepPositions, recordedAt: now };
     });
   } catch (err) {
@@ -185,62 +205,69 @@ function procUpdateOf(o: Outcome): ProcUpdate {
   }
 }
 
-async function advanceProcStates(c: PoolClient, items: readonly Prepared[], positions: readonly string[], now: Date, writeBack: boolean): Promise<void> {
-  const u = items.map((i) => procUpdateOf(i.outcome));
-  const res = await c.query(
-    `UPDATE proc_state p SET
+// The proc_state advance of the group's heads (compare-and-set on state + attempts), after the
+// append's parameters: $11 now, $12 the backfill_state of terminal decisions, $13–$25 the columns of u.
+const ADVANCE_PROC_STATES = `UPDATE proc_state p SET
         state = u.state, error_class = u.error_class, cause_class = u.cause_class, last_error = u.last_error,
         attempts = p.attempts + 1,
         next_attempt_at = u.next_attempt_at,
-        first_failure_at = CASE WHEN u.failure THEN COALESCE(p.first_failure_at, $1) ELSE p.first_failure_at END,
+        first_failure_at = CASE WHEN u.failure THEN COALESCE(p.first_failure_at, $11::timestamptz) ELSE p.first_failure_at END,
         decided_position = CASE WHEN u.terminal THEN u.position ELSE p.decided_position END,
         identity_key = COALESCE(p.identity_key, u.identity),
-        backfill_state = CASE WHEN u.terminal THEN $15::text ELSE p.backfill_state END,
+        backfill_state = CASE WHEN u.terminal THEN $12::text ELSE p.backfill_state END,
         backfill_status = CASE WHEN u.terminal THEN u.backfill_status ELSE p.backfill_status END,
         backfill_attempts = CASE WHEN u.terminal THEN 0 ELSE p.backfill_attempts END,
         backfill_next_at = CASE WHEN u.terminal THEN NULL ELSE p.backfill_next_at END,
         backfill_error = CASE WHEN u.terminal THEN NULL ELSE p.backfill_error END,
-        updated_at = $1
-       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::boolean[],
-                   $9::boolean[], $10::bigint[], $11::text[], $12::text[], $13::text[], $14::int[])
+        updated_at = $11::timestamptz
+       FROM unnest($13::bigint[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[], $19::boolean[],
+                   $20::boolean[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::int[])
          AS u(msg_id, state, error_class, cause_class, last_error, next_attempt_at, failure,
               terminal, position, identity, backfill_status, expected_state, expected_attempts)
-      WHERE p.msg_id = u.msg_id AND p.state = u.expected_state AND p.attempts = u.expected_attempts`,
-    [
-      now,
-      items.map((i) => i.head.msgId),
-      u.map((x) => x.state),
-      u.map((x) => x.errorClass),
-      u.map((x) => x.causeClass),
-      u.map((x) => x.lastError),
-      u.map((x) => x.nextAttemptAt),
-      u.map((x) => x.failure),
-      u.map((x) => x.terminal),
-      positions,
-      items.map((i) => i.outcome.identity),
-      u.map((x) => x.backfillStatus),
-      items.map((i) => i.head.state),
-      items.map((i) => i.head.attempts),
-      writeBack ? 'PENDING' : null,
-    ],
-  );
-  if (res.rowCount !== items.length) throw new Conflict(`${items.length - (res.rowCount ?? 0)} head(s) changed state meanwhile`);
+      WHERE p.msg_id = u.msg_id AND p.state = u.expected_state AND p.attempts = u.expected_attempts`;
+
+// The META columns of the heads that have them: $26–$34 (empty arrays: none has).
+const RECORD_META = `UPDATE inbox_message m SET sndr = u.sndr, seqn = u.seqn, dttm = u.dttm, type = u.type, styp = u.styp,
+            rcvr = u.rcvr, mgid = u.mgid, rmid = u.rmid
+       FROM unnest($26::bigint[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[])
+         AS u(msg_id, sndr, seqn, dttm, type, styp, rcvr, mgid, rmid)
+      WHERE m.msg_id = u.msg_id AND m.sndr IS NULL`;
+
+/** A group's writes after the locks, as one statement: append, advance proc_state, record META, NOTIFY. */
+const COMMIT_GROUP = `WITH ${APPEND_CTES},
+    advanced AS (${ADVANCE_PROC_STATES} RETURNING 1),
+    meta AS (${RECORD_META})
+  SELECT ${APPEND_NOTIFY}, (SELECT count(*)::int FROM advanced) AS advanced`;
+
+/** The parameters $11–$25 of ADVANCE_PROC_STATES. */
+function advanceValues(items: readonly Prepared[], positions: readonly string[], now: Date, writeBack: boolean): unknown[] {
+  const u = items.map((i) => procUpdateOf(i.outcome));
+  return [
+    now,
+    writeBack ? 'PENDING' : null,
+    items.map((i) => i.head.msgId),
+    u.map((x) => x.state),
+    u.map((x) => x.errorClass),
+    u.map((x) => x.causeClass),
+    u.map((x) => x.lastError),
+    u.map((x) => x.nextAttemptAt),
+    u.map((x) => x.failure),
+    u.map((x) => x.terminal),
+    positions,
+    items.map((i) => i.outcome.identity),
+    u.map((x) => x.backfillStatus),
+    items.map((i) => i.head.state),
+    items.map((i) => i.head.attempts),
+  ];
 }
 
-async function recordMeta(c: PoolClient, items: readonly Prepared[]): Promise<void> {
+/** The parameters $26–$34 of RECORD_META. */
+function metaValues(items: readonly Prepared[]): unknown[] {
   const withMeta = items.filter((i) => i.outcome.meta !== null);
-  if (withMeta.length === 0) return;
   const col = (f: (m: Meta) => string | null) => withMeta.map((i) => f(i.outcome.meta!));
-  await c.query(
-    `UPDATE inbox_message m SET sndr = u.sndr, seqn = u.seqn, dttm = u.dttm, type = u.type, styp = u.styp,
-            rcvr = u.rcvr, mgid = u.mgid, rmid = u.rmid
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-         AS u(msg_id, sndr, seqn, dttm, type, styp, rcvr, mgid, rmid)
-      WHERE m.msg_id = u.msg_id AND m.sndr IS NULL`,
-    [
-      withMeta.map((i) => i.head.msgId),
-      col((m) => m.sndr), col((m) => m.seqn), col((m) => m.dttm), col((m) => m.rawType), col((m) => m.rawStyp),
-      col((m) => m.rcvr), col((m) => m.mgid), col((m) => m.rmid),
-    ],
-  );
+  return [
+    withMeta.map((i) => i.head.msgId),
+    col((m) => m.sndr), col((m) => m.seqn), col((m) => m.dttm), col((m) => m.rawType), col((m) => m.rawStyp),
+    col((m) => m.rcvr), col((m) => m.mgid), col((m) => m.rmid),
+  ];
 }

@@ -10,7 +10,15 @@ export class FlightOverlay implements Map<string, FlightState> {
   private readonly local = new Map<string, FlightState>();
   private readonly removed = new Set<string>();
 
-  constructor(private readonly base: ReadonlyMap<string, FlightState>) {}
+  constructor(private base: ReadonlyMap<string, FlightState>) {}
+
+  /**
+   * Read through `base` from now on: a map that holds what the old base held (the write model,
+   * once it has taken over the overlay this one was made over).
+   */
+  rebase(base: ReadonlyMap<string, FlightState>): void {
+    this.base = base;
+  }
 
   get(flid: string): FlightState | undefined {
     if (this.removed.has(flid)) return undefined;
@@ -64,6 +72,16 @@ export class FlightOverlay implements Map<string, FlightState> {
 
   forEach(fn: (value: FlightState, key: string, map: Map<string, FlightState>) => void): void {
     for (const [k, v] of this.entries()) fn(v, k, this);
+  }
+
+  /**
+   * Write what this overlay changed into `target` (the base it was made over, or a map that has
+   * taken over the base's changes since): after the commit, the write model takes these states as
+   * they are instead of folding the same decisions a second time.
+   */
+  mergeInto(target: Map<string, FlightState>): void {
+    for (const flid of this.removed) target.delete(flid);
+    for (const [flid, state] of this.local) target.set(flid, state);
   }
 
   readonly [Symbol.toStringTag] = 'FlightOverlay';

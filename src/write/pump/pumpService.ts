@@ -7,7 +7,9 @@ import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Decider } from '../../domain/decide.ts';
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { applyDecision } from '../../domain/evolve.ts';
-import { foldReference } from '../../domain/reference/state.ts';
+import type { FlightState } from '../../domain/flight.ts';
+import { foldReference, type ReferenceState } from '../../domain/reference/state.ts';
+import { foldPlanRequests, type PlanRequests } from '../../domain/planRequests.ts';
 import { commitDecisions, type CommitResult, type Prepared, type SweepDecision } from './commitDecisions.ts';
 import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
 import { findHeads, identityOwners, type Head } from './findHeads.ts';
@@ -59,6 +61,30 @@ export interface PumpOptions {
 /** 'again': stop this scan and look at the FIFO afresh (a conflict, or the head is still unfinished). */
 type Step = 'decided' | 'again';
 
+/** What a group is decided against: a log position and the flights, reference, plan requests and latest day as of it. */
+interface GroupBasis {
+  readonly position: string;
+  readonly flights: ReadonlyMap<string, FlightState>;
+  readonly reference: ReferenceState;
+  readonly planRequests: PlanRequests;
+  readonly latest: string | null;
+  /** Identities bound by decided groups that may not be committed yet: identity → msg id. */
+  readonly bound: Map<string, string>;
+}
+
+/** A group decided after `basis`, its states in `overlay`; `after` is the basis of the next group. */
+interface DecidedGroup {
+  readonly group: Prepared[];
+  readonly basis: string;
+  readonly now: Date;
+  readonly waitMs: number;
+  readonly overlay: FlightOverlay;
+  readonly after: GroupBasis;
+}
+
+/** Resolves after pending I/O callbacks ran: the commit just started has sent its first statement. */
+const afterTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * The single writer's main loop (docs/contract/system.md §5, invariants 1–4): strict FIFO over the smallest
  * unfinished id below the lowest open gap; a FAILED head waiting for its backoff blocks everything
@@ -93,12 +119,13 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   let drainWaiters: { after: number; resolve: () => void }[] = [];
   const blockedHead = new BlockedHeadWarning(log, cfg.headBlockedWarnMs);
 
-  /** Commit a prepared group; on a database error retry once, then fall back to one head at a time. */
-  async function commitGroup(group: readonly Prepared[], basis: string, now: Date): Promise<Step> {
+  /** Commit a decided group; on a database error retry once, then fall back to one head at a time. */
+  async function commitGroup(decided: DecidedGroup): Promise<Step> {
+    const { group, basis, now } = decided;
     let lastErr: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }));
+        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }), decided);
       } catch (err) {
         if (err instanceof FencedError) throw err; // not ours to decide any more: no retry, no INFRA record
         lastErr = err;
@@ -122,20 +149,22 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     return 'again';
   }
 
-  /** After COMMIT: fold the decisions into the write model (only now), hand terminal ones to the backfill. */
-  async function settle(group: readonly Prepared[], res: CommitResult): Promise<Step> {
+  /**
+   * After COMMIT: the write model takes over the states the group was decided into (only now), and
+   * terminal messages go to the backfill. Without them (the INFRA record), or when the model is not
+   * where the group was decided, the model folds the committed decisions from the log instead.
+   */
+  async function settle(group: readonly Prepared[], res: CommitResult, decided?: DecidedGroup): Promise<Step> {
     if (!res.ok) {
       log.debug({ conflict: res.conflict }, 'decision conflict; catching up and deciding again');
       await model.catchUp(pool);
       return 'again';
     }
     rt.faults.reached('pump.committed');
-    let inOrder = true;
-    group.forEach(({ head, outcome, sweeps }, k) => {
-      inOrder &&= model.apply(res.positions[k]!, head.msgId, res.recordedAt, outcome.kind === 'Applied' ? outcome.changes : []);
-      (sweeps ?? []).forEach((s, j) => {
-        inOrder &&= model.apply(res.sweepPositions[k]![j]!, null, res.recordedAt, [s.change]);
-      });
+    const last = res.sweepPositions.at(-1)?.at(-1) ?? res.positions.at(-1)!; // the last item's sweeps follow it
+    const adopted = decided !== undefined && decided.after.position === last
+      && model.adopt(decided.basis, last, decided.overlay, decided.after);
+    group.forEach(({ head, outcome }, k) => {
       if (outcome.kind !== 'Failed') opts.onTerminal?.(head.msgId);
       if (outcome.kind === 'Parked') {
         // Once per message: it holds nothing back, and replay --class brings it back after a fix.
@@ -150,7 +179,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       const s = swept[0]!;
       log.info({ flightsArchived: swept.reduce((n, x) => n + x.change.flids.length, 0), beforeDay: s.change.beforeDay, latestDay: s.latestDay }, 'history sweep decided');
     }
-    if (!inOrder) await model.catchUp(pool);
+    if (!adopted) await model.catchUp(pool);
     warnOperatorWork(log, group, res.positions);
     singles = Math.max(0, singles - group.length);
     log.debug({ decided: group.length, position: res.positions.at(-1) }, 'decided');
@@ -158,14 +187,21 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     return group.at(-1)!.outcome.kind === 'Failed' ? 'again' : 'decided';
   }
 
+  /** The committed write model as the basis of the first group of a scan. */
+  function modelBasis(): GroupBasis {
+    return {
+      position: model.position, flights: model.flights, reference: model.reference, planRequests: model.planRequests, latest: model.latestDay, bound: new Map(),
+    };
+  }
+
   /**
    * Decide up to GROUP consecutive ready heads (and about GROUP_CHARS of XML) against an overlay of
-   * the write model (each one sees the changes of those before it), stopping after a failure, and
-   * commit them together. The heads are decoded first, so the owners of all their identities come
-   * in one statement.
+   * `on` (each one sees the changes of those before it), stopping after a failure. The heads are
+   * decoded first, so the owners of all their identities come in one statement. `on` is the write
+   * model, or the group before this one while that one is still being committed.
    */
-  async function prepareGroup(heads: readonly Head[], from: number): Promise<{ group: Prepared[]; basis: string; now: Date; waitMs: number }> {
-    const basis = model.position;
+  async function prepareGroup(heads: readonly Head[], from: number, on: GroupBasis): Promise<DecidedGroup> {
+    const basis = on.position;
     const now = clock.now();
     const limit = singles > 0 ? 1 : GROUP;
     const batch: { head: Head; read: ReadHead }[] = [];
@@ -184,16 +220,19 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const lookups = batch.map(({ head, read }) => identityToCheck(head, read));
     const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
 
-    const overlay = new FlightOverlay(model.flights);
-    let reference = model.reference;
-    const bound = new Map<string, string>();
+    const overlay = new FlightOverlay(on.flights);
+    let reference = on.reference;
+    let planRequests = on.planRequests;
+    // Identities bound by this group and the ones decided before it in this scan (which may not be
+    // committed, so not visible to identityOwners, yet).
+    const bound = new Map(on.bound);
     const group: Prepared[] = [];
-    let latest = model.latestDay;
+    let latest = on.latest;
     let appended = 0n; // decisions of this group so far: positions basis+1 …
     for (const [k, { head, read }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, planRequests: model.planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
+      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];
@@ -201,6 +240,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         const position = String(BigInt(basis) + appended);
         applyDecision(overlay, { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes });
         reference = foldReference(reference, outcome.changes);
+        planRequests = foldPlanRequests(planRequests, outcome.changes);
         // History sweep in FIFO order: when this decision moved the latest operation day (traffic
         // time, never the wall clock), the flights that fell out of the keep window leave right behind it.
         const next = latestDayAfter(latest, outcome.changes);
@@ -214,22 +254,38 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       group.push(sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome });
       if (outcome.kind === 'Failed') break;
     }
-    return { group, basis, now, waitMs };
+    const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
+    return { group, basis, now, waitMs, overlay, after };
   }
 
-  /** One scan: decide ready heads in order. Returns how long to sleep, or 0 to scan again at once. */
+  /**
+   * One scan: decide ready heads in order. Returns how long to sleep, or 0 to scan again at once.
+   * While a group commits, the next one is decoded and decided against the committing group's
+   * states (CPU here, the commit's I/O in PostgreSQL); it commits only after that group did, and only
+   * if the log is where it was decided (commitDecisions' basis check) — else it is dropped.
+   */
   async function scan(): Promise<number> {
     const heads = await findHeads(pool, PREFETCH);
     if (heads.length === 0) return cfg.pollIntervalMs;
     blockedHead.check(heads[0], clock.now());
-    let next = 0;
-    while (next < heads.length && !stop.signal.aborted) {
-      const { group, basis, now, waitMs } = await prepareGroup(heads, next);
-      if (group.length === 0) return waitMs;
-      if ((await commitGroup(group, basis, now)) === 'again') return 0;
-      next += group.length;
+    let from = 0;
+    let decided = await prepareGroup(heads, from, modelBasis());
+    for (;;) {
+      if (decided.group.length === 0) return decided.waitMs;
+      const committing = commitGroup(decided);
+      from += decided.group.length;
+      const next = from;
+      const on = decided.after;
+      const ahead = next < heads.length && decided.group.at(-1)!.outcome.kind !== 'Failed'
+        ? afterTurn().then(() => prepareGroup(heads, next, on))
+        : undefined;
+      ahead?.catch(() => undefined); // awaited below, or dropped when this commit fails
+      if ((await committing) === 'again' || stop.signal.aborted) return 0;
+      if (!ahead) return 0;
+      decided = await ahead;
+      // The group before it is folded into the model now: read through the model, not through it.
+      decided.overlay.rebase(model.flights);
     }
-    return 0;
   }
 
   const loop = createServiceLoop({

@@ -5,6 +5,7 @@ import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
+import type { FlightOverlay } from './flightOverlay.ts';
 
 const PAGE = 5000;
 
@@ -70,6 +71,24 @@ export class WriteModel {
     }
     this.latest = latestDayAfter(this.latest, changes);
     this.pos = p;
+    return true;
+  }
+
+  /**
+   * Take over the outcome of decisions this process just committed at positions `basis`+1 … `last`,
+   * as its pump folded them into `overlay` (with the same applyDecision, positions and recorded-at
+   * stamp) while deciding: the flights, the reference store, the plan requests and the latest day
+   * they lead to. Folding
+   * the same decisions again would only produce equal states. Returns false (and changes nothing)
+   * when the model is not at `basis` (a catch-up got there first, or a gap: call catchUp).
+   */
+  adopt(basis: string, last: string, overlay: FlightOverlay, folded: { reference: ReferenceState; planRequests: PlanRequests; latest: string | null }): boolean {
+    if (BigInt(basis) !== this.pos) return false;
+    overlay.mergeInto(this.flights);
+    this.reference = folded.reference;
+    this.planRequests = folded.planRequests;
+    this.latest = folded.latest;
+    this.pos = BigInt(last);
     return true;
   }
 
