@@ -8,7 +8,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { Queryable } from '../../platform/db.ts';
-import { startTsWorker } from '../../platform/tsWorker.ts';
+import { moduleBeside, startTsWorker } from '../../platform/tsWorker.ts';
 import { parsePage, readDecodedPage, type DecodeConfig, type ReadDecision } from './decodedPage.ts';
 
 export interface PageReader {
@@ -79,7 +79,7 @@ export class WorkerPageReader implements PageReader {
   /** `q` serves the pages read before the worker is ready; the worker connects with `databaseUrl`. */
   static open(q: Queryable, databaseUrl: string, cfg: DecodeConfig, applicationName = 'msgx-redecide'): WorkerPageReader {
     const data: PageWorkerData = { databaseUrl, applicationName, cfg: { airportTz: cfg.airportTz, identityIncludeDay: cfg.identityIncludeDay } };
-    return new WorkerPageReader(startTsWorker(new URL('./pageWorker.ts', import.meta.url), data), q, cfg);
+    return new WorkerPageReader(startTsWorker(moduleBeside('pageWorker', import.meta.url), data), q, cfg);
   }
 
   async *pages(after: string, upTo: string, limit: number): AsyncIterable<ReadDecision[]> {
