@@ -14,7 +14,8 @@ import { consoleSetting, type ConsoleSetting } from './consoleSetting.ts';
 
 const TOKEN = 'ops:console-actions-token-0123456789';
 const SHOTS = process.env.MSGX_UPDATE_SCREENSHOTS === '1';
-const LONG = { timeoutMs: 90_000 };
+/** Waits on the page: a CLI rebuild is a node start plus a fold; under load average 33 90 s were not enough. */
+const LONG = { timeoutMs: 240_000 };
 
 let db: TestDatabase;
 let browser: Browser;
