@@ -1,7 +1,7 @@
 /**
- * The conformance corpus is handed out with the contract documents in a folder beside the
- * repository (`../shared/corpus`). The tests read a copy vendored in `test/corpus/`, so a clone
- * stands alone; this script makes and checks that copy.
+ * The conformance corpus is handed out with the contract documents, in a folder beside the
+ * repository (UPSTREAM_CORPUS below). The tests read a copy vendored in `test/corpus/`, so a
+ * clone stands alone; this script makes and checks that copy.
  *
  *   npm run corpus:vendor          copy the upstream corpus over test/corpus/ (removing stale files)
  *   npm run corpus:check           exit 1 when test/corpus/ differs from the upstream corpus

@@ -1,8 +1,8 @@
 /**
  * Operator actions for the web console (docs/contract/system.md §12): POST /admin/replay,
- * /admin/replay-deliveries, /admin/request-plan, /admin/rebuild — the same operations as the CLI
- * commands, each an audited decision naming its operator (a rebuild's progress goes to
- * operation_progress, which the console reads through the read API). They require
+ * /admin/replay-deliveries, /admin/request-plan, /admin/request-reference, /admin/rebuild — the
+ * same operations as the CLI commands, each an audited decision naming its operator (a rebuild's
+ * progress goes to operation_progress, which the console reads through the read API). They require
  * `Authorization: Bearer $MSGX_ADMIN_TOKEN`; with the variable unset every /admin path is 404.
  * A token `label:secret` names the operator `console:label` (plus an `X-Msgx-Operator` name, if
  * sent). Browsers cannot send the header cross-site without a CORS preflight, which msgx does not
@@ -10,12 +10,14 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
+import { REFERENCE_KIND_NAMES, referenceKindsOf } from '../domain/reference/kinds.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { json, type Route } from '../read-api/httpServer.ts';
 import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
 import { isTarget, TARGETS } from '../write/delivery/targets.ts';
 import { REPLAY_CLASSES, replay, type ReplayClass } from '../write/replay/replay.ts';
-import { describeWindow, requestPlan } from '../write/requests/requestPlan.ts';
+import { requestPlanAsOperator, requestReferenceAsOperator } from '../write/requests/operatorRequests.ts';
+import { describeWindow } from '../write/requests/requestPlan.ts';
 import { parseWindowTime } from '../write/requests/requestWindow.ts';
 import { rebuildFlightsRecorded } from './recordedRebuild.ts';
 
@@ -36,6 +38,7 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
   const label = token?.includes(':') ? token.slice(0, token.indexOf(':')) : 'admin';
   const log = rt.log.child({ role: 'admin' });
   let rebuilding = false;
+  const requestDeps = () => ({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg: rt.cfg, log });
 
   const operatorOf = (req: http.IncomingMessage): string => {
     const named = String(req.headers['x-msgx-operator'] ?? '').trim().replace(/[^\w.@ -]/g, '').slice(0, 40);
@@ -65,22 +68,36 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
       const r = await replayDeadDeliveries(rt.pool, rt.clock, { target, ...(eventIds ? { eventIds } : {}), requestedBy: operator });
       return { ...r, requestedBy: operator };
     },
-    async 'request-plan'(body) {
+    async 'request-plan'(body, operator) {
       const from = parseWindowTime(String(body.from ?? ''), rt.cfg.airportTz);
       const to = parseWindowTime(String(body.to ?? ''), rt.cfg.airportTz);
       if (!from || !to || to <= from) throw new HttpError(400, 'from and to must be ISO-8601 date-times, to after from');
-      const r = await requestPlan({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg: rt.cfg, log }, from, to);
-      return { mgid: r.mgid, reqId: r.reqId, window: describeWindow(from, to, rt.cfg.airportTz), sent: r.send?.sent ?? false };
+      const r = await requestPlanAsOperator(requestDeps(), from, to, operator);
+      const window = describeWindow(from, to, rt.cfg.airportTz);
+      if (r.shadow) return { window, sent: false, shadow: true, position: r.position, requestedBy: operator };
+      return { mgid: r.mgid, reqId: r.reqId, window, sent: r.send?.sent ?? false, position: r.position, requestedBy: operator };
+    },
+    async 'request-reference'(body, operator) {
+      const kinds = kindList(body.kinds);
+      const r = await requestReferenceAsOperator(requestDeps(), kinds, operator);
+      if (r.shadow) return { kinds, sent: 0, shadow: true, position: r.position, requestedBy: operator };
+      return {
+        kinds,
+        requests: r.requests.map((q) => ({ kind: q.kind, mgid: q.mgid, reqId: q.reqId, sent: q.send?.sent ?? false })),
+        sent: r.requests.filter((q) => q.send?.sent).length,
+        position: r.position,
+        requestedBy: operator,
+      };
     },
     async rebuild(_body, operator) {
       if (rebuilding) throw new HttpError(409, 'a rebuild started from the console is running');
       log.info({ operator }, 'rebuild of the flight read models requested');
+      // Its progress and outcome go to operation_progress; the console shows them through the read API.
       rebuilding = true;
-      // Answered once it is on record; runs on after the answer. Its progress and outcome go to
-      // operation_progress; the console shows them through the read API.
+      // Answered once it is on record (decision, progress row); runs on after the answer.
       let begun = false;
-      const started = await new Promise<{ operationId: string | null }>((resolve, reject) => {
-        const onStarted = (s: { operationId: string | null }) => {
+      const started = await new Promise<{ position: string; operationId: string | null }>((resolve, reject) => {
+        const onStarted = (s: { position: string; operationId: string | null }) => {
           begun = true;
           resolve(s);
         };
@@ -90,7 +107,7 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
           .catch((err: unknown) => (begun ? log.error({ err }, 'rebuild from the console failed') : reject(err as Error)))
           .finally(() => (rebuilding = false));
       });
-      return { started: true, operation: started.operationId, requestedBy: operator };
+      return { started: true, position: started.position, operation: started.operationId, requestedBy: operator };
     },
   };
 
@@ -115,6 +132,14 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
     }
   };
   return { routes: [{ method: '*', path: '/admin*', handler }] };
+}
+
+/** `kinds`: a list or a comma string of reference kinds; absent → all of them. */
+function kindList(v: unknown): string[] {
+  if (v === undefined || v === null || v === '') return [...REFERENCE_KIND_NAMES];
+  const kinds = referenceKindsOf(Array.isArray(v) ? v.map(String) : String(v).split(','));
+  if (!kinds) throw new HttpError(400, `kinds must be reference kinds (${REFERENCE_KIND_NAMES.join(',')})`);
+  return kinds;
 }
 
 function idList(v: unknown): string[] | undefined {

@@ -1,8 +1,9 @@
 /**
- * A rebuild as an operator action, for `msgx rebuild` and the console's button alike: its progress
- * and outcome in operation_progress (operationProgress.ts), so that the console shows it whichever
- * process runs it.
+ * A rebuild as an operator action, for `msgx rebuild` and the console's button alike: audited as a
+ * `RebuildRequested` decision naming the operator, its progress and outcome in operation_progress
+ * (operationProgress.ts) so that the console shows it whichever process runs it.
  */
+import { recordOperatorAction } from '../log/operatorAction.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { formatProgress } from '../projections/rebuild/progress.ts';
 import { rebuildFlights, type RebuildResult } from '../projections/rebuild/rebuildFlights.ts';
@@ -16,8 +17,8 @@ export interface RebuildRun {
   readonly pageSize?: number;
   /** Each progress line, as a terminal shows it (rate-limited by the rebuild's own tracker). */
   readonly onLine?: (line: string) => void;
-  /** Once it is on record: its operation_progress row. */
-  readonly onStarted?: (s: { readonly operationId: string | null }) => void;
+  /** Once it is on record: the RebuildRequested decision's position and the operation_progress row. */
+  readonly onStarted?: (s: { readonly position: string; readonly operationId: string | null }) => void;
 }
 
 type Runner = Pick<Runtime, 'pool' | 'clock' | 'log'>;
@@ -30,8 +31,9 @@ async function recorded<R>(
   outcome: (r: R) => [OperationOutcome, string],
 ): Promise<R> {
   const detail = run.pageSize ? `--page-size ${run.pageSize}` : undefined;
+  const position = await recordOperatorAction(rt.pool, { kind: 'RebuildRequested', requestedBy: run.startedBy, payload: { projection, ...(detail ? { detail } : {}) } }, rt.clock.now());
   const rec = await startOperation(rt.pool, rt.clock, rt.log, { kind: `rebuild-${projection}`, startedBy: run.startedBy, ...(detail ? { detail } : {}) });
-  run.onStarted?.({ operationId: rec.id });
+  run.onStarted?.({ position, operationId: rec.id });
   try {
     const r = await body(rec);
     await rec.finish(...outcome(r));

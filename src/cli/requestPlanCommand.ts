@@ -1,19 +1,22 @@
-import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { commandMode } from '../platform/runMode.ts';
 import { openRuntime } from '../platform/runtime.ts';
-import { NOT_SENT_IN_SHADOW, recordShadowRequest } from '../write/requests/recordShadowRequest.ts';
-import { describeWindow, requestPlan } from '../write/requests/requestPlan.ts';
+import { NOT_SENT_IN_SHADOW } from '../write/requests/recordShadowRequest.ts';
+import { requestPlanAsOperator } from '../write/requests/operatorRequests.ts';
+import { describeWindow } from '../write/requests/requestPlan.ts';
 import { parseWindowTime } from '../write/requests/requestWindow.ts';
 import type { Command } from './commands.ts';
 import { UsageError } from './usageError.ts';
+import { operatorName } from './operator.ts';
 
 export const requestPlanCommand: Command = {
   summary: 'ask AODB for the flight plan of a window (RQFD via COUTMSGS): --from ISO --to ISO (no zone = airport time)',
-  usage: '--from ISO --to ISO',
-  help: 'Registers a plan request for the window and sends it as an RQFD row to COUTMSGS; the running writer\nretries a send that fails and tracks the answer (SCHD/RESP). Times without a zone are airport time.',
+  usage: '--from ISO --to ISO [--operator NAME]',
+  help:
+    'Registers a plan request for the window and sends it as an RQFD row to COUTMSGS; the running writer\n' +
+    'retries a send that fails and tracks the answer (SCHD/RESP). Times without a zone are airport time.\n' +
+    'Audited as a PlanRequested decision naming the operator (--operator, default user@host).',
   async run(args, { cfg, log }) {
-    const { values } = parseArgs({ args: [...args], options: { from: { type: 'string' }, to: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({ args: [...args], options: { from: { type: 'string' }, to: { type: 'string' }, operator: { type: 'string' } }, strict: true });
     const bound = (name: 'from' | 'to'): Date => {
       const text = values[name];
       if (text === undefined) throw new UsageError(`--${name} is required (ISO-8601, e.g. 2025-03-15T00:00; no zone = ${cfg.airportTz})`);
@@ -27,17 +30,16 @@ export const requestPlanCommand: Command = {
 
     const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'request-plan' });
     try {
-      if ((await commandMode(rt.pool, cfg)).shadow) {
+      const r = await requestPlanAsOperator({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg, log }, from, to, operatorName(values.operator));
+      if (r.shadow) {
         // The database runs as shadow: recorded as a decision, never sent (docs/operations.md "Shadow run").
-        const rec = await recordShadowRequest(rt.pool, { from, to, now: rt.clock.now(), requestedBy: `${os.userInfo().username}@${os.hostname()}` });
         process.stdout.write(
-          `plan request for ${describeWindow(from, to, cfg.airportTz)} recorded as decision ${rec!.position}, NOT sent\n` +
+          `plan request for ${describeWindow(from, to, cfg.airportTz)} recorded as decision ${r.position}, NOT sent\n` +
             `(${NOT_SENT_IN_SHADOW})\n`,
         );
         return 0;
       }
-      const r = await requestPlan({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg, log }, from, to);
-      const lines = [`plan request ${r.mgid} (req ${r.reqId}) for ${describeWindow(from, to, cfg.airportTz)}`];
+      const lines = [`plan request ${r.mgid} (req ${r.reqId}) for ${describeWindow(from, to, cfg.airportTz)}, audited as decision ${r.position}`];
       if (r.send?.sent) {
         lines.push(`sent as RQFD to COUTMSGS id ${r.send.coutmsgsId} (ROUTINGID ${cfg.coutmsgsRoutingId}); WAITING for a SCHD/RESP`);
       } else {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { formatOutward } from '../domain/time.ts';
 import { systemClock } from '../platform/clock.ts';
 import { modeName, readRunMode } from '../platform/runMode.ts';
 import { openRuntime } from '../platform/runtime.ts';
@@ -16,7 +17,9 @@ export const statusCommand: Command = {
       const s = await pipelineStatus(rt.pool);
       const mode = await readRunMode(rt.pool);
       process.stdout.write(
-        values.json ? JSON.stringify({ ...s, mode: modeName(mode), shadow: mode }, null, 2) + '\n' : formatMode(mode) + formatStatus(s, systemClock.now()),
+        values.json
+          ? JSON.stringify(withOffsets({ ...s, mode: modeName(mode), shadow: mode }, cfg.airportTz), null, 2) + '\n'
+          : formatMode(mode, cfg.airportTz) + formatStatus(s, systemClock.now(), cfg.airportTz),
       );
       return 0;
     } finally {
@@ -25,21 +28,32 @@ export const statusCommand: Command = {
   },
 };
 
+/** An instant as every outward time shows it: airport local time with its offset (interface.md). */
+const shown = (d: Date, tz: string): string => formatOutward(d.toISOString(), tz);
+
+/** `value` with every Date shown with the airport offset (the --json output; JSON would print UTC). */
+export function withOffsets(value: unknown, tz: string): unknown {
+  if (value instanceof Date) return shown(value, tz);
+  if (Array.isArray(value)) return value.map((v) => withOffsets(v, tz));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withOffsets(v, tz)]));
+  return value;
+}
+
 /** The mode line of `msgx status` (docs/contract/system.md §11). */
-export function formatMode(m: Awaited<ReturnType<typeof readRunMode>>): string {
-  if (m.shadow) return `mode           SHADOW since ${m.shadowSince?.toISOString() ?? '?'} (no write-back, no COUTMSGS, topics prefixed '${m.topicPrefix}')\n`;
-  if (m.cutoverAt) return `mode           production, cut over from shadow at ${m.cutoverAt.toISOString()} (shadow decisions up to position ${m.cutoverPosition})\n`;
+export function formatMode(m: Awaited<ReturnType<typeof readRunMode>>, tz: string): string {
+  if (m.shadow) return `mode           SHADOW since ${m.shadowSince ? shown(m.shadowSince, tz) : '?'} (no write-back, no COUTMSGS, topics prefixed '${m.topicPrefix}')\n`;
+  if (m.cutoverAt) return `mode           production, cut over from shadow at ${shown(m.cutoverAt, tz)} (shadow decisions up to position ${m.cutoverPosition})\n`;
   return 'mode           production\n';
 }
 
-export function formatStatus(s: PipelineStatus, now: Date): string {
+export function formatStatus(s: PipelineStatus, now: Date, tz: string): string {
   const age = (d: Date) => `${Math.max(0, Math.round((now.getTime() - d.getTime()) / 1000))} s`;
   const lines = [`backlog        ${s.backlog} unfinished (PENDING + FAILED)`];
   if (s.head) {
     const h = s.head;
     lines.push(
       `head           ${h.msgId} ${h.state}, attempts ${h.attempts}, age ${age(h.ingestedAt)}` +
-        (h.nextAttemptAt ? `, next try ${h.nextAttemptAt.toISOString()}` : '') +
+        (h.nextAttemptAt ? `, next try ${shown(h.nextAttemptAt, tz)}` : '') +
         (h.blockedByGap ? ', waiting for an open gap below it' : ''),
     );
     if (h.errorClass || h.lastError) lines.push(`               ${h.errorClass ?? ''} ${h.lastError ?? ''}`.trimEnd());

@@ -26,7 +26,10 @@ export type DecisionKind =
   /** A plan request recorded in shadow mode instead of being sent (COUTMSGS is not written). */
   | 'PlanRequestRecorded'
   /** A plan request registered (to be sent): its PlanRequested change is what a RESP answering it is decided with. */
-  | 'PlanRequested';
+  | 'PlanRequested'
+  /** Operator actions on record (src/log/operatorAction.ts): no message, no changes, `requestedBy`. */
+  | 'RebuildRequested'
+  | 'ReferenceRequested';
 
 /** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
 export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead', 'Parked'];

@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 describe('operation progress through the read API', () => {
-  it('a rebuild started from the CLI shows RUNNING with its counts while it runs, then DONE, naming the operator', async () => {
+  it('a rebuild started from the CLI shows RUNNING with its counts while it runs, then DONE, audited with the operator', async () => {
     // Hold the flights checkpoint row: the rebuild replays and writes everything, then waits at its switch.
     const holder = await db.pool.connect();
     let cli: ReturnType<typeof spawnMsgx> | undefined;
@@ -68,13 +68,16 @@ describe('operation progress through the read API', () => {
         timeoutMs: 90_000,
         what: `the rebuild at its switch in operationProgress (output: ${cli.output()})`,
       });
-      expect(running).toMatchObject({ state: 'RUNNING', startedBy: 'carol', pid: cli.child.pid, done: events, total: events, percent: 100, finishedAt: null });
+      // the RebuildRequested decision comes first, so the rebuild folds it too
+      expect(running).toMatchObject({ state: 'RUNNING', startedBy: 'carol', pid: cli.child.pid, done: events + 1, total: events + 1, percent: 100, finishedAt: null });
+      const audit = await db.pool.query("SELECT payload FROM decision_event WHERE kind = 'RebuildRequested'");
+      expect(audit.rows.map((r) => r.payload)).toEqual([{ projection: 'flights', requestedBy: 'carol' }]);
       await holder.query('COMMIT');
       expect((await cli.exit).code, cli.output()).toBe(0);
       const [done] = (await rows()).filter((r) => r.id === running.id);
-      expect(done).toMatchObject({ state: 'DONE', phase: 'done', done: events, total: events });
+      expect(done).toMatchObject({ state: 'DONE', phase: 'done', done: events + 1, total: events + 1 });
       expect(done!.finishedAt).not.toBeNull();
-      expect(done!.message).toMatch(new RegExp(`^rebuilt flights: ${events} events, \\d+ flights, up to position ${events}`));
+      expect(done!.message).toMatch(new RegExp(`^rebuilt flights: ${events + 1} events, \\d+ flights, up to position ${events + 1}`));
     } finally {
       await holder.query('ROLLBACK').catch(() => undefined);
       holder.release();

@@ -1,7 +1,9 @@
 /**
  * Issue 17 in headless Chromium: rebuild progress on the console whichever process runs it (a
- * `msgx rebuild` from the CLI beside the running service).
- * MSGX_UPDATE_SCREENSHOTS=1 writes docs/console-operations.png.
+ * `msgx rebuild` from the CLI beside the running service), and the operator buttons — Rebuild
+ * flights, Request plan, Request reference — each calling /admin/* with the bearer token and each
+ * leaving a decision that names the operator; refused without the token; hidden and off (404) on a
+ * msgx without MSGX_ADMIN_TOKEN. MSGX_UPDATE_SCREENSHOTS=1 writes docs/console-operations.png.
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,14 +23,24 @@ let db: TestDatabase;
 let browser: Browser;
 let setting: ConsoleSetting | undefined;
 let withToken: string;
+let withoutToken: string;
 
 const text = async (page: Page, testid: string): Promise<string> => (await page.textContent(`[data-testid=${testid}]`)) ?? '';
+async function audited(kind: string): Promise<Record<string, unknown>[]> {
+  const { rows } = await db.pool.query<{ payload: Record<string, unknown> }>(
+    "SELECT payload FROM decision_event WHERE kind = $1 AND payload->>'requestedBy' LIKE 'console:%' ORDER BY position",
+    [kind],
+  );
+  return rows.map((r) => r.payload);
+}
 
 beforeAll(async () => {
   setting = await consoleSetting('consoleacts');
   ({ db, browser } = setting);
   const startMsgx = setting.start;
-  withToken = await startMsgx('all', { MSGX_ADMIN_TOKEN: TOKEN });
+  // no reference requests of its own at start: the only req_track rows are the buttons'
+  withToken = await startMsgx('all', { MSGX_ADMIN_TOKEN: TOKEN, MSGX_REQUEST_REFERENCE_AT_START: 'false' });
+  withoutToken = await startMsgx('api', {});
   // one decided message, so that a rebuild has a flight to fold
   const xml = await readFile(new URL('../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
   const sent = await fetch(`${withToken}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
@@ -73,4 +85,81 @@ describe('rebuild progress on the console', () => {
       await w.context.close();
     }
   }, 300_000);
+});
+
+describe('operator buttons', () => {
+  it('Rebuild, Request plan and Request reference are refused without the token and recorded with it, naming the operator', async () => {
+    const w = await openPage(browser, withToken);
+    try {
+      await w.page.goto(`${withToken}/console#pipeline`);
+      await w.page.waitForSelector('[data-testid=admin]', { timeout: 90_000 });
+      await w.page.fill('[data-testid=admin-from]', '2025-03-15T00:00');
+      await w.page.fill('[data-testid=admin-to]', '2025-03-15T23:59');
+      await w.page.fill('[data-testid=admin-kinds]', 'airl,ARPT');
+
+      // no token typed in yet: every button is refused, nothing is recorded
+      for (const [button, refusal] of [['rebuild', 'rebuild refused'], ['request-plan', 'plan request refused'], ['request-reference', 'reference request refused']] as const) {
+        await w.page.click(`[data-testid=${button}]`);
+        await waitFor(async () => (await text(w.page, 'admin-note')).includes(refusal), { ...LONG, what: refusal });
+      }
+      for (const kind of ['RebuildRequested', 'PlanRequested', 'ReferenceRequested']) expect(await audited(kind)).toEqual([]);
+      expect((await db.pool.query('SELECT count(*)::int AS n FROM req_track')).rows[0].n).toBe(0);
+
+      await w.page.fill('[data-testid=admin-token]', TOKEN);
+      await w.page.fill('[data-testid=admin-operator]', 'alice');
+      await w.page.click('[data-testid=admin-save]');
+
+      await w.page.click('[data-testid=rebuild]');
+      await waitFor(async () => /rebuild of flights started .* by console:ops\/alice/.test(await text(w.page, 'admin-note')), { ...LONG, what: 'the rebuild started' });
+      expect(await audited('RebuildRequested')).toEqual([{ projection: 'flights', requestedBy: 'console:ops/alice' }]);
+      // its progress comes back through the read API like any other
+      await waitFor(async () => /rebuild-flights\s*DONE.*console:ops\/alice/s.test(await text(w.page, 'pipeline')), { ...LONG, what: 'the console rebuild DONE' });
+
+      await w.page.click('[data-testid=request-plan]');
+      await waitFor(async () => /plan request MSGX-RQ\d+-\w+ for 2025-03-15T00:00:00\+08:00 .* by console:ops\/alice/.test(await text(w.page, 'admin-note')), { ...LONG, what: 'the plan request' });
+      const [plan] = await audited('PlanRequested');
+      expect(plan).toMatchObject({
+        request: 'RQFD', requestedBy: 'console:ops/alice',
+        changes: [{ type: 'PlanRequested', windowStart: '2025-03-14T16:00:00.000Z', windowEnd: '2025-03-15T15:59:00.000Z' }],
+      });
+      const tracked = await db.pool.query("SELECT req_id::text AS id, mgid FROM req_track WHERE kind = 'RQFD'");
+      expect(tracked.rows).toEqual([{ id: plan!.reqId, mgid: (plan!.changes as { mgid: string }[])[0]!.mgid }]);
+
+      await w.page.click('[data-testid=request-reference]');
+      await waitFor(async () => /reference request for 2 kind\(s\).* by console:ops\/alice/.test(await text(w.page, 'admin-note')), { ...LONG, what: 'the reference request' });
+      const [ref] = await audited('ReferenceRequested');
+      expect(ref).toMatchObject({ request: 'RQRD', kinds: ['AIRL', 'ARPT'], requestedBy: 'console:ops/alice' });
+      const refs = await db.pool.query("SELECT ref_kind FROM req_track WHERE kind = 'RQRD' ORDER BY req_id");
+      expect(refs.rows.map((r) => r.ref_kind)).toEqual(['AIRL', 'ARPT']);
+      expect(w.foreign).toEqual([]);
+      // the browser's own report of the three refusals, and nothing else
+      expect(w.problems).toEqual(Array(3).fill('Failed to load resource: the server responded with a status of 401 (Unauthorized)'));
+    } finally {
+      await w.context.close();
+    }
+  }, 300_000);
+
+  it('every action is refused without the bearer token, and off without MSGX_ADMIN_TOKEN (no buttons, 404)', async () => {
+    for (const action of ['rebuild', 'request-plan', 'request-reference', 'replay']) {
+      const bare = await fetch(`${withToken}/admin/${action}`, { method: 'POST', body: '{}' });
+      expect(bare.status, action).toBe(401);
+      const wrong = await fetch(`${withToken}/admin/${action}`, { method: 'POST', headers: { authorization: 'Bearer ops:wrong-wrong-wrong-wrong-wrong' }, body: '{}' });
+      expect(wrong.status, action).toBe(401);
+      const off = await fetch(`${withoutToken}/admin/${action}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{}' });
+      expect(off.status, action).toBe(404);
+    }
+    const bad = await fetch(`${withToken}/admin/request-reference`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ kinds: 'AIRL,NOPE' }) });
+    expect(bad.status).toBe(400);
+
+    const w = await openPage(browser, withoutToken);
+    try {
+      await w.page.goto(`${withoutToken}/console#pipeline`);
+      await w.page.waitForSelector('[data-testid=backlog]', { timeout: 90_000 });
+      for (const id of ['admin', 'rebuild', 'request-plan', 'request-reference']) expect(await w.page.$(`[data-testid=${id}]`), id).toBeNull();
+      // the read side still shows every operation, whoever started it
+      expect(await text(w.page, 'pipeline')).toMatch(/rebuild-flights/);
+    } finally {
+      await w.context.close();
+    }
+  }, 240_000);
 });

@@ -8,12 +8,16 @@ import { runMsgx, spawnMsgx } from '../support/msgxProcess.ts';
 import { buildLog } from './support/log.ts';
 
 let db: TestDatabase;
-let head: string;
+
+/** The log's last position: each rebuild appends its RebuildRequested decision before it folds the log. */
+async function logHead(): Promise<string> {
+  const { rows } = await db.pool.query('SELECT last_position::text AS p FROM pipeline_lock WHERE id = 1');
+  return rows[0].p;
+}
 
 beforeAll(async () => {
   db = await createTestDatabase('rebuildcli');
-  const log = await buildLog(db.pool, null);
-  head = String(log.decisions.length);
+  await buildLog(db.pool, null);
   const p = createFlightProjector();
   while ((await runBatch(db.pool, p, { batchSize: 100, clock: new FakeClock() })).kind !== 'idle');
 });
@@ -22,9 +26,8 @@ afterAll(async () => {
 });
 
 /**
- * Each test spawns `msgx` one to three times; on a loaded 2-core machine (load average 33) one node
- * start alone took 17 s (a usage error), and the 60 s default failed all four tests of a run.
- * Generous, still bounded.
+ * Each test spawns `msgx` one to three times; on a loaded 2-core machine one node start alone took
+ * 17 s (a usage error), so the 60 s default failed all four tests of a run. Generous, still bounded.
  */
 const CLI_TIMEOUT = 300_000;
 
@@ -40,9 +43,12 @@ async function tableOid(): Promise<string> {
 describe('msgx rebuild', () => {
   it('rebuilds flights, printing progress to stderr and a summary to stdout', async () => {
     const before = await tableOid();
-    const run = await msgx(['rebuild', 'flights']);
+    const run = await msgx(['rebuild', 'flights', '--operator', 'erin']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/rebuild flights: replay \d+\/\d+ .* ev\/s, ETA/);
+    const head = await logHead();
+    const audit = await db.pool.query("SELECT position::text, payload FROM decision_event WHERE kind = 'RebuildRequested'");
+    expect(audit.rows).toEqual([{ position: head, payload: { projection: 'flights', requestedBy: 'erin' } }]);
     expect(run.stdout).toMatch(new RegExp(`rebuilt flights: ${head} events, \\d+ flights, up to position ${head}`));
     expect(await tableOid()).not.toBe(before);
     expect(await readCheckpoint(db.pool, 'flights')).toBe(head);
@@ -51,6 +57,7 @@ describe('msgx rebuild', () => {
   it('rebuilds reference alone, and every projection with no name', async () => {
     const ref = await msgx(['rebuild', 'reference']);
     expect(ref.code, ref.stderr).toBe(0);
+    const head = await logHead();
     expect(ref.stdout).toMatch(new RegExp(`^rebuilt reference: \\d+ events, \\d+ records, \\d+ seasons, up to position ${head}`, 'm'));
     expect(await readCheckpoint(db.pool, 'reference')).toBe(head);
     const before = await tableOid();
@@ -58,7 +65,7 @@ describe('msgx rebuild', () => {
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toMatch(/^rebuilt flights: .*\nrebuilt reference: /m);
     expect(await tableOid()).not.toBe(before);
-    expect(await readCheckpoint(db.pool, 'reference')).toBe(head);
+    expect(await readCheckpoint(db.pool, 'reference')).toBe(await logHead());
   }, CLI_TIMEOUT);
 
   it('refuses to rebuild the outbox and unknown names', async () => {

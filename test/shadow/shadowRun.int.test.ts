@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assemble, type App } from '../../src/cli/assemble.ts';
 import { requestPlanCommand } from '../../src/cli/requestPlanCommand.ts';
+import { requestReferenceCommand } from '../../src/cli/requestReferenceCommand.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
@@ -139,6 +140,10 @@ describe('shadow run against MariaDB, then cut-over', () => {
       const recorded = await db.pool.query("SELECT payload FROM decision_event WHERE kind = 'PlanRequestRecorded' ORDER BY position");
       expect(recorded.rows).toHaveLength(2);
       expect(recorded.rows.every((x) => x.payload.sent === false)).toBe(true);
+      // …and a reference request too (its kinds and the operator on record, nothing sent)
+      expect(await requestReferenceCommand.run(['--kind', 'AIRL', '--operator', 'gina'], { cfg: r.rt.cfg, log: silentLogger })).toBe(0);
+      const ref = await db.pool.query("SELECT payload FROM decision_event WHERE kind = 'ReferenceRequested'");
+      expect(ref.rows.map((x) => x.payload)).toEqual([{ request: 'RQRD', kinds: ['AIRL'], sent: false, reason: expect.stringMatching(/^shadow mode/), requestedBy: 'gina' }]);
       expect((await db.pool.query('SELECT count(*)::int AS n FROM req_track')).rows[0].n).toBe(0);
       expect(await coutmsgsCount()).toBe(0);
 

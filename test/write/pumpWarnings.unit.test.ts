@@ -27,10 +27,10 @@ it('one warn line per message that ends DEAD or PARKED, none for the others', ()
 
 it('one warn line per head FAILED beyond the threshold, not one per scan', () => {
   const { log, text } = captureLog('info');
-  const w = new BlockedHeadWarning(log, 60_000);
+  const w = new BlockedHeadWarning(log, 60_000, 'Asia/Shanghai');
   const first = new Date('2025-03-15T00:00:00Z');
   const head = (msgId: string, state: Head['state'] = 'FAILED'): Head => ({
-    msgId, state, attempts: 3, nextAttemptAt: null, firstFailureAt: state === 'FAILED' ? first : null, identityKey: null, rawXml: '', nulReplaced: false,
+    msgId, state, attempts: 3, nextAttemptAt: new Date('2025-03-15T00:02:30.500Z'), firstFailureAt: state === 'FAILED' ? first : null, identityKey: null, rawXml: '', nulReplaced: false,
   });
   const at = (s: number) => new Date(first.getTime() + s * 1000);
   w.check(head('7'), at(59)); // not yet
@@ -42,4 +42,6 @@ it('one warn line per head FAILED beyond the threshold, not one per scan', () =>
   const warns = lines(text()).filter((l) => l.level === 40);
   expect(warns.map((l) => [l.msgId, l.blockedSeconds])).toEqual([['7', 61], ['9', 120]]);
   expect(warns[0]!.msg).toBe('head 7 has blocked the pipeline for 61 s (3 attempts); nothing behind it moves');
+  // A business time of a log line carries the airport offset (interface.md).
+  expect(warns[0]!.nextAttemptAt).toBe('2025-03-15T08:02:30.500+08:00');
 });

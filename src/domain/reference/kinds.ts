@@ -55,6 +55,12 @@ export const REFERENCE_KINDS: Readonly<Record<string, ReferenceKindInfo>> = Obje
 
 export const REFERENCE_KIND_NAMES: readonly string[] = Object.freeze(REFERENCE_KIND_LIST.map((i) => i.kind));
 
+/** Kinds as an operator gives them (any case, repeated, blanks) → upper-cased, once each, in order; null when empty or one is unknown. */
+export function referenceKindsOf(given: readonly string[]): string[] | null {
+  const kinds = [...new Set(given.map((k) => k.trim().toUpperCase()).filter((k) => k !== ''))];
+  return kinds.length > 0 && kinds.every((k) => REFERENCE_KIND_NAMES.includes(k)) ? kinds : null;
+}
+
 /** Subtypes of a reference kind message. */
 export const REFERENCE_SUBTYPES = ['DNLD', 'RESP', 'ADD', 'UPD', 'DEL'] as const;
 export type ReferenceStyp = (typeof REFERENCE_SUBTYPES)[number];

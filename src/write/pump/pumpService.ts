@@ -117,7 +117,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   /** Heads still to be decided one per transaction, after a group commit failed. */
   let singles = 0;
   let drainWaiters: { after: number; resolve: () => void }[] = [];
-  const blockedHead = new BlockedHeadWarning(log, cfg.headBlockedWarnMs);
+  const blockedHead = new BlockedHeadWarning(log, cfg.headBlockedWarnMs, cfg.airportTz);
 
   /** Commit a decided group; on a database error retry once, then fall back to one head at a time. */
   async function commitGroup(decided: DecidedGroup): Promise<Step> {

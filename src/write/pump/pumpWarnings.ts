@@ -1,3 +1,4 @@
+import { formatOutward } from '../../domain/time.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Head } from './findHeads.ts';
 
@@ -38,6 +39,8 @@ export class BlockedHeadWarning {
   constructor(
     private readonly log: Logger,
     private readonly thresholdMs: number,
+    /** The airport zone: the log's business times carry its offset (interface.md). */
+    private readonly tz: string,
   ) {}
 
   check(head: Head | undefined, now: Date): void {
@@ -46,7 +49,7 @@ export class BlockedHeadWarning {
     if (blockedMs < this.thresholdMs || this.warned === head.msgId) return;
     this.warned = head.msgId;
     this.log.warn(
-      { msgId: head.msgId, attempts: head.attempts, blockedSeconds: Math.round(blockedMs / 1000), nextAttemptAt: head.nextAttemptAt?.toISOString() },
+      { msgId: head.msgId, attempts: head.attempts, blockedSeconds: Math.round(blockedMs / 1000), nextAttemptAt: head.nextAttemptAt ? formatOutward(head.nextAttemptAt.toISOString(), this.tz) : undefined },
       `head ${head.msgId} has blocked the pipeline for ${Math.round(blockedMs / 1000)} s (${head.attempts} attempts); nothing behind it moves`,
     );
   }

@@ -12,11 +12,15 @@ export interface NewPlanRequest {
   readonly expireMs: number;
   /** The local day a daily scheduled request is for: at most one request per day. */
   readonly dailyFor?: string;
+  /** The operator who asked (msgx request-plan, the console), named in the decision; none for the daily one. */
+  readonly requestedBy?: string;
 }
 
 export interface RegisteredRequest {
   readonly reqId: string;
   readonly mgid: string;
+  /** The PlanRequested decision's position. */
+  readonly position: string;
 }
 
 /**
@@ -43,11 +47,14 @@ export async function registerRequest(pool: pg.Pool, req: NewPlanRequest): Promi
     );
     if (!rows[0]) return null;
     const change: PlanRequested = { type: 'PlanRequested', mgid, windowStart: req.from.toISOString(), windowEnd: req.to.toISOString() };
-    await appendDecisions(c, last, [{
+    const [position] = await appendDecisions(c, last, [{
       msgId: null,
       kind: 'PlanRequested',
-      payload: { request: 'RQFD', reqId, ...(req.dailyFor !== undefined ? { dailyFor: req.dailyFor } : {}), changes: [change] },
+      payload: {
+        request: 'RQFD', reqId, ...(req.dailyFor !== undefined ? { dailyFor: req.dailyFor } : {}),
+        ...(req.requestedBy !== undefined ? { requestedBy: req.requestedBy } : {}), changes: [change],
+      },
     }], req.now);
-    return { reqId, mgid };
+    return { reqId, mgid, position: position! };
   });
 }

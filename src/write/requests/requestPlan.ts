@@ -6,11 +6,16 @@ export interface PlanRequestResult {
   readonly reqId: string;
   readonly mgid: string;
   readonly send: SendResult | undefined;
+  /** The `PlanRequested` decision (naming the operator when one was given). */
+  readonly position: string;
 }
 
-/** `msgx request-plan`: register a plan request for [from, to] and send it right away (RQFD → COUTMSGS). */
-export async function requestPlan(deps: RequestDeps, from: Date, to: Date): Promise<PlanRequestResult> {
-  const reg = await registerRequest(deps.pool, { from, to, now: deps.clock.now(), expireMs: deps.cfg.requestExpireMs });
+/**
+ * `msgx request-plan`: register a plan request for [from, to] — a `PlanRequested` decision, naming
+ * `requestedBy` when given — and send it right away (RQFD → COUTMSGS).
+ */
+export async function requestPlan(deps: RequestDeps, from: Date, to: Date, requestedBy?: string): Promise<PlanRequestResult> {
+  const reg = await registerRequest(deps.pool, { from, to, now: deps.clock.now(), expireMs: deps.cfg.requestExpireMs, ...(requestedBy !== undefined ? { requestedBy } : {}) });
   if (!reg) throw new Error('plan request was not registered'); // only daily requests can conflict
   const [send] = await sendRequests(deps, reg.reqId);
   return { ...reg, send };

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { REFERENCE_KIND_NAMES } from '../../domain/reference/kinds.ts';
 import type { Queryable } from '../../platform/db.ts';
+import { recordOperatorAction } from '../../log/operatorAction.ts';
 import { sendRequests, type RequestDeps, type SendResult } from './sendRequests.ts';
 
 export interface ReferenceRequestResult {
@@ -29,15 +30,36 @@ export async function registerReferenceRequest(db: Queryable, kind: string, now:
   return { reqId, mgid };
 }
 
-/** `msgx request-reference`: register one request per kind (default: all 23) and send them right away. */
-export async function requestReference(deps: RequestDeps, kinds: readonly string[] = REFERENCE_KIND_NAMES): Promise<ReferenceRequestResult[]> {
-  const out: ReferenceRequestResult[] = [];
+export interface ReferenceRequestBatch {
+  readonly requests: readonly ReferenceRequestResult[];
+  /** The `ReferenceRequested` decision naming the operator; null when no operator was named. */
+  readonly position: string | null;
+}
+
+/**
+ * `msgx request-reference`: register one request per kind (default: all 23) and send each right
+ * away. With `requestedBy`, one `ReferenceRequested` decision naming that operator follows the
+ * sends (appended before, it would wake the writer's tracker into racing them; see requestPlan).
+ */
+export async function requestReference(deps: RequestDeps, kinds: readonly string[] = REFERENCE_KIND_NAMES, requestedBy?: string): Promise<ReferenceRequestBatch> {
+  const requests: ReferenceRequestResult[] = [];
   for (const kind of kinds) {
     const reg = await registerReferenceRequest(deps.pool, kind, deps.clock.now(), deps.cfg.requestExpireMs);
     const [send] = await sendRequests(deps, reg.reqId);
-    out.push({ kind, ...reg, send });
+    requests.push({ kind, ...reg, send });
   }
-  return out;
+  const position = requestedBy === undefined
+    ? null
+    : await recordOperatorAction(
+      deps.pool,
+      {
+        kind: 'ReferenceRequested',
+        requestedBy,
+        payload: { request: 'RQRD', kinds: [...kinds], requests: requests.map((r) => ({ kind: r.kind, reqId: r.reqId, mgid: r.mgid, sent: r.send?.sent ?? false })) },
+      },
+      deps.clock.now(),
+    );
+  return { requests, position };
 }
 
 /**
@@ -45,7 +67,7 @@ export async function requestReference(deps: RequestDeps, kinds: readonly string
  * in the log) asks for every kind, once — not again while such requests are still open (a restart
  * before the AODB answered).
  */
-export async function requestReferenceAtStart(deps: RequestDeps): Promise<ReferenceRequestResult[] | null> {
+export async function requestReferenceAtStart(deps: RequestDeps): Promise<ReferenceRequestBatch | null> {
   const { rows } = await deps.pool.query<{ stored: boolean; open: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM decision_event WHERE handler LIKE 'reference.%' AND kind = 'Applied') AS stored,
             EXISTS (SELECT 1 FROM req_track WHERE kind = 'RQRD' AND state IN ('REGISTERED', 'SENT', 'WAITING')) AS open`,

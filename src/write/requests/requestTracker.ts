@@ -71,7 +71,7 @@ export function createRequestTracker(deps: RequestTrackerDeps): Service {
     if (referenceAtStart) {
       const asked = await requestReferenceAtStart(deps);
       referenceAtStart = false;
-      if (asked) log.info({ kinds: asked.length, sent: asked.filter((a) => a.send?.sent).length }, 'reference store is empty: every kind requested (RQRD)');
+      if (asked) log.info({ kinds: asked.requests.length, sent: asked.requests.filter((a) => a.send?.sent).length }, 'reference store is empty: every kind requested (RQRD)');
     }
     await sendRequests(deps);
     for (const a of await answerRequests(deps.pool, deps.cfg.airportTz)) {

@@ -57,3 +57,24 @@ export function createHarness(pool: pg.Pool, over: Partial<ReadApiDeps> = {}): H
     },
   };
 }
+
+/** One page of a `flights` board and the SQL statements it took. */
+export interface BoardPage {
+  readonly flights: any;
+  readonly statements: readonly string[];
+}
+
+/** Page through the board `query` ($first, $after) to its end, `first` flights a page; each page with its statements. */
+export async function boardPages(h: Harness, query: string, first: number): Promise<BoardPage[]> {
+  const pages: BoardPage[] = [];
+  let after: string | null = null;
+  for (;;) {
+    h.db.reset();
+    const r = await h.gql(query, { first, after });
+    if (r.errors) throw new Error(`board page after ${after}: ${JSON.stringify(r.errors)}`);
+    const flights = r.data!.flights;
+    pages.push({ flights, statements: [...h.db.statements] });
+    if (!flights.pageInfo.hasNextPage) return pages;
+    after = flights.pageInfo.endCursor;
+  }
+}

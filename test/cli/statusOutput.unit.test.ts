@@ -1,0 +1,28 @@
+/** `msgx status`: its times carry the airport offset (interface.md: every outward time), text and --json. */
+import { expect, it } from 'vitest';
+import { formatMode, formatStatus, withOffsets } from '../../src/cli/statusCommand.ts';
+import type { PipelineStatus } from '../../src/write/pump/pipelineStatus.ts';
+
+const TZ = 'Asia/Shanghai';
+const status: PipelineStatus = {
+  backlog: 1,
+  head: {
+    msgId: '7', state: 'FAILED', attempts: 2, ingestedAt: new Date('2025-03-14T00:00:00Z'), nextAttemptAt: new Date('2025-03-14T01:30:05.250Z'),
+    errorClass: 'INFRA', lastError: 'connection refused', blockedByGap: false,
+  },
+  counts: [{ state: 'FAILED', errorClass: 'INFRA', n: 1 }],
+  gaps: { open: 0, lowest: null, oldestOpenedAt: null, expired: 0 },
+  watermark: '7', lastPosition: '3', projections: [], backfillPending: 0,
+};
+
+it('shows the head\'s next try and the mode change in the airport zone with the offset', () => {
+  expect(formatStatus(status, new Date('2025-03-14T00:00:10Z'), TZ)).toContain('next try 2025-03-14T09:30:05.250+08:00');
+  const mode = { shadow: false, shadowSince: null, cutoverAt: new Date('2025-03-14T02:00:00Z'), cutoverPosition: '40', topicPrefix: 'shadow.' };
+  expect(formatMode(mode as unknown as Parameters<typeof formatMode>[0], TZ)).toContain('cut over from shadow at 2025-03-14T10:00:00+08:00');
+});
+
+it('--json: every Date with the offset, the rest as it is', () => {
+  const json = JSON.parse(JSON.stringify(withOffsets(status, TZ)));
+  expect(json.head).toMatchObject({ ingestedAt: '2025-03-14T08:00:00+08:00', nextAttemptAt: '2025-03-14T09:30:05.250+08:00', attempts: 2 });
+  expect(json.gaps).toEqual(status.gaps);
+});
