@@ -82,6 +82,7 @@ export const redecideCommand: Command = {
     try {
       const run = await runRedecide(rt.pool, { from, ...(to ? { to } : {}) }, {
         cfg: rt.cfg,
+        databaseUrl: rt.databaseUrl,
         signal: abort.signal,
         ...(flids.length > 0 ? { flights: new Set(flids) } : {}),
         onProgress: (p) => {

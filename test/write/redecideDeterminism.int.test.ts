@@ -8,7 +8,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateDay } from '../../bench/generate.ts';
-import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
+import type { ReadDecision } from '../../src/write/redecide/decodedPage.ts';
+import { inlinePageReader, WorkerPageReader, type PageReader } from '../../src/write/redecide/pageReader.ts';
+import { runRedecide, WORKER_PAGES } from '../../src/write/redecide/runRedecide.ts';
 import { listScenarioNames } from '../support/corpusDir.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { runMsgx } from '../support/msgxProcess.ts';
@@ -41,6 +43,12 @@ async function redecideCli(args: readonly string[], env: Record<string, string>)
   return JSON.parse(stdout) as Record<string, any>;
 }
 
+async function allPages(reader: PageReader, upTo: string): Promise<ReadDecision[]> {
+  const out: ReadDecision[] = [];
+  for await (const page of reader.pages('0', upTo, 150)) out.push(...page);
+  return out;
+}
+
 describe.each(listScenarioNames())('corpus scenario %s', (name) => {
   it('decided again with the same code and configuration: nothing differs', async () => {
     const s = await loadScenario(name);
@@ -54,12 +62,27 @@ describe.each(listScenarioNames())('corpus scenario %s', (name) => {
 it('a generated day of 400 flights (duplicates, bad input) decided again: nothing differs', async () => {
   const { messages } = generateDay({ seed: 18, day: '2025-03-14', flights: 400, flopsPerFlight: 4, duplicateRate: 0.03, badRate: 0.02, fullLists: true });
   const a = await runDay('rddday', messages);
-  const { report } = await runRedecide(a.rt.pool, { from: { position: '0' } }, { cfg: a.rt.cfg });
+  // Pages of 200: the range is read and decoded by the worker thread (WorkerPageReader), as a
+  // long range is in production, after the first pages were read inline while the worker started.
+  const opts = { cfg: a.rt.cfg, databaseUrl: a.rt.databaseUrl, pageSize: 200 };
+  const { report } = await runRedecide(a.rt.pool, { from: { position: '0' } }, opts);
   expect(report).toMatchObject(EMPTY);
   expect(report.decided).toBe(messages.length);
+  expect(Number(report.to) / opts.pageSize).toBeGreaterThanOrEqual(WORKER_PAGES);
+  // The worker's pages are the very objects the inline reader gives (the JSON text loses nothing).
+  const reader = WorkerPageReader.open(a.rt.pool, a.rt.databaseUrl, a.rt.cfg);
+  try {
+    await reader.started; // every page from the worker
+    const viaWorker = await allPages(reader, report.to);
+    expect(viaWorker.length).toBe(Number(report.to));
+    expect(viaWorker.filter((d) => d.decoded !== null && !d.decoded.ok).length).toBeGreaterThan(0);
+    expect(viaWorker).toStrictEqual(await allPages(inlinePageReader(a.rt.pool, a.rt.cfg), report.to));
+  } finally {
+    await reader.close();
+  }
   // From a position in the middle too (the prefix folded, identities bound before it honoured).
   const mid = String(Math.floor(Number(report.to) / 2));
-  expect((await runRedecide(a.rt.pool, { from: { position: mid } }, { cfg: a.rt.cfg })).report).toMatchObject({ ...EMPTY, from: mid });
+  expect((await runRedecide(a.rt.pool, { from: { position: mid } }, opts)).report).toMatchObject({ ...EMPTY, from: mid });
 }, 600_000);
 
 it('under another airport zone: every time field differs, and --apply moves them by the offset difference', async () => {
@@ -85,3 +108,17 @@ it('under another airport zone: every time field differs, and --apply moves them
   // The same configuration again: nothing left to do.
   expect(await redecideCli(['--from', '0', '--json', '--apply', '--yes'], { ...env, MSGX_AIRPORT_TZ: 'UTC' })).toMatchObject({ ...EMPTY, applied: [] });
 }, 600_000);
+
+it('a page worker that cannot connect fails the re-decision (it does not hang or fall back silently)', async () => {
+  db = await createTestDatabase('rddnoworker');
+  const missing = new URL(db.url);
+  missing.pathname = `/${db.name}_missing`;
+  const cfg = { airportTz: 'Asia/Shanghai', identityIncludeDay: false };
+  const reader = WorkerPageReader.open(db.pool, missing.toString(), cfg);
+  try {
+    await expect(reader.started).rejects.toThrow(/does not exist/);
+    await expect(allPages(reader, '10')).rejects.toThrow(/redecide page reader: .*does not exist/);
+  } finally {
+    await reader.close();
+  }
+}, 120_000);

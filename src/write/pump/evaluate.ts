@@ -1,13 +1,12 @@
-import { decode } from '../../domain/codec/decode.ts';
 import { decide, type Decider, type Decision } from '../../domain/decide.ts';
 import type { FlightState } from '../../domain/flight.ts';
-import { identityKey } from '../../domain/identity.ts';
 import type { Message } from '../../domain/message.ts';
 import type { PlanRequests } from '../../domain/planRequests.ts';
 import { EMPTY_REFERENCE, type ReferenceState } from '../../domain/reference/state.ts';
 import type { Config } from '../../platform/config.ts';
+import { decodeHead, type DecodedHead } from './decodeHead.ts';
 import type { Head } from './findHeads.ts';
-import { failureVerdict, type Outcome, type ReferenceNotes } from './outcome.ts';
+import { failureVerdict, type HeadHistory, type Outcome, type ReferenceNotes } from './outcome.ts';
 
 export interface JudgeContext {
   readonly cfg: Pick<Config, 'airportTz' | 'identityIncludeDay' | 'maxAttempts' | 'headDeadlineMs' | 'backoffMs' | 'backoffCapMs'>;
@@ -33,17 +32,15 @@ export type ReadHead =
   | { readonly ok: false; readonly outcome: Outcome }
   | { readonly ok: true; readonly message: Message; readonly identity: string };
 
+/** A decoded head read: decoded, or the verdict of its decode failure at `now`. */
+export function readDecoded(head: HeadHistory, decoded: DecodedHead, cfg: JudgeContext['cfg'], now: Date): ReadHead {
+  if (decoded.ok) return decoded;
+  const verdict = failureVerdict(cfg, now, head, decoded.errorClass, decoded.error);
+  return { ok: false, outcome: { ...verdict, identity: null, meta: decoded.meta } };
+}
+
 export function readHead(head: Head, cfg: JudgeContext['cfg'], now: Date): ReadHead {
-  if (head.nulReplaced) {
-    const error = 'message contains U+0000, which XML does not allow (kept with U+FFFD in its place)';
-    return { ok: false, outcome: { ...failureVerdict(cfg, now, head, 'MALFORMED', error), identity: null, meta: null } };
-  }
-  const decoded = decode(head.rawXml, { tz: cfg.airportTz });
-  if (!decoded.ok) {
-    const verdict = failureVerdict(cfg, now, head, decoded.errorClass, decoded.error);
-    return { ok: false, outcome: { ...verdict, identity: null, meta: decoded.meta ?? null } };
-  }
-  return { ok: true, message: decoded.message, identity: identityKey(decoded.message.meta, { includeDay: cfg.identityIncludeDay }) };
+  return readDecoded(head, decodeHead(head.rawXml, head.nulReplaced, cfg), cfg, now);
 }
 
 /** The identity whose owner must be looked up before judging (null: none, it is this head's already). */
@@ -56,7 +53,7 @@ export function identityToCheck(head: Head, read: ReadHead): string | null {
  * a later message with the same identity ends SKIPPED `duplicate-of:<id>` and never reaches
  * `decide`. A throwing handler is a bug, retryable after a fix: CODEC_ERROR.
  */
-export function judge(head: Head, read: ReadHead, ctx: JudgeContext): Outcome {
+export function judge(head: Pick<Head, 'msgId' | 'attempts' | 'firstFailureAt'>, read: ReadHead, ctx: JudgeContext): Outcome {
   if (!read.ok) return read.outcome;
   const { message, identity } = read;
   if (ctx.owner !== null) {

@@ -28,7 +28,7 @@ export interface ComparableOutcome extends OutcomeView {
   readonly verdict: string | null;
 }
 
-export function loggedOutcome(d: LoggedDecision): ComparableOutcome {
+export function loggedOutcome(d: Pick<LoggedDecision, 'kind' | 'payload'>): ComparableOutcome {
   const errorClass = typeof d.payload.errorClass === 'string' ? d.payload.errorClass : null;
   return {
     kind: d.kind,

@@ -36,19 +36,21 @@ interface Row {
   kind: string;
   handler: string | null;
   handler_version: number | null;
-  payload: LoggedDecision['payload'];
+  /** jsonb as text. */
+  payload: string;
   recorded_at: string;
   raw_xml: string | null;
   nul_replaced: boolean | null;
 }
 
 /**
- * Up to `limit` decisions with `after < position <= upTo`, ascending; with `withRaw`, outcome
- * decisions come with their message's raw XML.
+ * The statement of a log page: up to `limit` decisions with `after < position <= upTo`, ascending;
+ * with `withRaw`, outcome decisions come with their message's raw XML. The payload comes as jsonb's
+ * text (decodedPage.ts embeds it in its page unparsed).
  */
-export async function readLogPage(q: Queryable, after: string, upTo: string, limit: number, withRaw = true): Promise<LoggedDecision[]> {
-  const { rows } = await q.query<Row>(
-    `SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version, d.payload,
+export function logPageSql(after: string, upTo: string, limit: number, withRaw: boolean): { text: string; values: unknown[] } {
+  return {
+    text: `SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version, d.payload::text AS payload,
             to_char(d.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at,
             m.raw_xml, m.nul_replaced
        FROM decision_event d
@@ -56,15 +58,24 @@ export async function readLogPage(q: Queryable, after: string, upTo: string, lim
       WHERE d.position > $1::bigint AND d.position <= $2::bigint
       ORDER BY d.position
       LIMIT $3`,
-    [after, upTo, limit, OUTCOME_KINDS, withRaw],
-  );
+    values: [after, upTo, limit, OUTCOME_KINDS, withRaw],
+  };
+}
+
+/**
+ * Up to `limit` decisions with `after < position <= upTo`, ascending; with `withRaw`, outcome
+ * decisions come with their message's raw XML.
+ */
+export async function readLogPage(q: Queryable, after: string, upTo: string, limit: number, withRaw = true): Promise<LoggedDecision[]> {
+  const { text, values } = logPageSql(after, upTo, limit, withRaw);
+  const { rows } = await q.query<Row>(text, values);
   return rows.map((r) => ({
     position: r.position,
     msgId: r.msg_id,
     kind: r.kind,
     handler: r.handler,
     handlerVersion: r.handler_version,
-    payload: r.payload ?? {},
+    payload: JSON.parse(r.payload) as LoggedDecision['payload'],
     recordedAt: r.recorded_at,
     rawXml: r.raw_xml,
     nulReplaced: r.nul_replaced ?? false,

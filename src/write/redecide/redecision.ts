@@ -31,13 +31,14 @@ import { ENVELOPE_FIELDS, flightDiff, isEmptyDiff, type FlightDiff } from '../..
 import { compareFlids } from '../../domain/flid.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Queryable } from '../../platform/db.ts';
-import { judge, readHead, type JudgeContext, type ReadHead } from '../pump/evaluate.ts';
-import type { Head } from '../pump/findHeads.ts';
-import { flidsOf } from '../pump/outcome.ts';
+import { judge, readDecoded, type JudgeContext, type ReadHead } from '../pump/evaluate.ts';
+import { flidsOf, type HeadHistory } from '../pump/outcome.ts';
 import {
   canonicalJson, decidedOutcome, hasEffect, isFailure, loggedOutcome, outcomeDigest, sameOutcome, shown, type OutcomeView,
 } from './outcomeView.ts';
-import { OUTCOME_KINDS, identitiesBoundBy, readLogPage, type LoggedDecision } from './readLogPage.ts';
+import type { ReadDecision } from './decodedPage.ts';
+import { inlinePageReader, type PageReader } from './pageReader.ts';
+import { OUTCOME_KINDS, identitiesBoundBy, readLogPage } from './readLogPage.ts';
 import { createHash } from 'node:crypto';
 
 export interface MessageDifference {
@@ -101,16 +102,14 @@ export interface PlannedCorrection {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+/** Decisions per page read. */
+export const DEFAULT_PAGE_SIZE = 5000;
 
-/** A decision that ended a message, with the message's raw input: decided again. */
-const isOutcome = (d: LoggedDecision): boolean =>
-  d.msgId !== null && d.rawXml !== null && (OUTCOME_KINDS as readonly string[]).includes(d.kind);
+/** A decision that ended a message (with the message's raw input, `decoded`): decided again. */
+const isOutcomeKind = (kind: string): boolean => (OUTCOME_KINDS as readonly string[]).includes(kind);
 
-/** The message of an outcome decision as a fresh head (no attempts: the verdict of the code alone). */
-const headOf = (d: LoggedDecision): Head => ({
-  msgId: d.msgId!, state: 'PENDING', attempts: 0, nextAttemptAt: null, firstFailureAt: null, identityKey: null, rawXml: d.rawXml!,
-  nulReplaced: d.nulReplaced,
-});
+/** An outcome decision's message as a fresh head (no attempts: the verdict of the code alone). */
+const HEAD_HISTORY: HeadHistory = { attempts: 0, firstFailureAt: null };
 const REPLAYABLE_VERDICTS = new Set(['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED']);
 
 export class Redecision {
@@ -144,7 +143,7 @@ export class Redecision {
   /** Fold the log up to `from` (both sides start there). */
   static async start(q: Queryable, from: string, opts: RedecisionOptions): Promise<Redecision> {
     const r = new Redecision(from, opts);
-    const page = opts.pageSize ?? 5000;
+    const page = opts.pageSize ?? DEFAULT_PAGE_SIZE;
     let after = '0';
     for (;;) {
       const rows = await readLogPage(q, after, from, page, false);
@@ -173,34 +172,25 @@ export class Redecision {
   }
 
   /**
-   * Read and decide again every decision after `position` up to `upTo`; the next page is read while
-   * this one is decided. (Decoding in worker threads was tried: on the loaded 2-core machine the
-   * structured clone of the decoded messages cost more than it saved — docs/benchmarks.md.)
+   * Read and decide again every decision after `position` up to `upTo`, from `reader` (default:
+   * read and decode in this thread, the next page read while this one is decided; runRedecide
+   * passes a WorkerPageReader, which reads and decodes on the other core).
    */
-  async advance(q: Queryable, upTo: string): Promise<void> {
-    const page = this.opts.pageSize ?? 5000;
+  async advance(q: Queryable, upTo: string, reader: PageReader = inlinePageReader(q, this.opts.cfg)): Promise<void> {
+    const page = this.opts.pageSize ?? DEFAULT_PAGE_SIZE;
     this.total = Math.max(this.total, Number(BigInt(upTo) - BigInt(this.from)));
     const { cfg } = this.opts;
-    let next = readLogPage(q, this.pos, upTo, page);
-    for (;;) {
-      const rows = await next;
-      const last = rows[rows.length - 1];
-      if (last === undefined) break;
-      const more = rows.length === page;
-      // The next page is asked for before this one is decided: PostgreSQL and the decisions overlap.
-      if (more) next = readLogPage(q, last.position, upTo, page);
-      for (const d of rows) this.step(d, isOutcome(d) ? readHead(headOf(d), cfg, new Date(d.recordedAt)) : undefined);
-      this.pos = last.position;
-      this.opts.onProgress?.({ events: this.events, total: this.total, decided: this.decidedCount, position: this.pos });
-      if (!more) break;
-      if (this.opts.signal?.aborted) {
-        await next.catch(() => undefined);
-        this.opts.signal.throwIfAborted();
+    for await (const rows of reader.pages(this.pos, upTo, page)) {
+      for (const d of rows) {
+        this.step(d, d.decoded !== null && isOutcomeKind(d.kind) ? readDecoded(HEAD_HISTORY, d.decoded, cfg, new Date(d.recordedAt)) : undefined);
       }
+      this.pos = rows[rows.length - 1]!.position;
+      this.opts.onProgress?.({ events: this.events, total: this.total, decided: this.decidedCount, position: this.pos });
+      this.opts.signal?.throwIfAborted();
     }
   }
 
-  private step(d: LoggedDecision, read: ReadHead | undefined): void {
+  private step(d: ReadDecision, read: ReadHead | undefined): void {
     this.events++;
     const changes = Array.isArray(d.payload.changes) ? d.payload.changes : [];
     const outcome = read !== undefined;
@@ -239,7 +229,7 @@ export class Redecision {
     return true;
   }
 
-  private fold(flights: Map<string, FlightState>, d: LoggedDecision, changes: readonly Change[]): Set<string> {
+  private fold(flights: Map<string, FlightState>, d: ReadDecision, changes: readonly Change[]): Set<string> {
     const touched = applyDecision(flights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
     for (const f of touched) this.touched.add(f);
     return touched;
@@ -249,13 +239,13 @@ export class Redecision {
    * Decide one message again. `inSync`: before the log's fold of this decision both sides held the
    * same states of its flights; `logTouched`: the flights that fold touched.
    */
-  private redecide(d: LoggedDecision, read: ReadHead, inSync: boolean, logTouched: ReadonlySet<string>): void {
+  private redecide(d: ReadDecision, read: ReadHead, inSync: boolean, logTouched: ReadonlySet<string>): void {
     this.decidedCount++;
     const msgId = d.msgId!;
     // A later outcome of the same message (it was replayed) supersedes an earlier replay candidate.
     this.replayable.delete(msgId);
     const now = new Date(d.recordedAt);
-    const head = headOf(d);
+    const head = { msgId, attempts: HEAD_HISTORY.attempts, firstFailureAt: HEAD_HISTORY.firstFailureAt };
     const { cfg } = this.opts;
     const identity = read.ok ? read.identity : null;
     const holder = identity === null ? undefined : this.bound.get(identity);

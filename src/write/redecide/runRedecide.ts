@@ -4,7 +4,8 @@
  */
 import type { Queryable } from '../../platform/db.ts';
 import { logHead, positionAtOrBefore, positionBefore, procStatesOf } from './readLogPage.ts';
-import { Redecision, type RedecideReport, type RedecisionOptions } from './redecision.ts';
+import { WorkerPageReader } from './pageReader.ts';
+import { DEFAULT_PAGE_SIZE, Redecision, type RedecideReport, type RedecisionOptions } from './redecision.ts';
 
 /** A position (decimal) or an instant. */
 export type RangeBound = { readonly position: string } | { readonly instant: Date };
@@ -31,10 +32,28 @@ export async function resolveRange(q: Queryable, range: RedecideRange): Promise<
   return { from, to: BigInt(rawTo) < BigInt(from) ? from : rawTo, head };
 }
 
-export async function runRedecide(q: Queryable, range: RedecideRange, opts: RedecisionOptions): Promise<RedecideRun> {
+export interface RunOptions extends RedecisionOptions {
+  /**
+   * The database's URL: a range of WORKER_PAGES pages or more is then read and decoded by a worker
+   * thread that connects with it (WorkerPageReader), while this thread decides. Without it, or for
+   * a shorter range, pages are read and decoded in this thread.
+   */
+  readonly databaseUrl?: string;
+}
+
+/** From this many pages in the range on, a worker thread reads and decodes (its start costs ~1 s of CPU). */
+export const WORKER_PAGES = 4;
+
+export async function runRedecide(q: Queryable, range: RedecideRange, opts: RunOptions): Promise<RedecideRun> {
   const { from, to, head } = await resolveRange(q, range);
   const redecision = await Redecision.start(q, from, opts);
-  await redecision.advance(q, to);
+  const pages = Number(BigInt(to) - BigInt(from)) / (opts.pageSize ?? DEFAULT_PAGE_SIZE);
+  const reader = opts.databaseUrl !== undefined && pages >= WORKER_PAGES ? WorkerPageReader.open(q, opts.databaseUrl, opts.cfg) : undefined;
+  try {
+    await redecision.advance(q, to, reader);
+  } finally {
+    await reader?.close();
+  }
   const states = await procStatesOf(q, redecision.replayCandidates());
   return { redecision, report: redecision.report(states), head };
 }

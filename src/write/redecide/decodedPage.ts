@@ -1,0 +1,55 @@
+/**
+ * One page of the log as a re-decision consumes it: the decisions, and for each decision that
+ * ended a message (with the message's raw input), that message decoded by this process's codec.
+ * A page travels as one JSON text — built from the payloads' jsonb text as PostgreSQL sends it
+ * (never parsed on the way) and the decoded messages — so a worker thread can read and decode it
+ * and hand it over as one string (no structured clone of thousands of objects), and the reader
+ * pays one native JSON.parse. The in-process reader builds and parses the same text, so both give
+ * the very same objects.
+ */
+import type { Queryable } from '../../platform/db.ts';
+import type { Config } from '../../platform/config.ts';
+import { decodeHead, type DecodedHead } from '../pump/decodeHead.ts';
+import { logPageSql, type LoggedDecision } from './readLogPage.ts';
+
+/** A logged decision with its message decoded again (`decoded`: null when it has no raw input to decide). */
+export interface ReadDecision extends Omit<LoggedDecision, 'rawXml' | 'nulReplaced'> {
+  readonly decoded: DecodedHead | null;
+}
+
+export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay'>;
+
+interface TextRow {
+  position: string;
+  msg_id: string | null;
+  kind: string;
+  handler: string | null;
+  handler_version: number | null;
+  payload: string;
+  recorded_at: string;
+  raw_xml: string | null;
+  nul_replaced: boolean | null;
+}
+
+const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
+
+/** Up to `limit` decisions with `after < position <= upTo` as one JSON page (see parsePage); the number of rows and the last position. */
+export async function readDecodedPage(
+  q: Queryable, after: string, upTo: string, limit: number, cfg: DecodeConfig,
+): Promise<{ text: string; rows: number; last: string | null }> {
+  const { text: sql, values } = logPageSql(after, upTo, limit, true);
+  const { rows } = await q.query<TextRow>(sql, values);
+  const parts: string[] = new Array<string>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    const decoded = r.raw_xml === null || r.msg_id === null ? 'null' : JSON.stringify(decodeHead(r.raw_xml, r.nul_replaced ?? false, cfg));
+    parts[i] = `{"position":${str(r.position)},"msgId":${str(r.msg_id)},"kind":${str(r.kind)},"handler":${str(r.handler)},` +
+      `"handlerVersion":${r.handler_version === null ? 'null' : String(r.handler_version)},"payload":${r.payload},` +
+      `"recordedAt":${str(r.recorded_at)},"decoded":${decoded}}`;
+  }
+  return { text: `[${parts.join(',')}]`, rows: rows.length, last: rows.length > 0 ? rows[rows.length - 1]!.position : null };
+}
+
+export function parsePage(text: string): ReadDecision[] {
+  return JSON.parse(text) as ReadDecision[];
+}
