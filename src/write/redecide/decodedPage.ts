@@ -10,7 +10,7 @@
 import type { Queryable } from '../../platform/db.ts';
 import type { Config } from '../../platform/config.ts';
 import { decodeHead, type DecodedHead } from '../pump/decodeHead.ts';
-import { logPageSql, type LoggedDecision } from './readLogPage.ts';
+import { logPageSql, type LoggedDecision, type LogPageRow } from './readLogPage.ts';
 
 /** A logged decision with its message decoded again (`decoded`: null when it has no raw input to decide). */
 export interface ReadDecision extends Omit<LoggedDecision, 'rawXml' | 'nulReplaced'> {
@@ -19,18 +19,6 @@ export interface ReadDecision extends Omit<LoggedDecision, 'rawXml' | 'nulReplac
 
 export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay'>;
 
-interface TextRow {
-  position: string;
-  msg_id: string | null;
-  kind: string;
-  handler: string | null;
-  handler_version: number | null;
-  payload: string;
-  recorded_at: string;
-  raw_xml: string | null;
-  nul_replaced: boolean | null;
-}
-
 const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
 
 /** Up to `limit` decisions with `after < position <= upTo` as one JSON page (see parsePage); the number of rows and the last position. */
@@ -38,7 +26,7 @@ export async function readDecodedPage(
   q: Queryable, after: string, upTo: string, limit: number, cfg: DecodeConfig,
 ): Promise<{ text: string; rows: number; last: string | null }> {
   const { text: sql, values } = logPageSql(after, upTo, limit, true);
-  const { rows } = await q.query<TextRow>(sql, values);
+  const { rows } = await q.query<LogPageRow>(sql, values);
   const parts: string[] = new Array<string>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;

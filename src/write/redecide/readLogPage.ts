@@ -30,7 +30,8 @@ export interface LoggedDecision {
   readonly nulReplaced: boolean;
 }
 
-interface Row {
+/** A row of the log page statement (logPageSql), as node-postgres returns it. */
+export interface LogPageRow {
   position: string;
   msg_id: string | null;
   kind: string;
@@ -68,7 +69,7 @@ export function logPageSql(after: string, upTo: string, limit: number, withRaw: 
  */
 export async function readLogPage(q: Queryable, after: string, upTo: string, limit: number, withRaw = true): Promise<LoggedDecision[]> {
   const { text, values } = logPageSql(after, upTo, limit, withRaw);
-  const { rows } = await q.query<Row>(text, values);
+  const { rows } = await q.query<LogPageRow>(text, values);
   return rows.map((r) => ({
     position: r.position,
     msgId: r.msg_id,
