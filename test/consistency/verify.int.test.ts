@@ -16,7 +16,7 @@ import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { runCorpusDay, startApp } from './support/corpusDay.ts';
+import { seedCorpusDay, startApp } from './support/corpusDay.ts';
 
 let db: TestDatabase;
 /** Undo steps of the current test's damage, run after it. */
@@ -24,12 +24,7 @@ const undo: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase('verify');
-  const running = await startApp(db);
-  try {
-    await runCorpusDay(db, running);
-  } finally {
-    await running.stop();
-  }
+  await seedCorpusDay(db);
 }, 180_000);
 afterEach(async () => {
   for (const u of undo.splice(0).reverse()) await u();

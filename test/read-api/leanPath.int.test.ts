@@ -14,7 +14,7 @@ import { createLoaders, type ReadApiDeps } from '../../src/read-api/graphql/cont
 import { createReadSchema, createReadYoga } from '../../src/read-api/graphql/createYoga.ts';
 import { gql } from '../../src/read-api/lean/graphqlRuntime.ts';
 import { createFlightFeed } from '../../src/read-api/live/flightFeed.ts';
-import { runCorpusDay, startApp } from '../consistency/support/corpusDay.ts';
+import { seedCorpusDay } from '../consistency/support/corpusDay.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { countingDb } from './support/harness.ts';
 
@@ -22,12 +22,7 @@ let db: TestDatabase;
 
 beforeAll(async () => {
   db = await createTestDatabase('rapilean');
-  const running = await startApp(db);
-  try {
-    await runCorpusDay(db, running);
-  } finally {
-    await running.stop();
-  }
+  await seedCorpusDay(db);
 }, 180_000);
 afterAll(async () => db?.drop());
 

@@ -56,6 +56,16 @@ export async function startApp(
   };
 }
 
+/** The corpus day run once through an app that is stopped afterwards: a database to read and check. */
+export async function seedCorpusDay(db: TestDatabase): Promise<void> {
+  const running = await startApp(db);
+  try {
+    await runCorpusDay(db, running);
+  } finally {
+    await running.stop();
+  }
+}
+
 /** Insert every corpus message, wait until all is processed, projected and written back. */
 export async function runCorpusDay(db: TestDatabase, running: RunningApp): Promise<number> {
   let n = 0;
