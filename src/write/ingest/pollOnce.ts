@@ -81,10 +81,20 @@ interface Prefetch {
   readonly batch: Promise<InboxBatch | undefined>;
 }
 
-/** What successive polls carry over: where the late-commit watch continues; the prefetched rows. */
+/**
+ * What successive polls carry over: where the late-commit watch continues; the prefetched rows;
+ * and, after a one-statement poll that found no gap of any kind, the watermark it committed.
+ */
 export interface PollState {
   lateAfter: string;
   prefetch?: Prefetch | undefined;
+  /**
+   * Set only by a FAST_POLL that committed with more waiting, no open gap, no watched gap and the
+   * watch at its start: the next poll then skips READ_STATE. Sound because only ingest writes inbox_gap, and a
+   * poll opens gaps only while it moves the cursor — so anyone else's gap work would have moved
+   * the cursor too, which FAST_POLL's compare-and-set refuses (and the poll after reads afresh).
+   */
+  clean?: { readonly watermark: string } | undefined;
 }
 
 export const newPollState = (): PollState => ({ lateAfter: '0' });
@@ -164,14 +174,20 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
   const now = clock.now();
   const prefetch = state.prefetch;
   state.prefetch = undefined;
-  const { rows: [book] } = await pool.query<{ watermark: string | null; open: string[]; watched: string[] }>({
-    name: Q_STATE,
-    text: READ_STATE,
-    values: [INBOX_SOURCE, GAP_RESCAN_LIMIT, new Date(now.getTime() - LATE_WATCH_MS), state.lateAfter, LATE_WATCH_PAGE],
-  });
-  const watermark = book!.watermark ?? (await readWatermark(pool, INBOX_SOURCE));
-  const open = book!.open;
-  const watched = book!.watched;
+  const clean = state.clean;
+  state.clean = undefined;
+  const book = clean
+    ? { watermark: clean.watermark, open: [] as string[], watched: [] as string[] }
+    : (
+        await pool.query<{ watermark: string | null; open: string[]; watched: string[] }>({
+          name: Q_STATE,
+          text: READ_STATE,
+          values: [INBOX_SOURCE, GAP_RESCAN_LIMIT, new Date(now.getTime() - LATE_WATCH_MS), state.lateAfter, LATE_WATCH_PAGE],
+        })
+      ).rows[0]!;
+  const watermark = book.watermark ?? (await readWatermark(pool, INBOX_SOURCE));
+  const open = book.open;
+  const watched = book.watched;
   // Gap rows first (they block the pump), then late rows — sizes first, XML only for what fits the
   // budget — then new rows as a prefix by id (the watermark moves to the last one read).
   const budget = new ByteBudget(cfg.ingestMaxBytes);
@@ -225,6 +241,8 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
       return { read: 0, copied: 0, gapsOpened: 0, gapsAppeared: 0, gapsExpired: 0, watermark: locked, more: false, bytes: 0 };
     }
     result = done(r!.copied);
+    // Back to back through a backlog only: an idle poll always reads the cursor (a hand-rewound one is seen at once).
+    if (more && watched.length === 0 && state.lateAfter === '0') state.clean = { watermark: top };
   } else {
     // BEGIN with the cursor lock; the gap book-keeping; one statement that copies the rows,
     // expires old gaps and advances the cursor (and NOTIFYs); the GapExpired decisions; COMMIT.
