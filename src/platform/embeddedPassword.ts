@@ -75,7 +75,8 @@ export async function passwordForExistingFolder(dataDir: string, urlWith: (passw
   return next;
 }
 
-async function authenticates(url: string): Promise<boolean> {
+/** Whether a connection to `url` (with its password) is accepted. */
+export async function authenticates(url: string): Promise<boolean> {
   const c = new pg.Client({ connectionString: url });
   c.on('error', () => undefined);
   try {

@@ -101,8 +101,13 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
         onExecuteDone({ result, setResult }) {
           if (!('data' in result) || result.errors?.length || now !== at) return;
           // The fast path's answer is text already (its `stringify`); graphql-js's is an object.
+          // (No spread of the fast path's result: that would read its lazy `data`, parsing the text.)
           const own = (result as { stringify?: (r: unknown) => string }).stringify;
-          const json = own ? own(result) : JSON.stringify(result);
+          if (own) {
+            store(key, own(result));
+            return;
+          }
+          const json = JSON.stringify(result);
           store(key, json);
           setResult({ ...result, stringify: () => json } as never);
         },

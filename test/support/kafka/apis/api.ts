@@ -1,7 +1,7 @@
 import type { CommittedOffsets } from '../committedOffsets.ts';
 import type { FaultState } from '../faults.ts';
 import type { GroupCoordinator } from '../groupCoordinator.ts';
-import type { KafkaDecoder, KafkaEncoder } from '../kafkajsInternals.ts';
+import { newEncoder, type KafkaDecoder, type KafkaEncoder } from '../kafkajsInternals.ts';
 import type { TopicStore } from '../topicStore.ts';
 
 export interface SupportedApi {
@@ -36,3 +36,38 @@ export interface ApiHandler extends SupportedApi {
 }
 
 export const NODE_ID = 0;
+
+/** A handler of one API, at one version or a range of them. */
+export function apiHandler(
+  apiKey: number,
+  versions: number | readonly [min: number, max: number],
+  handle: ApiHandler['handle'],
+): ApiHandler {
+  const [minVersion, maxVersion] = typeof versions === 'number' ? [versions, versions] : versions;
+  return { apiKey, minVersion, maxVersion, handle };
+}
+
+export interface TopicEntries<P> {
+  readonly topic: string;
+  readonly partitions: readonly P[];
+}
+
+/** A request's topic array: each topic's name, then its partitions as `readPartition` reads them. */
+export function readTopics<P>(body: KafkaDecoder, readPartition: (decoder: KafkaDecoder) => P): TopicEntries<P>[] {
+  return body.readArray((d) => ({ topic: d.readString() ?? '', partitions: d.readArray(readPartition) }));
+}
+
+/** A response's topic array (after what `into` holds): each topic's name, then one entry per partition. */
+export function writeTopics<P>(
+  topics: readonly TopicEntries<P>[],
+  writePartition: (partition: P, topic: string) => KafkaEncoder,
+  into: KafkaEncoder = newEncoder(),
+): KafkaEncoder {
+  return into.writeArray(
+    topics.map(({ topic, partitions }) =>
+      newEncoder()
+        .writeString(topic)
+        .writeArray(partitions.map((p) => writePartition(p, topic))),
+    ),
+  );
+}

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../errorCodes.ts';
-import { apiKeys, newEncoder, type KafkaDecoder } from '../kafkajsInternals.ts';
+import { apiKeys, newEncoder } from '../kafkajsInternals.ts';
 import type { TopicStore } from '../topicStore.ts';
-import type { ApiHandler } from './api.ts';
+import { apiHandler, readTopics, writeTopics, type TopicEntries } from './api.ts';
 
 interface PartitionFetch {
   readonly partition: number;
@@ -9,10 +9,7 @@ interface PartitionFetch {
   readonly maxBytes: number;
 }
 
-interface TopicFetch {
-  readonly topic: string;
-  readonly partitions: readonly PartitionFetch[];
-}
+type TopicFetch = TopicEntries<PartitionFetch>;
 
 interface PartitionData {
   readonly partition: number;
@@ -22,7 +19,7 @@ interface PartitionData {
 }
 
 interface Collected {
-  readonly topics: ReadonlyArray<{ readonly topic: string; readonly partitions: readonly PartitionData[] }>;
+  readonly topics: readonly TopicEntries<PartitionData>[];
   readonly bytes: number;
   readonly hasError: boolean;
 }
@@ -31,55 +28,36 @@ interface Collected {
  * Fetch v4. Long-polls like a broker: waits up to max_wait_time for min_bytes to arrive on any
  * requested partition. No transactions, so the last stable offset is the high watermark.
  */
-export const fetch: ApiHandler = {
-  apiKey: apiKeys.Fetch,
-  minVersion: 4,
-  maxVersion: 4,
-  async handle(ctx, { body, signal }) {
-    body.readInt32(); // replica_id
-    const maxWaitMs = body.readInt32();
-    const minBytes = body.readInt32();
-    const maxBytes = body.readInt32();
-    body.readInt8(); // isolation_level
-    const topics = body.readArray(readTopic);
-    const deadline = Date.now() + maxWaitMs;
-    let collected = collect(ctx.store, topics, maxBytes);
-    while (collected.bytes < minBytes && !collected.hasError && Date.now() < deadline && !signal.aborted) {
-      await appendOrTimeout(ctx.store, topics, deadline - Date.now(), signal);
-      collected = collect(ctx.store, topics, maxBytes);
-    }
-    return newEncoder()
-      .writeInt32(0)
-      .writeArray(
-        collected.topics.map(({ topic, partitions }) =>
-          newEncoder()
-            .writeString(topic)
-            .writeArray(
-              partitions.map((p) =>
-                newEncoder()
-                  .writeInt32(p.partition)
-                  .writeInt16(p.errorCode)
-                  .writeInt64(p.highWatermark)
-                  .writeInt64(p.highWatermark) // last_stable_offset
-                  .writeArray([]) // aborted_transactions
-                  .writeBytes(Buffer.concat(p.batches)),
-              ),
-            ),
-        ),
-      );
-  },
-};
-
-function readTopic(decoder: KafkaDecoder): TopicFetch {
-  return {
-    topic: decoder.readString() ?? '',
-    partitions: decoder.readArray((d) => ({
-      partition: d.readInt32(),
-      fetchOffset: d.readInt64(),
-      maxBytes: d.readInt32(),
-    })),
-  };
-}
+export const fetch = apiHandler(apiKeys.Fetch, 4, async (ctx, { body, signal }) => {
+  body.readInt32(); // replica_id
+  const maxWaitMs = body.readInt32();
+  const minBytes = body.readInt32();
+  const maxBytes = body.readInt32();
+  body.readInt8(); // isolation_level
+  const topics = readTopics(body, (d) => ({
+    partition: d.readInt32(),
+    fetchOffset: d.readInt64(),
+    maxBytes: d.readInt32(),
+  }));
+  const deadline = Date.now() + maxWaitMs;
+  let collected = collect(ctx.store, topics, maxBytes);
+  while (collected.bytes < minBytes && !collected.hasError && Date.now() < deadline && !signal.aborted) {
+    await appendOrTimeout(ctx.store, topics, deadline - Date.now(), signal);
+    collected = collect(ctx.store, topics, maxBytes);
+  }
+  return writeTopics(
+    collected.topics,
+    (p) =>
+      newEncoder()
+        .writeInt32(p.partition)
+        .writeInt16(p.errorCode)
+        .writeInt64(p.highWatermark)
+        .writeInt64(p.highWatermark) // last_stable_offset
+        .writeArray([]) // aborted_transactions
+        .writeBytes(Buffer.concat(p.batches)),
+    newEncoder().writeInt32(0), // throttle_time_ms
+  );
+});
 
 function collect(store: TopicStore, topics: readonly TopicFetch[], maxBytes: number): Collected {
   let bytes = 0;
