@@ -5,6 +5,7 @@
  * be empty: the fixture was decided by the pump's own code (bench/harness/domainMirror.ts), so
  * anything it shows is a determinism bug.
  */
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createPool } from '../../src/platform/db.ts';
@@ -12,6 +13,7 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { BENCH_ENV, benchLogger } from '../harness/benchRuntime.ts';
+import { cpuNow, cpuSince } from '../harness/cpuTime.ts';
 import { cloneBenchPg } from '../harness/databases.ts';
 import { dayLog } from '../harness/dayLog.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
@@ -20,6 +22,15 @@ import { nowMs, round } from '../harness/stats.ts';
 import { DAYS, loggedMessages } from '../harness/weekDay.ts';
 
 const CHUNK = 5000;
+
+/**
+ * CPU seconds (user + system) of this process's main thread alone (/proc/self/task/<pid>/stat: the
+ * main thread's tid is the pid) — the thread that decides; the page worker's CPU is not in it.
+ */
+function mainThreadCpu(): number {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 /** The raw input of every logged decision: message id = position, the days in order (as dayLog numbers them). */
 export async function fillInbox(url: string): Promise<number> {
@@ -61,14 +72,25 @@ export const redecideFigure: Figure = {
     const cfg = loadConfig({ ...BENCH_ENV, MSGX_DATABASE_URL: db.url });
     try {
       progress('redecide: baseline, rebuildFlights on the same log');
+      const cpu0 = await cpuNow(pool, db.name);
+      const main0 = mainThreadCpu();
       const t0 = nowMs();
       const rebuilt = await rebuildFlights({ pool, clock: systemClock, log: benchLogger().child({ role: 'rebuild' }) });
       const rebuildSeconds = (nowMs() - t0) / 1000;
+      const rebuildMain = mainThreadCpu() - main0;
+      const rebuildCpu = await cpuSince(pool, db.name, cpu0);
       if (!rebuilt.ok) throw new Error('rebuild failed');
-      progress('redecide: runRedecide --from 0');
+      progress('redecide: runRedecide --from 0 (pages read and decoded by the worker thread, as msgx redecide does)');
+      const cpu1 = await cpuNow(pool, db.name);
+      const main1 = mainThreadCpu();
       const t1 = nowMs();
-      const { report } = await runRedecide(pool, { from: { position: '0' } }, { cfg });
+      // databaseUrl: the worker page reader, as `msgx redecide` runs it (src/cli/redecideCommand.ts passes
+      // the runtime's URL); without it every page would be read and decoded on the deciding thread.
+      const { report } = await runRedecide(pool, { from: { position: '0' } }, { cfg, databaseUrl: db.url });
       const seconds = (nowMs() - t1) / 1000;
+      const redecideMain = mainThreadCpu() - main1;
+      // The page worker's backend connects and ends during the run: its CPU is not in postgresSeconds.
+      const redecideCpu = await cpuSince(pool, db.name, cpu1);
       const events = Number(report.to) - Number(report.from);
       const rate = events / seconds;
       const baseRate = rebuilt.events / rebuildSeconds;
@@ -89,6 +111,9 @@ export const redecideFigure: Figure = {
           decided: report.decided,
           redecideSeconds: round(seconds, 2),
           rebuildSeconds: round(rebuildSeconds, 2),
+          // CPU seconds: the main thread (it decides / folds), the whole node process (+ the page worker), PostgreSQL.
+          redecideCpu: { mainThread: round(redecideMain, 2), node: round(redecideCpu.nodeSeconds, 2), postgres: round(redecideCpu.postgresSeconds, 2) },
+          rebuildCpu: { mainThread: round(rebuildMain, 2), node: round(rebuildCpu.nodeSeconds, 2), postgres: round(rebuildCpu.postgresSeconds, 2) },
           differingMessages: report.differingMessages.length,
           differingFlights: report.differingFlights.length,
           replayableMessages: report.replayableMessages.length,

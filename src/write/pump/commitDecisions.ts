@@ -76,6 +76,37 @@ export async function checkFence(c: PoolClient, fence: WriterFence | undefined):
 class Conflict extends Error {}
 
 /**
+ * A group's commit, built before its transaction opens: the positions it will take after `basis`
+ * and the parameters of COMMIT_GROUP (JSON texts, array literals). The pump stages a group while
+ * the one before it commits, so the commit's own round trips need no more CPU than sending.
+ */
+export interface StagedCommit {
+  readonly items: readonly Prepared[];
+  readonly basis: string;
+  readonly now: Date;
+  /** The position of each item's own decision. */
+  readonly positions: readonly string[];
+  /** The positions of each item's sweeps (empty lists for most). */
+  readonly sweepPositions: readonly (readonly string[])[];
+  readonly values: readonly unknown[];
+}
+
+/** Stage the commit of `items` decided at `basis` (see StagedCommit). Pure. */
+export function stageCommit(items: readonly Prepared[], basis: string, now: Date, writeBack = true): StagedCommit {
+  const append = appendValues(basis, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
+  const all = append.positions;
+  const positions: string[] = [];
+  const sweepPositions: string[][] = [];
+  let k = 0;
+  for (const i of items) {
+    positions.push(all[k++]!);
+    sweepPositions.push(all.slice(k, (k += i.sweeps?.length ?? 0)));
+  }
+  const values = [...append.values, ...advanceValues(items, positions, now, writeBack), ...metaValues(items)].map(asParameter);
+  return { items, basis, now, positions, sweepPositions, values };
+}
+
+/**
  * Commit decisions for consecutive heads in ONE transaction (invariant 3): lock `pipeline_lock`,
  * check that the log is still where the write model was when they were decided (`basis`), append
  * one decision per head, advance each `proc_state` (compare-and-set on state + attempts) and
@@ -83,8 +114,8 @@ class Conflict extends Error {}
  * INFRA and retries the heads one at a time).
  *
  * Three round trips, whatever the group's size: BEGIN with the row locks (writer_fence FOR SHARE,
- * pipeline_lock FOR UPDATE); one statement whose data-modifying CTEs append the decisions, advance
- * proc_state and record the META columns; COMMIT.
+ * pipeline_lock FOR UPDATE); one prepared statement whose data-modifying CTEs append the decisions,
+ * advance proc_state and record the META columns; COMMIT.
  */
 export async function commitDecisions(
   pool: pg.Pool,
@@ -93,6 +124,12 @@ export async function commitDecisions(
   now: Date,
   opts: CommitOptions = {},
 ): Promise<CommitResult> {
+  return commitStaged(pool, stageCommit(items, basis, now, opts.writeBack ?? true), opts);
+}
+
+/** commitDecisions of a staged group (its writeBack was chosen when it was staged). */
+export async function commitStaged(pool: pg.Pool, staged: StagedCommit, opts: Omit<CommitOptions, 'writeBack'> = {}): Promise<CommitResult> {
+  const { items, basis, now } = staged;
   const fence = opts.fence;
   fence?.assertHeld();
   const epoch = fence?.epoch();
@@ -102,22 +139,13 @@ export async function commitDecisions(
       if (fence && epoch !== undefined) checkFenceRow(fence, epoch, opened[0]![0]);
       const last = lockedPosition(opened.at(-1)!);
       if (last !== basis) throw new Conflict(`log moved to ${last} (decided at ${basis})`);
-      const append = appendValues(last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
-      const all = append.positions;
-      const positions: string[] = [];
-      const sweepPositions: string[][] = [];
-      let k = 0;
-      for (const i of items) {
-        positions.push(all[k++]!);
-        sweepPositions.push(all.slice(k, (k += i.sweeps?.length ?? 0)));
-      }
-      const values = [...append.values, ...advanceValues(items, positions, now, opts.writeBack ?? true), ...metaValues(items)];
-      const { rows } = await c.query<{ advanced: number }>(COMMIT_GROUP, values);
+      // Named: PostgreSQL parses and plans it once per connection, not once per group.
+      const { rows } = await c.query<{ advanced: number }>({ name: 'msgx_pump_commit_group', text: COMMIT_GROUP, values: staged.values as unknown[] });
       const advanced = rows[0]!.advanced;
       if (advanced !== items.length) throw new Conflict(`${items.length - advanced} head(s) changed state meanwhile`);
       opts.faults?.reached('pump.uncommitted');
       fence?.assertHeld(); // the lease is still fresh at COMMIT
-      return { ok: true as const, positions, sweepPositions, recordedAt: now };
+      return { ok: true as const, positions: staged.positions, sweepPositions: staged.sweepPositions, recordedAt: now };
     });
   } catch (err) {
     if (err instanceof Conflict) return { ok: false, conflict: err.message };
@@ -270,4 +298,27 @@ function metaValues(items: readonly Prepared[]): unknown[] {
     col((m) => m.sndr), col((m) => m.seqn), col((m) => m.dttm), col((m) => m.rawType), col((m) => m.rawStyp),
     col((m) => m.rcvr), col((m) => m.mgid), col((m) => m.rmid),
   ];
+}
+
+/**
+ * A parameter as node-postgres would send it, computed ahead: an array becomes its PostgreSQL
+ * array literal (elements quoted and escaped, NULL for null, instants as ISO text); anything else
+ * is left to node-postgres.
+ */
+export function asParameter(value: unknown): unknown {
+  return Array.isArray(value) ? arrayLiteral(value) : value;
+}
+
+function arrayLiteral(values: readonly unknown[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out += ',';
+    const v = values[i];
+    if (v === null || v === undefined) out += 'NULL';
+    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') out += String(v);
+    else if (v instanceof Date) out += `"${v.toISOString()}"`;
+    else if (typeof v === 'string') out += `"${v.replace(/[\\"]/g, '\\$&')}"`;
+    else throw new Error(`unexpected array element ${typeof v}`);
+  }
+  return `${out}}`;
 }

@@ -35,8 +35,10 @@ export async function findHeads(q: Queryable, limit: number, maxBytes: number = 
     identity_key: string | null;
     raw_xml: string;
     nul_replaced: boolean;
-  }>(
-    `SELECT h.msg_id, h.state, h.attempts, h.next_attempt_at, h.first_failure_at, h.identity_key, h.raw_xml, h.nul_replaced
+  }>({
+    // Named: planned once per connection (the pump runs it every PREFETCH heads).
+    name: 'msgx_pump_find_heads',
+    text: `SELECT h.msg_id, h.state, h.attempts, h.next_attempt_at, h.first_failure_at, h.identity_key, h.raw_xml, h.nul_replaced
        FROM (SELECT p.msg_id, p.state, p.attempts, p.next_attempt_at, p.first_failure_at, p.identity_key, m.raw_xml, m.nul_replaced,
                     sum(octet_length(m.raw_xml)) OVER (ORDER BY p.msg_id) - octet_length(m.raw_xml) AS bytes_before
                FROM proc_state p JOIN inbox_message m USING (msg_id)
@@ -47,8 +49,8 @@ export async function findHeads(q: Queryable, limit: number, maxBytes: number = 
               LIMIT $2) h
       WHERE h.bytes_before < $3
       ORDER BY h.msg_id`,
-    [INBOX_SOURCE, limit, maxBytes],
-  );
+    values: [INBOX_SOURCE, limit, maxBytes],
+  });
   return rows.map((r) => ({
     msgId: r.msg_id,
     state: r.state,
@@ -68,12 +70,13 @@ export async function findHeads(q: Queryable, limit: number, maxBytes: number = 
 export async function identityOwners(q: Queryable, identities: readonly string[]): Promise<Map<string, string[]>> {
   const owners = new Map<string, string[]>();
   if (identities.length === 0) return owners;
-  const { rows } = await q.query<{ identity_key: string; msg_id: string }>(
-    `SELECT identity_key, msg_id FROM proc_state WHERE identity_key = ANY($1::text[])
+  const { rows } = await q.query<{ identity_key: string; msg_id: string }>({
+    name: 'msgx_pump_identity_owners', // once per group: planned once per connection
+    text: `SELECT identity_key, msg_id FROM proc_state WHERE identity_key = ANY($1::text[])
      UNION ALL
      SELECT identity_key, msg_id FROM proc_state_hst WHERE identity_key = ANY($1::text[])`,
-    [identities],
-  );
+    values: [identities],
+  });
   for (const r of rows) owners.set(r.identity_key, [...(owners.get(r.identity_key) ?? []), r.msg_id]);
   return owners;
 }

@@ -10,7 +10,7 @@ import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, type PlanRequests } from '../../domain/planRequests.ts';
-import { commitDecisions, type CommitResult, type Prepared, type SweepDecision } from './commitDecisions.ts';
+import { commitDecisions, commitStaged, stageCommit, type CommitResult, type Prepared, type StagedCommit, type SweepDecision } from './commitDecisions.ts';
 import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
 import { findHeads, identityOwners, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
@@ -76,11 +76,20 @@ interface GroupBasis {
 interface DecidedGroup {
   readonly group: Prepared[];
   readonly basis: string;
-  readonly now: Date;
   readonly waitMs: number;
   readonly overlay: FlightOverlay;
   readonly after: GroupBasis;
+  /** Its commit's parameters, built while the group before it committed. */
+  readonly staged: StagedCommit;
 }
+
+/**
+ * While a group is prepared, it lets pending I/O run every this many heads: the group before it is
+ * committing meanwhile, and each of its round trips needs the event loop for a moment (an answer
+ * read, the next statement sent). Deciding 50 heads at one go would hold the commit back by
+ * milliseconds each time, and PostgreSQL would wait for node instead of working beside it.
+ */
+const YIELD_EVERY = 8;
 
 /** Resolves after pending I/O callbacks ran: the commit just started has sent its first statement. */
 const afterTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -121,11 +130,12 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
 
   /** Commit a decided group; on a database error retry once, then fall back to one head at a time. */
   async function commitGroup(decided: DecidedGroup): Promise<Step> {
-    const { group, basis, now } = decided;
+    const { group, basis } = decided;
+    const now = decided.staged.now;
     let lastErr: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }), decided);
+        return await settle(group, await commitStaged(pool, decided.staged, { fence: opts.fence, faults: rt.faults }), decided);
       } catch (err) {
         if (err instanceof FencedError) throw err; // not ours to decide any more: no retry, no INFRA record
         lastErr = err;
@@ -216,6 +226,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       }
       batch.push({ head, read: readHead(head, cfg, now) });
       chars += head.rawXml.length;
+      if (batch.length % YIELD_EVERY === 0) await afterTurn();
     }
     const lookups = batch.map(({ head, read }) => identityToCheck(head, read));
     const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
@@ -253,9 +264,10 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       }
       group.push(sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome });
       if (outcome.kind === 'Failed') break;
+      if (group.length % YIELD_EVERY === 0) await afterTurn();
     }
     const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
-    return { group, basis, now, waitMs, overlay, after };
+    return { group, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack) };
   }
 
   /**
