@@ -15,7 +15,8 @@ import { runBatch } from '../../src/projections/runBatch.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { appendAll, type DecisionInput } from '../support/decisions.ts';
-import { decideMessages, readScenario } from './support/corpus.ts';
+import { decideMessages } from './support/corpus.ts';
+import { readScenario } from '../support/corpusDir.ts';
 
 let db: TestDatabase;
 beforeEach(async () => {
