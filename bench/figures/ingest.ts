@@ -23,7 +23,7 @@ const roundCpu = (c: { nodeSeconds: number; postgresSeconds: number }) => ({ nod
 import { progress } from '../harness/progress.ts';
 import { nowMs, round } from '../harness/stats.ts';
 
-const ROWS = 20_000;
+export const ROWS = 20_000;
 const BATCH = 500;
 
 interface CminRow extends mysql.RowDataPacket {
@@ -34,7 +34,7 @@ interface CminRow extends mysql.RowDataPacket {
 
 const ROUNDS = 2;
 
-async function copyLoop(my: mysql.Pool, c: pg.Client, database: string, table: string): Promise<{ rows: number; seconds: number; cpu: { nodeSeconds: number; postgresSeconds: number } }> {
+export async function copyLoop(my: mysql.Pool, c: pg.Client, database: string, table: string): Promise<{ rows: number; seconds: number; cpu: { nodeSeconds: number; postgresSeconds: number } }> {
   await c.query(`CREATE TABLE ${table} (id bigint PRIMARY KEY, received_at timestamp, raw_xml text NOT NULL)`);
   const cpu0 = await cpuNow(c, database);
   const t0 = nowMs();
@@ -60,7 +60,7 @@ async function copyLoop(my: mysql.Pool, c: pg.Client, database: string, table: s
 }
 
 /** msgx's ingest of all of CMINMSGS into a fresh database: polls back to back, as the service loop does after a full batch. */
-async function measureIngest(myUrl: string, expected: number) {
+export async function measureIngest(myUrl: string, expected: number) {
   const db = await createBenchPg('ingest');
   const rt = await openBenchRuntime(db.url, { MSGX_MAILBOX_MYSQL_URL: myUrl, MSGX_INGEST_BATCH: String(BATCH) }, 4);
   try {

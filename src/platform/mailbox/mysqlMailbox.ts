@@ -13,6 +13,29 @@ interface SizeRow extends mysql.RowDataPacket {
   bytes: string | number | null;
 }
 
+interface BatchRow extends CminRow {
+  bytes: string | number;
+  scanned: string | number;
+}
+
+/**
+ * readBatch as one statement, so one InnoDB read view: the ids and sizes of the `limit` window
+ * (index range on the primary key), the running byte sum over it (a window function), and the
+ * rows up to the last id that fits — XML is read only for those. Parameters: afterId, limit (the
+ * window's count), afterId, afterId, limit (the budget), spentBefore, spentBefore, maxBytes, limit.
+ */
+const READ_BATCH = `SELECT CMINMSGS_ID AS id, CMINMSGS_CLOB_MSG AS xml, CMINMSGS_DATE_RECEIVED AS received,
+       COALESCE(LENGTH(CMINMSGS_CLOB_MSG), 0) AS bytes,
+       (SELECT COUNT(*) FROM (SELECT 1 FROM CMINMSGS WHERE CMINMSGS_ID > ? ORDER BY CMINMSGS_ID LIMIT ?) k) AS scanned
+  FROM CMINMSGS
+ WHERE CMINMSGS_ID > ? AND CMINMSGS_ID <= (
+       SELECT MAX(id) FROM (
+         SELECT id, bytes, SUM(bytes) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS running
+           FROM (SELECT CMINMSGS_ID AS id, COALESCE(LENGTH(CMINMSGS_CLOB_MSG), 0) AS bytes
+                   FROM CMINMSGS WHERE CMINMSGS_ID > ? ORDER BY CMINMSGS_ID LIMIT ?) w) s
+        WHERE ? + running - bytes = 0 OR ? + running <= ?)
+ ORDER BY CMINMSGS_ID LIMIT ?`;
+
 const toSize = (r: SizeRow): InboxRowSize => ({ id: String(r.id), bytes: Number(r.bytes ?? 0) });
 
 /**
@@ -51,12 +74,14 @@ export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
       const [rows] = await pool.query<CminRow[]>(`${select} WHERE CMINMSGS_ID IN (?) ORDER BY CMINMSGS_ID`, [ids]);
       return rows.map(toRow);
     },
-    async sizesAfter(afterId, limit) {
-      const [rows] = await pool.query<SizeRow[]>(
-        'SELECT CMINMSGS_ID AS id, LENGTH(CMINMSGS_CLOB_MSG) AS bytes FROM CMINMSGS WHERE CMINMSGS_ID > ? ORDER BY CMINMSGS_ID LIMIT ?',
-        [afterId, limit],
-      );
-      return rows.map(toSize);
+    async readBatch(afterId, limit, maxBytes, spentBefore) {
+      const [rows] = await pool.query<BatchRow[]>(READ_BATCH, [afterId, limit, afterId, afterId, limit, spentBefore, spentBefore, maxBytes, limit]);
+      let bytes = 0;
+      const out = rows.map((r) => {
+        bytes += Number(r.bytes);
+        return toRow(r);
+      });
+      return { rows: out, bytes, scanned: rows.length > 0 ? Number(rows[0]!.scanned) : spentBefore > 0 ? -1 : 0 };
     },
     async sizesOf(ids) {
       if (ids.length === 0) return [];

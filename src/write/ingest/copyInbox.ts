@@ -43,14 +43,48 @@ export async function copyInbox(c: PoolClient, source: string, rows: readonly In
   return inserted.map((r) => r.msg_id);
 }
 
-/** The parameters $1–$6 of COPY_CTES. */
+/**
+ * The common poll as ONE autocommit statement (no open gaps, no late rows, the new rows contiguous
+ * after the watermark — pollOnce decides): `locked` takes the cursor row only if it still holds
+ * the watermark read before ($7, a compare-and-set under the row lock: a second ingest that moved
+ * it makes this statement copy nothing and move nothing); the copy and the PENDING rows as
+ * COPY_CTES (same parameters $1–$6); the cursor to $8; NOTIFY $9 when rows were copied.
+ */
+export const FAST_POLL = `WITH locked AS (
+      SELECT source FROM inbox_cursor WHERE source = $1::text AND watermark = $7::bigint FOR UPDATE),
+    copied AS (
+      INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml, nul_replaced)
+      SELECT u.id, $1::text, u.received, $2::timestamptz, u.xml, u.nul
+        FROM unnest($3::bigint[], $4::timestamptz[], $5::text[], $6::boolean[]) AS u(id, received, xml, nul)
+       WHERE EXISTS (SELECT 1 FROM locked)
+      ON CONFLICT (msg_id) DO NOTHING
+      RETURNING msg_id),
+    queued AS (
+      INSERT INTO proc_state (msg_id, state, created_at, updated_at)
+      SELECT msg_id, 'PENDING', $2::timestamptz, $2::timestamptz FROM copied
+      ON CONFLICT (msg_id) DO NOTHING),
+    advanced AS (
+      UPDATE inbox_cursor SET watermark = GREATEST(watermark, $8::bigint), updated_at = $2::timestamptz
+       WHERE source = $1::text AND EXISTS (SELECT 1 FROM locked))
+  SELECT EXISTS (SELECT 1 FROM locked) AS locked, (SELECT count(*)::int FROM copied) AS copied,
+         CASE WHEN EXISTS (SELECT 1 FROM copied) THEN pg_notify($9, $8::bigint::text) END AS notified`;
+
+/**
+ * The parameters $1–$6 of COPY_CTES. Received times travel as ISO text (node-postgres' own Date
+ * formatting costs more), U+0000 — which a PostgreSQL text cannot hold — as U+FFFD with a flag.
+ */
 export function copyValues(source: string, rows: readonly InboxRow[], now: Date): unknown[] {
-  return [
-    source,
-    now,
-    rows.map((r) => r.id),
-    rows.map((r) => r.receivedAt),
-    rows.map((r) => r.xml.replaceAll('\u0000', '\uFFFD')),
-    rows.map((r) => r.xml.includes('\u0000')),
-  ];
+  const ids = new Array<string>(rows.length);
+  const received = new Array<string | null>(rows.length);
+  const xml = new Array<string>(rows.length);
+  const nul = new Array<boolean>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    ids[i] = r.id;
+    received[i] = r.receivedAt ? r.receivedAt.toISOString() : null;
+    const hasNul = r.xml.includes('\u0000');
+    xml[i] = hasNul ? r.xml.replaceAll('\u0000', '\uFFFD') : r.xml;
+    nul[i] = hasNul;
+  }
+  return [source, now, ids, received, xml, nul];
 }

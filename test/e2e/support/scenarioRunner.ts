@@ -1,42 +1,11 @@
 /**
- * A corpus scenario runner that knows nothing of msgx's code: it inserts the scenario's XML files
- * (file-name order) through a given `insert` (POST /cminmsgs/send, or a row in MariaDB CMINMSGS),
- * waits on GraphQL `pipeline` until nothing is PENDING/FAILED and every projector has caught up,
- * then checks expect.json through GraphQL exactly as test/corpus/README.md says. Any folder with
- * an expect.json is a scenario.
+ * A corpus scenario runner that knows nothing of msgx's code: the caller inserts the scenario's
+ * XML files (file-name order, read by test/support/corpusDir.ts) through POST /cminmsgs/send or
+ * as rows in MariaDB CMINMSGS; this waits on GraphQL `pipeline` until nothing is PENDING/FAILED
+ * and every projector has caught up, then checks expect.json through GraphQL exactly as
+ * test/corpus/README.md says.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
-
-export interface ScenarioExpect {
-  scenario?: string;
-  messages: { file: string; state: string; errorClass?: string; lastErrorContains?: string }[];
-  flights?: Record<string, Record<string, unknown>>;
-  absentFlights?: string[];
-}
-
-export interface Scenario {
-  readonly name: string;
-  readonly files: { name: string; text: string }[];
-  readonly expect: ScenarioExpect;
-}
-
-/** Every sub-folder of `root` holding an expect.json, by name. */
-export async function listScenarios(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of (await readdir(root)).sort()) {
-    const dir = path.join(root, entry);
-    if ((await stat(dir)).isDirectory() && (await readdir(dir)).includes('expect.json')) out.push(dir);
-  }
-  return out;
-}
-
-export async function loadScenario(dir: string): Promise<Scenario> {
-  const expect = JSON.parse(await readFile(path.join(dir, 'expect.json'), 'utf8')) as ScenarioExpect;
-  const names = (await readdir(dir)).filter((n) => n !== 'expect.json' && n.toLowerCase().endsWith('.xml')).sort();
-  const files = await Promise.all(names.map(async (name) => ({ name, text: await readFile(path.join(dir, name), 'utf8') })));
-  return { name: path.basename(dir), files, expect };
-}
+import type { CorpusScenario } from '../../support/corpusDir.ts';
 
 export type Gql = (query: string, variables?: Record<string, unknown>) => Promise<{ data?: any; errors?: unknown[] }>;
 
@@ -99,7 +68,7 @@ export function compare(where: string, expected: unknown, actual: unknown): stri
  */
 export async function checkScenario(
   gql: Gql,
-  s: Scenario,
+  s: CorpusScenario,
   ids: readonly string[],
   skipMessage: (file: string) => boolean = () => false,
 ): Promise<string[]> {
