@@ -98,7 +98,7 @@ describe('flight projector over the corpus', () => {
     decisions.push({
       msgId: null,
       kind: 'FlightsArchived',
-      payload: { changes: [{ type: 'FlightsArchived', flids: ['880001', '880004'], beforeDay: '2025-03-15' }] },
+      payload: { changes: [{ type: 'FlightsArchived', flids: ['880001', '880004'], beforeDay: '2025-03-15' }], keepDays: 5 },
       recordedAt: new Date('2025-03-20T00:00:00Z'),
     });
     await appendAll(db.pool, decisions);

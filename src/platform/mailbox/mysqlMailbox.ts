@@ -52,10 +52,20 @@ export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
     charset: 'utf8mb4',
     connectTimeout: 5000,
   });
+  // Rows of a batch mostly share their received second: convert each distinct text once.
+  let lastText = '';
+  let lastMs = 0;
+  const received = (text: string): Date => {
+    if (text !== lastText) {
+      lastMs = fromLocalDateTime(text, timeZone).getTime();
+      lastText = text;
+    }
+    return new Date(lastMs);
+  };
   const toRow = (r: CminRow): InboxRow => ({
     id: String(r.id),
     xml: r.xml,
-    receivedAt: r.received ? fromLocalDateTime(r.received, timeZone) : null,
+    receivedAt: r.received ? received(r.received) : null,
   });
   const select =
     'SELECT CMINMSGS_ID AS id, CMINMSGS_CLOB_MSG AS xml, CMINMSGS_DATE_RECEIVED AS received FROM CMINMSGS';

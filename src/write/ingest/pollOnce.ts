@@ -2,7 +2,7 @@ import { withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { InboxBatch, InboxRow, InboxRowSize, Mailbox } from '../../platform/mailbox/port.ts';
 import type { Runtime } from '../../platform/runtime.ts';
-import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
+import { appendDecisions, lockPipeline, type NewDecisionOf } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
 import { COPY_CTES, copyValues, FAST_POLL, lockWatermarkSql, readWatermark } from './copyInbox.ts';
 import { expiredGaps, markAppeared, recordGaps, recordIdRange, type OpenGap } from './gaps.ts';
@@ -306,9 +306,9 @@ async function recordExpiry(c: PoolClient, expired: readonly OpenGap[], timeoutM
   await appendDecisions(
     c,
     last,
-    expired.map((g) => ({
+    expired.map((g): NewDecisionOf<'GapExpired'> => ({
       msgId: g.gapId,
-      kind: 'GapExpired' as const,
+      kind: 'GapExpired',
       payload: { source: INBOX_SOURCE, gapId: g.gapId, openedAt: g.openedAt.toISOString(), timeoutMs },
     })),
     now,
