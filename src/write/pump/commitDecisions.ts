@@ -102,7 +102,7 @@ export function stageCommit(items: readonly Prepared[], basis: string, now: Date
     positions.push(all[k++]!);
     sweepPositions.push(all.slice(k, (k += i.sweeps?.length ?? 0)));
   }
-  const values = [...append.values, ...advanceValues(items, positions, now, writeBack), ...metaValues(items)].map(asParameter);
+  const values = [...append.values.map(asParameter), ...advanceValues(items, positions, now, writeBack), ...metaValues(items)];
   return { items, basis, now, positions, sweepPositions, values };
 }
 
@@ -217,11 +217,15 @@ interface ProcUpdate {
   backfillStatus: BackfillStatus | null;
 }
 
+const TERMINAL_OK = { errorClass: null, causeClass: null, lastError: null, nextAttemptAt: null, failure: false, terminal: true } as const;
+/** Most decisions: one shared value, not a new object per head. */
+const APPLIED: ProcUpdate = Object.freeze({ ...TERMINAL_OK, state: 'SUCCEEDED', backfillStatus: 'PROCESSED' });
+
 function procUpdateOf(o: Outcome): ProcUpdate {
-  const base = { errorClass: null, causeClass: null, lastError: null, nextAttemptAt: null, failure: false, terminal: true };
+  const base = TERMINAL_OK;
   switch (o.kind) {
     case 'Applied':
-      return { ...base, state: 'SUCCEEDED', backfillStatus: 'PROCESSED' };
+      return APPLIED;
     case 'Skipped':
       return { ...base, state: 'SKIPPED', lastError: o.reason, backfillStatus: 'SKIPPED' };
     case 'Failed':
@@ -267,37 +271,48 @@ const COMMIT_GROUP = `WITH ${APPEND_CTES},
     meta AS (${RECORD_META})
   SELECT ${APPEND_NOTIFY}, (SELECT count(*)::int FROM advanced) AS advanced`;
 
-/** The parameters $11–$25 of ADVANCE_PROC_STATES. */
+/** The parameters $11–$25 of ADVANCE_PROC_STATES: one pass over the group, the arrays as literals. */
 function advanceValues(items: readonly Prepared[], positions: readonly string[], now: Date, writeBack: boolean): unknown[] {
-  const u = items.map((i) => procUpdateOf(i.outcome));
-  return [
-    now,
-    writeBack ? 'PENDING' : null,
-    items.map((i) => i.head.msgId),
-    u.map((x) => x.state),
-    u.map((x) => x.errorClass),
-    u.map((x) => x.causeClass),
-    u.map((x) => x.lastError),
-    u.map((x) => x.nextAttemptAt),
-    u.map((x) => x.failure),
-    u.map((x) => x.terminal),
-    positions,
-    items.map((i) => i.outcome.identity),
-    u.map((x) => x.backfillStatus),
-    items.map((i) => i.head.state),
-    items.map((i) => i.head.attempts),
+  const cols = Array.from({ length: 13 }, () => new ArrayLiteral());
+  const [msgIds, states, errorClasses, causeClasses, lastErrors, nextAttempts, failures, terminals, decided, identities, statuses, expectedStates, expectedAttempts] = cols as [
+    ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral,
   ];
+  items.forEach((i, k) => {
+    const u = procUpdateOf(i.outcome);
+    msgIds.add(i.head.msgId);
+    states.add(u.state);
+    errorClasses.add(u.errorClass);
+    causeClasses.add(u.causeClass);
+    lastErrors.add(u.lastError);
+    nextAttempts.add(u.nextAttemptAt);
+    failures.add(u.failure);
+    terminals.add(u.terminal);
+    decided.add(positions[k]!);
+    identities.add(i.outcome.identity);
+    statuses.add(u.backfillStatus);
+    expectedStates.add(i.head.state);
+    expectedAttempts.add(i.head.attempts);
+  });
+  return [now, writeBack ? 'PENDING' : null, ...cols.map((c) => c.text())];
 }
 
-/** The parameters $26–$34 of RECORD_META. */
+/** The parameters $26–$34 of RECORD_META (empty arrays: no head has META), as literals. */
 function metaValues(items: readonly Prepared[]): unknown[] {
-  const withMeta = items.filter((i) => i.outcome.meta !== null);
-  const col = (f: (m: Meta) => string | null) => withMeta.map((i) => f(i.outcome.meta!));
-  return [
-    withMeta.map((i) => i.head.msgId),
-    col((m) => m.sndr), col((m) => m.seqn), col((m) => m.dttm), col((m) => m.rawType), col((m) => m.rawStyp),
-    col((m) => m.rcvr), col((m) => m.mgid), col((m) => m.rmid),
-  ];
+  const cols = Array.from({ length: 9 }, () => new ArrayLiteral());
+  for (const i of items) {
+    const m = i.outcome.meta;
+    if (m === null) continue;
+    cols[0]!.add(i.head.msgId);
+    cols[1]!.add(m.sndr);
+    cols[2]!.add(m.seqn);
+    cols[3]!.add(m.dttm);
+    cols[4]!.add(m.rawType);
+    cols[5]!.add(m.rawStyp);
+    cols[6]!.add(m.rcvr);
+    cols[7]!.add(m.mgid);
+    cols[8]!.add(m.rmid);
+  }
+  return cols.map((c) => c.text());
 }
 
 /**
@@ -310,15 +325,25 @@ export function asParameter(value: unknown): unknown {
 }
 
 function arrayLiteral(values: readonly unknown[]): string {
-  let out = '{';
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) out += ',';
-    const v = values[i];
-    if (v === null || v === undefined) out += 'NULL';
-    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') out += String(v);
-    else if (v instanceof Date) out += `"${v.toISOString()}"`;
-    else if (typeof v === 'string') out += `"${v.replace(/[\\"]/g, '\\$&')}"`;
+  const out = new ArrayLiteral();
+  for (const v of values) out.add(v);
+  return out.text();
+}
+
+/** A PostgreSQL array literal built element by element. */
+class ArrayLiteral {
+  private out = '';
+
+  add(v: unknown): void {
+    if (this.out.length > 0) this.out += ',';
+    if (v === null || v === undefined) this.out += 'NULL';
+    else if (typeof v === 'string') this.out += /[\\"]/.test(v) ? `"${v.replace(/[\\"]/g, '\\$&')}"` : `"${v}"`;
+    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') this.out += String(v);
+    else if (v instanceof Date) this.out += `"${v.toISOString()}"`;
     else throw new Error(`unexpected array element ${typeof v}`);
   }
-  return `${out}}`;
+
+  text(): string {
+    return `{${this.out}}`;
+  }
 }
