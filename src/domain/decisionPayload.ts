@@ -224,37 +224,53 @@ type AnyCheck = string | { readonly [value: string]: true };
 
 const jsonTypeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 
-/** The problem with field `name`'s value `v` under `check`, or null. */
-function fieldProblem(name: string, v: unknown, check: AnyCheck): string | null {
-  if (typeof check !== 'string') {
-    return typeof v === 'string' && Object.hasOwn(check, v) ? null : `${name} is ${JSON.stringify(v) ?? 'missing'}, not one of ${Object.keys(check).join(', ')}`;
-  }
+/** A field check compiled once from its tag: the JSON type wanted, whether absent/null pass, the allowed values. */
+interface FieldRule {
+  readonly name: string;
+  readonly want: string;
+  readonly optional: boolean;
+  readonly nullable: boolean;
+  readonly values: ReadonlySet<string> | null;
+}
+
+function ruleOf(name: string, check: AnyCheck): FieldRule {
+  if (typeof check !== 'string') return { name, want: 'string', optional: false, nullable: false, values: new Set(Object.keys(check)) };
   const optional = check.endsWith('?');
-  if (v === undefined) return optional ? null : `${name} is missing`;
   const nullable = check.endsWith('|null');
-  if (v === null && nullable) return null;
-  const want = optional ? check.slice(0, -1) : nullable ? check.slice(0, -5) : check;
-  const got = jsonTypeOf(v);
-  return got === want ? null : `${name} is ${got}, not ${want}`;
+  return { name, want: optional ? check.slice(0, -1) : nullable ? check.slice(0, -5) : check, optional, nullable, values: null };
+}
+
+/** The problem with value `v` under `rule`, or null. */
+function fieldProblem(rule: FieldRule, v: unknown): string | null {
+  if (v === undefined) return rule.optional ? null : `${rule.name} is missing`;
+  if (v === null) return rule.nullable ? null : `${rule.name} is null, not ${rule.want}`;
+  if (rule.values !== null) {
+    return typeof v === 'string' && rule.values.has(v) ? null : `${rule.name} is ${JSON.stringify(v)}, not one of ${[...rule.values].join(', ')}`;
+  }
+  // typeof first: no Array.isArray for the common string/number fields.
+  const t = typeof v;
+  const got = t === 'object' && Array.isArray(v) ? 'array' : t;
+  return got === rule.want ? null : `${rule.name} is ${got}, not ${rule.want}`;
 }
 
 type Reader<K extends DecisionKind> = (position: string, payload: unknown) => DecisionOf<K>;
 
-/** Throws unless `payload` is an object whose fields pass `checks` (fields not named are left alone). */
-function assertPayload<T>(position: string, kind: string, payload: unknown, checks: readonly (readonly [string, AnyCheck])[]): asserts payload is T {
+/** Throws unless `payload` is an object whose fields pass `rules` (fields not named are left alone). */
+function assertPayload<T>(position: string, kind: string, payload: unknown, rules: readonly FieldRule[]): asserts payload is T {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw new DecisionLogError(position, `${kind} payload is ${jsonTypeOf(payload)}, not an object`);
   }
-  for (const [name, check] of checks) {
-    const problem = fieldProblem(name, Reflect.get(payload, name), check);
+  for (const rule of rules) {
+    const problem = fieldProblem(rule, Reflect.get(payload, rule.name));
     if (problem !== null) throw new DecisionLogError(position, `malformed ${kind} payload: ${problem}`);
   }
 }
 
 function reader<K extends DecisionKind>(kind: K, spec: PayloadSpec<DecisionPayloads[K]>): Reader<K> {
-  const checks: (readonly [string, AnyCheck])[] = Object.entries(spec);
+  const entries: [string, AnyCheck][] = Object.entries(spec);
+  const rules = entries.map(([name, check]) => ruleOf(name, check));
   return (position, payload) => {
-    assertPayload<DecisionPayloads[K]>(position, kind, payload, checks);
+    assertPayload<DecisionPayloads[K]>(position, kind, payload, rules);
     return { kind, payload };
   };
 }

@@ -5,6 +5,7 @@ import {
   type DecisionKind, type DecisionPayloads,
 } from '../../src/domain/decisionPayload.ts';
 import type { Change } from '../../src/domain/changes.ts';
+import { toDecisionRecord } from '../../src/log/readDecisions.ts';
 import { emptyFields } from '../../src/domain/fields.ts';
 import { emptyLists } from '../../src/domain/lists.ts';
 
@@ -99,5 +100,21 @@ describe('decisionBody: the boundary between a decision_event row and the payloa
     expect((error as DecisionLogError).position).toBe('9');
     expect((error as Error).message).toContain(message);
     expect((error as Error).message).toContain('decision_event position 9');
+  });
+});
+
+describe('toDecisionRecord (src/log/readDecisions.ts): a whole decision_event row through the boundary', () => {
+  const row = { position: '5', msgId: '11', handler: 'flop-fields', handlerVersion: 1, flids: ['F1'], recordedAt: new Date('2026-12-02T05:00:00Z') };
+
+  it('keeps the columns and narrows on kind', () => {
+    const d = toDecisionRecord({ ...row, kind: 'Skipped', payload: { reason: 'unknown-flight' } });
+    expect(d).toEqual({ ...row, recordedAt: '2026-12-02T05:00:00.000Z', kind: 'Skipped', payload: { reason: 'unknown-flight' } });
+    if (d.kind !== 'Skipped') throw new Error('expected Skipped');
+    expect(d.payload.reason).toBe('unknown-flight');
+  });
+
+  it('names the row position for a malformed payload', () => {
+    expect(() => toDecisionRecord({ ...row, kind: 'Dead', payload: { errorClass: 'MALFORMED' } }))
+      .toThrow('decision_event position 5: malformed Dead payload: error is missing');
   });
 });

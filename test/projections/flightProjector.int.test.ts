@@ -6,7 +6,8 @@ import { loadFlights } from '../../src/projections/loadFlights.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { appendAll } from '../support/decisions.ts';
-import { TZ, decideMessages, mismatches } from './support/corpus.ts';
+import { mismatches } from '../support/matchExpected.ts';
+import { TZ, decideMessages } from './support/corpus.ts';
 import { activeScenarioNames, readScenario } from '../support/corpusDir.ts';
 
 let db: TestDatabase;

@@ -6,6 +6,7 @@
  * test/corpus/README.md says.
  */
 import type { CorpusScenario } from '../../support/corpusDir.ts';
+import { mismatches } from '../../support/matchExpected.ts';
 
 export type Gql = (query: string, variables?: Record<string, unknown>) => Promise<{ data?: any; errors?: unknown[] }>;
 
@@ -27,8 +28,6 @@ export async function drained(gql: Gql): Promise<boolean> {
   return !!p && p.backlog === 0 && p.projections.length > 0 && p.projections.every((x: { lag: string }) => x.lag === '0');
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
-
 /** GraphQL selection for the fields an expected value lists (nested objects and lists of objects). */
 export function selectionOf(expected: Record<string, unknown>): string {
   return Object.entries(expected)
@@ -42,24 +41,6 @@ export function selectionOf(expected: Record<string, unknown>): string {
       return k;
     })
     .join(' ');
-}
-
-/** Differences between an expected value and the actual one ([] when they match). */
-export function compare(where: string, expected: unknown, actual: unknown): string[] {
-  if (expected === null) return actual === null || actual === undefined ? [] : [`${where}: expected null, got ${JSON.stringify(actual)}`];
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return [`${where}: expected a list, got ${JSON.stringify(actual)}`];
-    if (actual.length !== expected.length) return [`${where}: expected ${expected.length} items, got ${actual.length}: ${JSON.stringify(actual)}`];
-    return expected.flatMap((e, i) => compare(`${where}[${i}]`, e, actual[i]));
-  }
-  if (typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object') return [`${where}: expected an object, got ${JSON.stringify(actual)}`];
-    return Object.entries(expected as object).flatMap(([k, v]) => compare(`${where}.${k}`, v, (actual as Record<string, unknown>)[k]));
-  }
-  if (typeof expected === 'string' && INSTANT.test(expected) && typeof actual === 'string' && INSTANT.test(actual)) {
-    return Date.parse(expected) === Date.parse(actual) ? [] : [`${where}: expected instant ${expected}, got ${actual}`];
-  }
-  return expected === actual ? [] : [`${where}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
 }
 
 /**
@@ -92,7 +73,7 @@ export async function checkScenario(
     const r = await gql(`query($flid: ID!) { flight(flid: $flid) { ${selectionOf(fields)} } }`, { flid });
     if (r.errors) problems.push(`flights.${flid}: ${JSON.stringify(r.errors)}`);
     else if (r.data?.flight == null) problems.push(`flights.${flid}: flight not found`);
-    else problems.push(...compare(`flights.${flid}`, fields, r.data.flight));
+    else problems.push(...mismatches(fields, r.data.flight, `flights.${flid}`));
   }
   for (const flid of s.expect.absentFlights ?? []) {
     const r = await gql('query($flid: ID!) { flight(flid: $flid) { flid deleted } }', { flid });

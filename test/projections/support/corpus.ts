@@ -54,25 +54,3 @@ export function decideMessages(
   });
   return { decisions, flights };
 }
-
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
-
-/** Mismatches of `actual` (a FlightView-shaped object) against an expect.json flight entry. */
-export function mismatches(expected: unknown, actual: unknown, at = ''): string[] {
-  if (expected === null) return actual === null || actual === undefined ? [] : [`${at}: expected null, got ${JSON.stringify(actual)}`];
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return [`${at}: expected a list, got ${JSON.stringify(actual)}`];
-    if (actual.length !== expected.length) return [`${at}: expected ${expected.length} items, got ${actual.length}`];
-    return expected.flatMap((e, i) => mismatches(e, actual[i], `${at}[${i}]`));
-  }
-  if (typeof expected === 'object') {
-    if (typeof actual !== 'object' || actual === null) return [`${at}: expected an object, got ${JSON.stringify(actual)}`];
-    return Object.entries(expected as Record<string, unknown>).flatMap(([k, v]) =>
-      mismatches(v, (actual as Record<string, unknown>)[k], at ? `${at}.${k}` : k),
-    );
-  }
-  if (typeof expected === 'string' && ISO.test(expected) && typeof actual === 'string' && ISO.test(actual)) {
-    return Date.parse(expected) === Date.parse(actual) ? [] : [`${at}: expected ${expected}, got ${actual}`];
-  }
-  return expected === actual ? [] : [`${at}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
-}
