@@ -6,17 +6,29 @@
  *   npm run corpus:vendor          copy the upstream corpus over test/corpus/ (removing stale files)
  *   npm run corpus:check           exit 1 when test/corpus/ differs from the upstream corpus
  *
- * MSGX_UPSTREAM_CORPUS names another upstream folder. When there is no upstream folder, the check
- * reports `absent` and passes: the vendored copy is then the corpus.
+ * MSGX_UPSTREAM_CORPUS (or `--upstream DIR`) names another upstream folder. When there is no
+ * upstream folder, the check says it skipped and passes: the vendored copy is then the corpus.
+ *
+ * The copy is exact but for one thing: the corpus's Markdown points at the contract documents
+ * beside it (`../spec/interface.md`), which are not in this repository; the copy points at the
+ * project's summaries of them in docs/contract/ instead (`localLinks`).
  */
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const VENDORED_CORPUS = path.join(REPO_ROOT, 'test', 'corpus');
 export const UPSTREAM_CORPUS = process.env.MSGX_UPSTREAM_CORPUS ?? path.join(REPO_ROOT, '..', 'shared', 'corpus');
+
+/** The corpus's links to the upstream spec folder, pointed at docs/contract/ (summaries of the same documents). */
+export function localLinks(file: string, content: Buffer): Buffer {
+  if (!file.endsWith('.md')) return content;
+  const depth = file.split('/').length - 1; // test/corpus/<file>: up to the repo root, then docs/contract
+  const toDocs = '../'.repeat(depth + 2) + 'docs/contract/';
+  return Buffer.from(content.toString('utf8').replace(/\.\.\/spec\/([A-Za-z]+)\.md/g, (_, name: string) => `${toDocs}${name.toLowerCase()}.md`));
+}
 
 export type CorpusComparison =
   | { readonly status: 'absent' }
@@ -40,7 +52,7 @@ export async function compareCorpus(upstream = UPSTREAM_CORPUS, vendored = VENDO
   const differences: string[] = [];
   for (const f of want) {
     if (!haveSet.has(f)) differences.push(`missing ${f}`);
-    else if (!(await readFile(path.join(upstream, f))).equals(await readFile(path.join(vendored, f)))) differences.push(`differs ${f}`);
+    else if (!localLinks(f, await readFile(path.join(upstream, f))).equals(await readFile(path.join(vendored, f)))) differences.push(`differs ${f}`);
   }
   const wantSet = new Set(want);
   for (const f of have) if (!wantSet.has(f)) differences.push(`extra ${f}`);
@@ -54,20 +66,32 @@ export async function vendorCorpus(upstream = UPSTREAM_CORPUS, vendored = VENDOR
   for (const f of files) {
     const to = path.join(vendored, f);
     await mkdir(path.dirname(to), { recursive: true });
-    await copyFile(path.join(upstream, f), to);
-    await chmod(to, 0o644); // upstream files are read-only
+    await writeFile(to, localLinks(f, await readFile(path.join(upstream, f))), { mode: 0o644 });
+    await chmod(to, 0o644); // an existing file keeps its mode on write
   }
   return files.length;
 }
 
+/** What `--check` prints for a comparison with `upstream`. */
+export function describeComparison(c: CorpusComparison, upstream: string): string {
+  switch (c.status) {
+    case 'absent':
+      return `skipped: no upstream corpus at ${upstream} (test/corpus is the corpus)\n`;
+    case 'current':
+      return `current: test/corpus equals ${upstream} (${c.files} files)\n`;
+    case 'stale':
+      return `test/corpus is stale against ${upstream} (npm run corpus:vendor):\n  ${c.differences.join('\n  ')}\n`;
+  }
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const at = process.argv.indexOf('--upstream');
+  const upstream = at >= 0 && process.argv[at + 1] ? path.resolve(process.argv[at + 1]!) : UPSTREAM_CORPUS;
   if (process.argv.includes('--check')) {
-    const c = await compareCorpus();
-    process.stdout.write(
-      c.status === 'stale' ? `test/corpus is stale (npm run corpus:vendor):\n  ${c.differences.join('\n  ')}\n` : `${c.status}\n`,
-    );
+    const c = await compareCorpus(upstream);
+    process.stdout.write(describeComparison(c, upstream));
     process.exitCode = c.status === 'stale' ? 1 : 0;
   } else {
-    process.stdout.write(`copied ${await vendorCorpus()} files into test/corpus\n`);
+    process.stdout.write(`copied ${await vendorCorpus(upstream)} files into test/corpus\n`);
   }
 }

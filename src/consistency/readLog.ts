@@ -6,13 +6,14 @@
  * gives them: `evolve` of one flight never looks at another.
  */
 import type { Change } from '../domain/changes.ts';
+import { decisionKindAt, type DecisionKind } from '../domain/decisionPayload.ts';
 import type { Queryable } from '../platform/db.ts';
 import { readDecisionsAfter } from '../log/readDecisions.ts';
 
 export interface LogEvent {
   readonly position: string;
   readonly msgId: string | null;
-  readonly kind: string;
+  readonly kind: DecisionKind;
   readonly recordedAt: string;
   /** The changes to fold (all of them, or those of the selected flights). */
   readonly changes: readonly Change[];
@@ -81,7 +82,7 @@ export async function* readFlightsLog(
       return {
         position: r.position,
         msgId: r.msg_id,
-        kind: r.kind,
+        kind: decisionKindAt(r.position, r.kind),
         recordedAt: r.recorded_at,
         // An archive decision names many flights: keep only the selected ones.
         changes: kept.map(([, c]) => (c.type === 'FlightsArchived' ? { ...c, flids: c.flids.filter((f) => wanted.has(f)) } : c)),

@@ -1,6 +1,7 @@
 import type { PoolClient } from '../platform/db.ts';
 import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 import { Channels } from '../platform/channels.ts';
+import type { DecisionBody, DecisionKind, DecisionOf } from '../domain/decisionPayload.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after
@@ -8,40 +9,27 @@ import { Channels } from '../platform/channels.ts';
  * the row lock is held, so they are gap-free and log order equals commit order.
  */
 
-export type DecisionKind =
-  | 'Applied'
-  | 'Skipped'
-  | 'Failed'
-  | 'Dead'
-  | 'Parked'
-  | 'ReplayRequested'
-  | 'FlightsArchived'
-  | 'GapExpired'
-  | 'DeliveryReplayRequested'
-  /** msgx redecide --apply: brings one flight to its re-decided state (src/write/redecide). */
-  | 'Correction'
-  /** Shadow run and cut-over (src/write/shadow): the mode changes, audited. */
-  | 'ShadowStarted'
-  | 'CutOver'
-  /** A plan request recorded in shadow mode instead of being sent (COUTMSGS is not written). */
-  | 'PlanRequestRecorded'
-  /** A plan request registered (to be sent): its PlanRequested change is what a RESP answering it is decided with. */
-  | 'PlanRequested'
-  /** Operator actions on record (src/log/operatorAction.ts): no message, no changes, `requestedBy`. */
-  | 'RebuildRequested'
-  | 'ReferenceRequested';
+/**
+ * The decision kinds and their payloads are the domain's (src/domain/decisionPayload.ts): a
+ * NewDecision is an envelope plus one `{ kind, payload }` of the DecisionBody union, so a writer
+ * that writes a payload its kind does not have gets a compile error.
+ */
+export type { DecisionKind } from '../domain/decisionPayload.ts';
 
 /** Kinds that end a message's processing (exactly one per message since its last ReplayRequested). */
 export const TERMINAL_KINDS: readonly DecisionKind[] = ['Applied', 'Skipped', 'Dead', 'Parked'];
 
-export interface NewDecision {
+/** The columns of a decision besides its kind and payload. */
+export interface DecisionEnvelope {
   readonly msgId: string | null;
-  readonly kind: DecisionKind;
   readonly handler?: string | null;
   readonly handlerVersion?: number | null;
   readonly flids?: readonly string[];
-  readonly payload: Readonly<Record<string, unknown>>;
 }
+
+export type NewDecision = DecisionEnvelope & DecisionBody;
+/** A new decision of kind K. */
+export type NewDecisionOf<K extends DecisionKind> = DecisionEnvelope & DecisionOf<K>;
 
 // flids and payload are jsonb columns: one JSON-array parameter each, never jsonb[] (sqlBatch.ts).
 const COLUMNS: readonly ColumnSpec[] = [

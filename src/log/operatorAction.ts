@@ -8,21 +8,34 @@
  */
 import type pg from 'pg';
 import { withTransaction } from '../platform/db.ts';
-import { appendDecisions, lockPipeline, type DecisionKind } from './appendDecisions.ts';
+import type { DecisionPayloads } from '../domain/decisionPayload.ts';
+import { appendDecisions, lockPipeline, type NewDecision } from './appendDecisions.ts';
 
-export type OperatorActionKind = Extract<DecisionKind, 'RebuildRequested' | 'ReferenceRequested'>;
+export type OperatorActionKind = 'RebuildRequested' | 'ReferenceRequested';
 
-export interface OperatorAction {
-  readonly kind: OperatorActionKind;
-  readonly requestedBy: string;
-  readonly payload: Readonly<Record<string, unknown>>;
+/** An operator action of one kind: its payload without `requestedBy`, which the action names. */
+export type OperatorAction = {
+  readonly [K in OperatorActionKind]: {
+    readonly kind: K;
+    readonly requestedBy: string;
+    readonly payload: Omit<DecisionPayloads[K], 'requestedBy'>;
+  };
+}[OperatorActionKind];
+
+function decisionOf(action: OperatorAction): NewDecision {
+  switch (action.kind) {
+    case 'RebuildRequested':
+      return { msgId: null, kind: action.kind, payload: { ...action.payload, requestedBy: action.requestedBy } };
+    case 'ReferenceRequested':
+      return { msgId: null, kind: action.kind, payload: { ...action.payload, requestedBy: action.requestedBy } };
+  }
 }
 
 /** Append the action in a transaction of its own (under the pipeline lock, like every append); returns its position. */
 export function recordOperatorAction(pool: pg.Pool, action: OperatorAction, now: Date): Promise<string> {
   return withTransaction(pool, async (c) => {
     const last = await lockPipeline(c);
-    const [position] = await appendDecisions(c, last, [{ msgId: null, kind: action.kind, payload: { ...action.payload, requestedBy: action.requestedBy } }], now);
+    const [position] = await appendDecisions(c, last, [decisionOf(action)], now);
     return position!;
   });
 }

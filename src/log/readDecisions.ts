@@ -4,12 +4,14 @@
  */
 import type { AppliedEvent } from '../domain/evolve.ts';
 import type { Change } from '../domain/changes.ts';
+import { decisionBody, decisionKindAt, type DecisionBody, type DecisionKind } from '../domain/decisionPayload.ts';
 import type { Queryable } from '../platform/db.ts';
 
 export interface DecisionEvent {
   readonly position: string;
   readonly msgId: string | null;
-  readonly kind: string;
+  /** Checked against the known kinds (decisionKindAt): an unknown kind is an error naming the position. */
+  readonly kind: DecisionKind;
   /** `payload.changes`, null when the decision carries none (Skipped, Failed, Dead, …). */
   readonly changes: readonly Change[] | null;
   /** UTC ISO instant. */
@@ -63,7 +65,7 @@ function toDecisionEvent(r: Row): DecisionEvent {
   return {
     position: r.position,
     msgId: r.msg_id,
-    kind: r.kind,
+    kind: decisionKindAt(r.position, r.kind),
     changes: Array.isArray(r.changes) ? r.changes : null,
     recordedAt: r.recorded_at,
   };
@@ -84,15 +86,19 @@ export function hasChanges(e: DecisionEvent): e is DecisionEvent & { changes: re
   return e.changes !== null && e.changes.length > 0;
 }
 
-/** One whole decision_event row (payload parsed, recordedAt as an ISO instant): the read API's history, the ESDB forwarder. */
-export interface DecisionRecord {
+/**
+ * One whole decision_event row: its columns, and its kind and payload as the DecisionBody union
+ * (src/domain/decisionPayload.ts), read through the boundary `decisionBody` — narrow on `kind`.
+ * recordedAt is a UTC ISO instant. The read API's history, flight(asOf), the ESDB forwarder.
+ */
+export type DecisionRecord = DecisionColumns & DecisionBody;
+
+export interface DecisionColumns {
   readonly position: string;
   readonly msgId: string | null;
-  readonly kind: string;
   readonly handler: string | null;
   readonly handlerVersion: number | null;
   readonly flids: readonly string[];
-  readonly payload: { readonly changes?: readonly Change[] } & Record<string, unknown>;
   readonly recordedAt: string;
 }
 
@@ -103,9 +109,23 @@ export interface DecisionRecord {
 export const DECISION_RECORD_COLUMNS = `position, msg_id AS "msgId", kind, handler,
   handler_version AS "handlerVersion", flids, payload, recorded_at AS "recordedAt"`;
 
-export type DecisionRecordRow = Omit<DecisionRecord, 'recordedAt'> & { recordedAt: Date };
+/** A row of DECISION_RECORD_COLUMNS as node-postgres returns it (jsonb parsed, timestamptz a Date). */
+export interface DecisionRecordRow extends Omit<DecisionColumns, 'recordedAt'> {
+  readonly kind: string;
+  readonly payload: unknown;
+  readonly recordedAt: Date;
+}
 
-export const toDecisionRecord = (r: DecisionRecordRow): DecisionRecord => ({ ...r, recordedAt: r.recordedAt.toISOString() });
+/** The row as a DecisionRecord; DecisionLogError (naming the position) for an unknown kind or a malformed payload. */
+export const toDecisionRecord = (r: DecisionRecordRow): DecisionRecord => ({
+  position: r.position,
+  msgId: r.msgId,
+  handler: r.handler,
+  handlerVersion: r.handlerVersion,
+  flids: r.flids,
+  recordedAt: r.recordedAt.toISOString(),
+  ...decisionBody(r.position, r.kind, r.payload),
+});
 
 /** Whole decisions with positions in (from, to], ascending. */
 export async function readDecisionRange(q: Queryable, from: string, to: string): Promise<DecisionRecord[]> {

@@ -8,7 +8,7 @@
  */
 
 export type FaultPoint =
-  /** pollOnce: rows copied inside the ingest transaction, not committed. */
+  /** pollOnce: rows copied inside the ingest transaction, not committed — or, on the one-statement common poll, read and not yet sent. */
   | 'ingest.uncommitted'
   /** pollOnce: the ingest transaction (rows + cursor + gaps) committed with new rows. */
   | 'ingest.committed'

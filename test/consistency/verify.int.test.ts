@@ -16,7 +16,8 @@ import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { seedCorpusDay, startApp } from './support/corpusDay.ts';
+import { startApp } from '../support/testApp.ts';
+import { seedCorpusDay } from './support/corpusDay.ts';
 
 let db: TestDatabase;
 /** Undo steps of the current test's damage, run after it. */
@@ -249,11 +250,10 @@ describe('the writer sentinel', () => {
 
     const lines: string[] = [];
     const sink = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
-    const running = await startApp(
-      db,
-      { MSGX_CONSISTENCY_CHECK_ON_START: 'true', MSGX_CONSISTENCY_SAMPLE_RATIO: '1' },
-      { log: createLogger('info', sink) },
-    );
+    const running = await startApp(db, {
+      env: { MSGX_CONSISTENCY_CHECK_ON_START: 'true', MSGX_CONSISTENCY_SAMPLE_RATIO: '1' },
+      log: createLogger('info', sink),
+    });
     try {
       const row = await waitFor(async () => (await db.pool.query("SELECT * FROM consistency_check WHERE trigger = 'start'")).rows[0], {
         what: 'the start-up check recorded',

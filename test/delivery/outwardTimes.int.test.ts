@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { startApp, type RunningApp } from '../write/support/appHarness.ts';
-import { loadScenario } from '../write/support/writeHarness.ts';
+import { startApp, type RunningApp } from '../support/testApp.ts';
+import { readScenario } from '../support/corpusDir.ts';
 
 const ALLOC = '{ seq scheduledStart scheduledEnd actualStart actualEnd }';
 const ROUTE = '{ seq scheduledArrival scheduledDeparture }';
@@ -53,7 +53,7 @@ const strings = (v: unknown): string[] =>
   typeof v === 'string' ? [v] : Array.isArray(v) ? v.flatMap(strings) : v !== null && typeof v === 'object' ? Object.values(v).flatMap(strings) : [];
 
 it("a flight's times in its Kafka records equal the GraphQL API's values for the same flight", async () => {
-  const xmls = [...(await loadScenario('01-plan-and-operations')).files, ...(await loadScenario('04-whole-interface')).files].map((f) => f.xml);
+  const xmls = [...readScenario('01-plan-and-operations').files, ...readScenario('04-whole-interface').files].map((f) => f.xml);
   await app.send(xmls);
   await app.drained('corpus 01 and 04 decided');
   await waitFor(async () => (await db.pool.query("SELECT 1 FROM msg_event WHERE state <> 'SENT'")).rowCount === 0, { what: 'every record written' });

@@ -6,7 +6,8 @@ import { FIELD_NAMES, emptyFields } from '../../src/domain/fields.ts';
 import type { FlightState } from '../../src/domain/flight.ts';
 import { toFlightView } from '../../src/domain/flightView.ts';
 import { emptyLists } from '../../src/domain/lists.ts';
-import { decideMessages, readScenario, scenarioNames } from '../projections/support/corpus.ts';
+import { decideMessages } from '../projections/support/corpus.ts';
+import { activeScenarioNames, readScenario } from '../support/corpusDir.ts';
 
 const TZ = 'Asia/Shanghai';
 const UTC_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
@@ -27,7 +28,7 @@ function strings(v: unknown): string[] {
 }
 
 const corpusChanges = (): Change[] =>
-  scenarioNames().flatMap((name) =>
+  activeScenarioNames().flatMap((name) =>
     decideMessages(readScenario(name).files.map((f) => f.xml)).decisions.flatMap((d) => (d.payload.changes ?? []) as Change[]),
   );
 

@@ -3,17 +3,9 @@
  * still half-initialised sees `undefined` bindings (the CLI had main → commands → a command →
  * main). Type-only imports are erased at run time and do not count.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []);
-}
+import { sourceFiles, SRC } from './support/sourceModules.ts';
 
 /** The modules a file loads at run time: static imports and re-exports that are not `type`-only. */
 function runtimeImports(file: string, text: string): string[] {
@@ -57,7 +49,7 @@ function cycles(files: readonly { path: string; text: string }[]): string[][] {
 
 describe('import cycles', () => {
   it('src/ has none', () => {
-    const files = sources(SRC).map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+    const files = sourceFiles();
     expect(files.length).toBeGreaterThan(100);
     expect(cycles(files)).toEqual([]);
   });

@@ -11,7 +11,7 @@ import { decide } from '../../src/domain/decide.ts';
 import { applyDecision } from '../../src/domain/evolve.ts';
 import type { FlightState } from '../../src/domain/flight.ts';
 import { flopXml, fltr, schdXml } from './support/buildXml.ts';
-import { loadScenarios } from './support/corpus.ts';
+import { corpusXmls } from '../support/corpusDir.ts';
 import { decodeOk, TZ } from './support/decodeOk.ts';
 
 const CLASSES = new Set(['MALFORMED', 'CODEC_ERROR', 'UNSUPPORTED']);
@@ -20,7 +20,7 @@ function wellShaped(r: DecodeResult): boolean {
   return r.ok ? typeof r.message.type === 'string' : CLASSES.has(r.errorClass) && r.error.length > 0;
 }
 
-const corpusXmls = loadScenarios().flatMap((s) => s.xmls);
+const corpus = corpusXmls();
 
 // Edits that keep most of a real message intact, so decoding gets deep before it fails.
 const mutation = fc.oneof(
@@ -58,7 +58,7 @@ describe('decode never throws', { timeout: 60_000 }, () => {
   });
 
   it('on mutated corpus messages, and decides the same way twice', () => {
-    fc.assert(fc.property(fc.constantFrom(...corpusXmls), fc.array(mutation, { minLength: 1, maxLength: 4 }), (xml, ms) => {
+    fc.assert(fc.property(fc.constantFrom(...corpus), fc.array(mutation, { minLength: 1, maxLength: 4 }), (xml, ms) => {
       const text = ms.reduce(mutate, xml);
       const a = decode(text, { tz: TZ });
       expect(wellShaped(a)).toBe(true);

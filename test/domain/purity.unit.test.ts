@@ -1,24 +1,16 @@
 /** src/domain stays a pure core: no database/network packages, no Node I/O, no clock. */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { moduleSpecifiers, sourceFiles, SRC } from './support/sourceModules.ts';
 
-const DOMAIN = fileURLToPath(new URL('../../src/domain/', import.meta.url));
 const ALLOWED_PACKAGES = new Set(['fast-xml-parser', 'zod']);
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []);
-}
-
-const files = sources(DOMAIN).map((path) => ({ path, text: readFileSync(path, 'utf8') }));
+const files = sourceFiles(join(SRC, 'domain'));
 
 describe('src/domain purity', () => {
   it('imports only relative modules, fast-xml-parser and zod', () => {
     const bad = files.flatMap(({ path, text }) =>
-      [...text.matchAll(/\bfrom\s+'([^']+)'|\bimport\s*\(\s*'([^']+)'\s*\)|\brequire\(\s*'([^']+)'/g)]
-        .map((m) => m[1] ?? m[2] ?? m[3] ?? '')
+      moduleSpecifiers(text)
         .filter((spec) => !spec.startsWith('.') && !ALLOWED_PACKAGES.has(spec))
         .map((spec) => `${path}: ${spec}`));
     expect(files.length).toBeGreaterThan(10);

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decode } from '../../src/domain/codec/decode.ts';
 import { parseXml, type XmlElement } from '../../src/domain/codec/xmlTree.ts';
-import { loadScenarios } from './support/corpus.ts';
+import { corpusXmls } from '../support/corpusDir.ts';
 import { TZ } from './support/decodeOk.ts';
 
 interface Style {
@@ -77,8 +77,7 @@ function serialize(el: XmlElement, s: Style, depth: number, isRoot: boolean): st
   return `${open}>${kids.map((k) => nl + k).join('')}${end}</${el.name}>`;
 }
 
-const corpus = loadScenarios()
-  .flatMap((sc) => sc.xmls)
+const corpus = corpusXmls()
   .map((xml) => ({ xml, tree: parseXml(xml), decoded: decode(xml, { tz: TZ }) }))
   .filter((c) => c.tree.ok && !(c.decoded.ok === false && c.decoded.errorClass === 'MALFORMED'));
 

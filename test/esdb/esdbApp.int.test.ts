@@ -15,13 +15,12 @@ import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { flightStream, messageStream } from '../../src/projections/esdb/streamNames.ts';
 import { startEsdbPeer, type EsdbPeer } from '../support/esdb/server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { CORPUS_DIR, PENDING_SCENARIOS } from '../support/corpusDir.ts';
+import { activeScenarioNames, readScenario } from '../support/corpusDir.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { listScenarios, loadScenario } from '../e2e/support/scenarioRunner.ts';
 
-const scenarios = (await listScenarios(CORPUS_DIR)).filter((dir) => !PENDING_SCENARIOS.has(path.basename(dir)));
+const scenarios = activeScenarioNames();
 
-describe.each(scenarios.map((dir) => [path.basename(dir), dir]))('EventStoreDB streams for corpus scenario %s', (name, dir) => {
+describe.each(scenarios)('EventStoreDB streams for corpus scenario %s', (name) => {
   let db: TestDatabase;
   let peer: EsdbPeer;
   let rt: Runtime;
@@ -48,10 +47,10 @@ describe.each(scenarios.map((dir) => [path.basename(dir), dir]))('EventStoreDB s
   });
 
   it('forwards every decision and every flight change, in order, exactly once', async () => {
-    const s = await loadScenario(dir);
+    const s = readScenario(name);
     const base = `http://127.0.0.1:${app.httpPort()}`;
     for (const f of s.files) {
-      const res = await fetch(`${base}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: f.text });
+      const res = await fetch(`${base}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: f.xml });
       expect(res.status).toBe(200);
     }
     await waitFor(

@@ -10,7 +10,8 @@ import { runBatch } from '../../src/projections/runBatch.ts';
 import { startEsdbPeer, type EsdbPeer } from '../support/esdb/server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { appendAll, type DecisionInput } from '../support/decisions.ts';
-import { decideMessages, readScenario } from '../projections/support/corpus.ts';
+import { decideMessages } from '../projections/support/corpus.ts';
+import { readScenario } from '../support/corpusDir.ts';
 
 const clock = new FakeClock();
 let db: TestDatabase;

@@ -95,6 +95,36 @@ describe.each(adapters)('mailbox adapter: %s', (_name, make) => {
     expect(await h.mailbox.readIds([])).toEqual([]);
   });
 
+  it('readBatch: rows after a watermark as the prefix that fits the byte budget (UTF-8 bytes), the first row always, the window counted', async () => {
+    const received = new Date('2025-03-14T01:30:00Z');
+    const start = (await h.mailbox.readAfter('0', 1_000)).at(-1)?.id ?? '0';
+    // small rows (one with CJK: 3 bytes a character) and one of 9000 bytes
+    const bodies = ['<MSG>a</MSG>'.slice(0, 9), '<M>一二</M>'.slice(0, 9), `<M>${'x'.repeat(8993)}</M>`, '<M>abc</M>'];
+    const ids: string[] = [];
+    for (const b of bodies) ids.push(await h.mailbox.insertInbound(b, received));
+    const bytes = bodies.map((b) => Buffer.byteLength(b));
+
+    const all = await h.mailbox.readBatch(start, 10, 1 << 20, 0);
+    expect(all.rows.map((r) => r.id)).toEqual(ids);
+    expect(all.rows.map((r) => r.xml)).toEqual(bodies);
+    expect(all.rows[0]!.receivedAt?.toISOString()).toBe(received.toISOString());
+    expect(all).toMatchObject({ bytes: bytes.reduce((a, b) => a + b, 0), scanned: 4 });
+
+    // The limit window: 2 of 4, the window full.
+    expect(await h.mailbox.readBatch(start, 2, 1 << 20, 0)).toMatchObject({ bytes: bytes[0]! + bytes[1]!, scanned: 2 });
+    // The budget cuts before the large row (scanned > rows: cut); that row then goes alone.
+    const cut = await h.mailbox.readBatch(start, 10, 1000, 0);
+    expect([cut.rows.map((r) => r.id), cut.scanned]).toEqual([[ids[0], ids[1]], 4]);
+    const alone = await h.mailbox.readBatch(ids[1]!, 10, 1000, 0);
+    expect([alone.rows.map((r) => r.id), alone.bytes, alone.scanned]).toEqual([[ids[2]], bytes[2], 2]);
+    // With bytes spent before (gap rows), the first row is no longer free.
+    expect((await h.mailbox.readBatch(ids[1]!, 10, 1000, 500)).rows).toEqual([]);
+    expect((await h.mailbox.readBatch(ids[1]!, 10, 1000, 500)).scanned).toBe(-1);
+    expect((await h.mailbox.readBatch(start, 10, 1000, 1000 - bytes[0]!)).rows.map((r) => r.id)).toEqual([ids[0]]);
+    // Nothing after the last row.
+    expect(await h.mailbox.readBatch(ids[3]!, 10, 1000, 0)).toEqual({ rows: [], bytes: 0, scanned: 0 });
+  });
+
   it("backfills status and the processed time from the mailbox server's NOW(), idempotently", async () => {
     const id = await h.mailbox.insertInbound('<MSG/>', new Date());
     const at = new Date('2025-03-14T02:00:05Z');

@@ -31,7 +31,7 @@ describe('migrations runner', () => {
   });
 
   it('decision_event refuses UPDATE, DELETE and TRUNCATE', async () => {
-    await appendDecision(db.pool, { msgId: '1', payload: {}, recordedAt: new Date() });
+    await appendDecision(db.pool, { msgId: '1', payload: { changes: [] }, recordedAt: new Date() });
     for (const sql of ['UPDATE decision_event SET kind = $$x$$', 'DELETE FROM decision_event', 'TRUNCATE decision_event']) {
       const err = await db.pool.query(sql).then(() => null, (e: unknown) => e);
       expect(err, sql).not.toBeNull();

@@ -5,7 +5,8 @@ import type { FlightState } from '../../src/domain/flight.ts';
 import { toFlightView } from '../../src/domain/flightView.ts';
 import type { DecisionEvent } from '../../src/log/readDecisions.ts';
 import { outboxRowsFor } from '../../src/projections/decisionOutbox.ts';
-import { decideMessages, readScenario } from './support/corpus.ts';
+import { decideMessages } from './support/corpus.ts';
+import { readScenario } from '../support/corpusDir.ts';
 
 const dnld = readScenario('03-plan-snapshots').files[2]!.xml; // DNLD today again: an update, a delete, a summary
 

@@ -15,7 +15,8 @@ import { runBatch } from '../../src/projections/runBatch.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { appendAll, type DecisionInput } from '../support/decisions.ts';
-import { decideMessages, readScenario } from './support/corpus.ts';
+import { decideMessages } from './support/corpus.ts';
+import { readScenario } from '../support/corpusDir.ts';
 
 let db: TestDatabase;
 beforeEach(async () => {
@@ -224,7 +225,7 @@ describe('outbox feeder', () => {
     const decisions = decideMessages(readScenario('02-bad-input-and-duplicates').files.map((f) => f.xml)).decisions;
     decisions.push({
       msgId: null, kind: 'FlightsArchived', recordedAt: new Date('2025-03-20T00:00:00Z'),
-      payload: { changes: [{ type: 'FlightsArchived', flids: ['881001'], beforeDay: '2025-03-15' }] },
+      payload: { changes: [{ type: 'FlightsArchived', flids: ['881001'], beforeDay: '2025-03-15' }], keepDays: 5 },
     });
     await appendAll(db.pool, decisions);
     const feeder = createOutboxFeeder({ tz: TZ, clock });

@@ -32,12 +32,12 @@ beforeAll(async () => {
         { type: 'PlanSnapshotApplied', stype: 'DNLD', day: '2025-03-14', windowStart: null, windowEnd: null, created: 2, updated: 0, deleted: 0, ignored: 0 }] } },
     { position: '2', msgId: '2', handler: 'flop-fields', flids: ['700'], recordedAt: '2025-03-14T02:00:00Z',
       payload: { changes: [{ type: 'FlightUpdated', flid: '700', fields: { estimatedTime: '2025-03-14T00:12:00.000Z' } }] } },
-    { position: '3', msgId: '3', kind: 'Failed', recordedAt: '2025-03-14T02:10:00Z', payload: { errorClass: 'INFRA', error: 'connection reset', attempt: 1 } },
+    { position: '3', msgId: '3', kind: 'Failed', recordedAt: '2025-03-14T02:10:00Z', payload: { errorClass: 'INFRA', error: 'connection reset', attempt: 1, nextAttemptAt: '2025-03-14T02:10:01.000Z' } },
     { position: '4', msgId: '3', handler: 'flop-list', flids: ['700'], recordedAt: '2025-03-14T02:20:00Z',
       payload: { changes: [{ type: 'GatesReplaced', flid: '700', items: [{ seq: 1, code: 'G20', class: null, kind: null, scheduledStart: null, scheduledEnd: null, actualStart: null, actualEnd: null }] }] } },
     { position: '5', msgId: '4', kind: 'Skipped', recordedAt: '2025-03-14T02:30:00Z', payload: { reason: 'duplicate-of:2' } },
     { position: '6', msgId: null, kind: 'FlightsArchived', flids: ['701'], recordedAt: '2025-03-14T03:00:00Z',
-      payload: { changes: [{ type: 'FlightsArchived', flids: ['701'], beforeDay: '2025-03-15' }] } },
+      payload: { changes: [{ type: 'FlightsArchived', flids: ['701'], beforeDay: '2025-03-15' }], keepDays: 5 } },
     // Positions across a digit boundary (9 → 10): log order is numeric, not text order.
     ...['7', '8', '9', '10'].map((position, i) => ({
       position, msgId: '5', handler: 'flop-fields', flids: ['702'], recordedAt: `2025-03-14T04:0${i}:00Z`,
@@ -63,7 +63,7 @@ describe('message(id)', () => {
     const m = r.data!.message;
     expect(m).toMatchObject({ id: '3', state: 'SUCCEEDED', attempts: 2, identityKey: 'AODB|FLOP|GTDT|3' });
     expect(m.decisions.map((d: any) => [d.position, d.kind])).toEqual([['3', 'Failed'], ['4', 'Applied']]);
-    expect(JSON.parse(m.decisions[0].payload)).toEqual({ errorClass: 'INFRA', error: 'connection reset', attempt: 1 });
+    expect(JSON.parse(m.decisions[0].payload)).toEqual({ errorClass: 'INFRA', error: 'connection reset', attempt: 1, nextAttemptAt: '2025-03-14T02:10:01.000Z' });
     expect(m.decisions[0].changes).toEqual([]);
     expect(m.decisions[1].changes).toEqual([{ type: 'GatesReplaced', flid: '700', data: expect.any(String) }]);
     expect(JSON.parse(m.decisions[1].changes[0].data).items[0].code).toBe('G20');

@@ -25,8 +25,8 @@ beforeAll(async () => {
   await insertMessage(db.pool, { id: '6', xml: '<MSG/>', state: 'PARKED', errorClass: 'UNSUPPORTED', attempts: 1 });
   await appendBatch(db.pool, [
     { position: '1', msgId: '1', recordedAt: '2025-03-14T01:00:00Z', payload: { changes: [] } },
-    { position: '2', msgId: '2', kind: 'Dead', recordedAt: '2025-03-14T01:00:00Z', payload: { errorClass: 'MALFORMED' } },
-    { position: '3', msgId: '3', kind: 'Failed', recordedAt: '2025-03-14T01:00:00Z', payload: { errorClass: 'INFRA' } },
+    { position: '2', msgId: '2', kind: 'Dead', recordedAt: '2025-03-14T01:00:00Z', payload: { errorClass: 'MALFORMED', error: 'not XML', attempt: 1 } },
+    { position: '3', msgId: '3', kind: 'Failed', recordedAt: '2025-03-14T01:00:00Z', payload: { errorClass: 'INFRA', error: 'connection reset', attempt: 1, nextAttemptAt: '2025-03-14T01:00:01.000Z' } },
     { position: '4', msgId: null, kind: 'Skipped', recordedAt: '2025-03-14T01:00:00Z', payload: { reason: 'unknown-flight' } },
   ]);
   await db.pool.query("UPDATE projection_checkpoint SET position = CASE name WHEN 'flights' THEN 4 ELSE 1 END");

@@ -6,10 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DOC_VERSION, flightDoc } from '../../src/readModel/flightDoc.ts';
-import { decideMessages, readScenario, scenarioNames } from '../projections/support/corpus.ts';
+import { decideMessages } from '../projections/support/corpus.ts';
+import { activeScenarioNames, readScenario } from '../support/corpusDir.ts';
 import { syntheticMessages } from '../projections/support/synthetic.ts';
 
-const flights = [...scenarioNames().map((n) => readScenario(n).files.map((f) => f.xml)), syntheticMessages({ days: 1, flightsPerDay: 20, opsPerDay: 120 })]
+const flights = [...activeScenarioNames().map((n) => readScenario(n).files.map((f) => f.xml)), syntheticMessages({ days: 1, flightsPerDay: 20, opsPerDay: 120 })]
   .flatMap((xmls) => [...decideMessages(xmls).flights.values()]);
 
 /** Every key path of the documents (list items as `[]`). */

@@ -3,7 +3,8 @@ import {
   DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow, flightsFromRows, selectList, type DbRow, type DetailTable,
 } from '../../src/readModel/flightRows.ts';
 import { columnArrays, unnestOf } from '../../src/platform/sqlBatch.ts';
-import { decideMessages, readScenario, scenarioNames } from '../projections/support/corpus.ts';
+import { decideMessages } from '../projections/support/corpus.ts';
+import { activeScenarioNames, readScenario } from '../support/corpusDir.ts';
 import { syntheticMessages } from '../projections/support/synthetic.ts';
 
 /** What PostgreSQL would hand back for cells written in `columns` order (instants as Date). */
@@ -15,7 +16,7 @@ function asDbRow(columns: readonly { name: string; type: string }[], cells: read
 
 describe('flightRows', () => {
   const flights = new Map(
-    [...scenarioNames().map((n) => readScenario(n).files.map((f) => f.xml)), syntheticMessages({ days: 1, flightsPerDay: 20, opsPerDay: 120 })]
+    [...activeScenarioNames().map((n) => readScenario(n).files.map((f) => f.xml)), syntheticMessages({ days: 1, flightsPerDay: 20, opsPerDay: 120 })]
       .flatMap((xmls) => [...decideMessages(xmls).flights]),
   );
 

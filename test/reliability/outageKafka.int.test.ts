@@ -7,28 +7,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestPlan } from '../../src/write/requests/requestPlan.ts';
 import { startKafkaBroker, type KafkaTestBroker, type StoredRecord } from '../support/kafka/broker.ts';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { decisions, insertCminmsgsBulk, terminalCounts } from '../write/support/writeHarness.ts';
 import {
-  check, counts, describeProblems, holdOutage, logIsGapFree, logLines, notReady, operations, outageMs, plan, problemsPerComponent,
+  check, counts, describeProblems, holdOutage, logIsGapFree, logLines, notReady, operations, OUTAGE_MS, outageDatabases, plan, problemsPerComponent,
   DRAIN_WITHIN_MS, RESUME_WITHIN_MS, startApp, type RunningApp,
 } from './support/outageApp.ts';
 
-const OUTAGE_MS = outageMs(5000);
-
-let db: TestDatabase;
-let my: TestMailbox;
+const dbs = outageDatabases('outkafka');
 let broker: KafkaTestBroker;
 let app: RunningApp | undefined;
 
 beforeAll(async () => {
-  [db, my, broker] = await Promise.all([createTestDatabase('outkafka'), createTestMailbox('outkafka'), startKafkaBroker({ topics: { msg: 3, schd: 1 } })]);
+  broker = await startKafkaBroker({ topics: { msg: 3, schd: 1 } });
 });
 afterAll(async () => {
   await app?.stop();
   await broker?.close();
-  await Promise.all([db?.drop(), my?.drop()]);
 });
 
 interface OutboxRow {
@@ -41,19 +36,19 @@ interface OutboxRow {
 }
 
 async function outbox(): Promise<OutboxRow[]> {
-  const { rows } = await db.pool.query<OutboxRow>(
+  const { rows } = await dbs.db.pool.query<OutboxRow>(
     `SELECT event_id AS "eventId", target, flid, state, attempts, delivery_ref AS ref FROM msg_event ORDER BY event_id`,
   );
   return rows;
 }
 
 async function outboxStates(target: string): Promise<Record<string, number>> {
-  const { rows } = await db.pool.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM msg_event WHERE target = $1 GROUP BY state', [target]);
+  const { rows } = await dbs.db.pool.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM msg_event WHERE target = $1 GROUP BY state', [target]);
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
 }
 
 async function headAttempts(target: string): Promise<number> {
-  const { rows } = await db.pool.query<{ attempts: number }>(
+  const { rows } = await dbs.db.pool.query<{ attempts: number }>(
     "SELECT attempts FROM msg_event WHERE target = $1 AND state = 'PENDING' ORDER BY event_id LIMIT 1",
     [target],
   );
@@ -69,18 +64,18 @@ async function decidedAndProjected(): Promise<boolean> {
 
 describe(`Kafka broker down for ${OUTAGE_MS / 1000} s`, () => {
   it('reports not ready, keeps deciding and projecting, holds Kafka deliveries PENDING, and delivers all in per-flight order within 5 s of recovery', { timeout: 420_000 }, async () => {
-    app = await startApp({ MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: my.url, MSGX_KAFKA_BROKERS: broker.brokers[0]!, MSGX_MAX_ATTEMPTS: '2' });
+    app = await startApp({ MSGX_DATABASE_URL: dbs.db.url, MSGX_MAILBOX_MYSQL_URL: dbs.my.url, MSGX_KAFKA_BROKERS: broker.brokers[0]!, MSGX_MAX_ATTEMPTS: '2' });
     expect((await app.readyz()).status).toBe(200);
 
     // Traffic flows and reaches Kafka.
-    await insertCminmsgsBulk(my, [plan(), ...operations(1000, 300)]);
+    await insertCminmsgsBulk(dbs.my, [plan(), ...operations(1000, 300)]);
     await waitFor(() => broker.records('msg').length > 100, { timeoutMs: 20_000, what: 'records on msg before the outage' });
 
     // ---- the outage ----
     await broker.faults.stop();
     const stoppedAt = Date.now();
     const onBroker = broker.records('msg').length;
-    await insertCminmsgsBulk(my, operations(2000, 300));
+    await insertCminmsgsBulk(dbs.my, operations(2000, 300));
 
     const duringOutage = async () => {
       const r = await notReady(app!);
@@ -90,7 +85,7 @@ describe(`Kafka broker down for ${OUTAGE_MS / 1000} s`, () => {
       // The pump and the projectors keep going: everything decided and in the read model.
       await waitFor(decidedAndProjected, { timeoutMs: DRAIN_WITHIN_MS, what: 'decided and projected during the outage' });
       // More traffic while it is down.
-      await insertCminmsgsBulk(my, operations(3000, 100));
+      await insertCminmsgsBulk(dbs.my, operations(3000, 100));
       await waitFor(decidedAndProjected, { timeoutMs: DRAIN_WITHIN_MS, what: 'the second burst decided and projected' });
       // Kafka heads retry past MSGX_MAX_ATTEMPTS (2) and stay PENDING: an outage never makes them DEAD.
       await waitFor(async () => (await headAttempts('KAFKA_MSG')) > 2, { timeoutMs: 30_000, what: 'KAFKA_MSG head retried past max attempts' });
@@ -100,7 +95,7 @@ describe(`Kafka broker down for ${OUTAGE_MS / 1000} s`, () => {
       // Sent by this call, or (when the running request tracker's round claimed the new row first,
       // FOR UPDATE SKIP LOCKED) by the tracker: either way it reaches COUTMSGS while Kafka is down.
       if (req.send) expect(req.send).toMatchObject({ sent: true });
-      const mails = async () => ((await my.pool.query('SELECT COUTMSGS_CLOB_MSG AS xml FROM COUTMSGS'))[0] as { xml: string }[]).map((m) => m.xml);
+      const mails = async () => ((await dbs.my.pool.query('SELECT COUTMSGS_CLOB_MSG AS xml FROM COUTMSGS'))[0] as { xml: string }[]).map((m) => m.xml);
       await waitFor(async () => (await mails()).length > 0, { timeoutMs: DRAIN_WITHIN_MS, what: 'the plan request in COUTMSGS' });
       expect(await mails()).toEqual([expect.stringContaining(req.mgid)]);
     };
@@ -122,11 +117,11 @@ describe(`Kafka broker down for ${OUTAGE_MS / 1000} s`, () => {
     await waitFor(async () => (await app!.readyz()).status === 200, { timeoutMs: RESUME_WITHIN_MS, what: '/readyz 200 again' });
 
     // Decisions: one terminal decision per message, log without holes.
-    const c = await counts(db);
-    const terminal = terminalCounts(await decisions(db));
+    const c = await counts(dbs.db);
+    const terminal = terminalCounts(await decisions(dbs.db));
     expect(terminal.size).toBe(c.copied);
     expect([...terminal.entries()].filter(([, n]) => n !== 1)).toEqual([]);
-    expect(await logIsGapFree(db)).toBe(true);
+    expect(await logIsGapFree(dbs.db)).toBe(true);
 
     // msg: every KAFKA_MSG row exactly once (the idempotent producer kept the broker from storing a
     // retried batch twice), and per flight in event order.

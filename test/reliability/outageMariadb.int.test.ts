@@ -5,35 +5,29 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcpProxy.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { badTime } from '../write/support/messages.ts';
 import { decisions, insertCminmsgsBulk, terminalCounts } from '../write/support/writeHarness.ts';
 import {
-  check, counts, describeProblems, FLIDS, holdOutage, logIsGapFree, logLines, notReady, operations, outageMs, plan, problemsPerComponent,
+  check, counts, describeProblems, FLIDS, holdOutage, logIsGapFree, logLines, notReady, operations, OUTAGE_MS, outageDatabases, plan, problemsPerComponent,
   DRAIN_WITHIN_MS, RESUME_WITHIN_MS, startApp, type RunningApp,
 } from './support/outageApp.ts';
 
-const OUTAGE_MS = outageMs(5000);
-
-let db: TestDatabase;
-let my: TestMailbox;
+const dbs = outageDatabases('outmaria');
 let proxy: TcpProxy;
 let app: RunningApp | undefined;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('outmaria'), createTestMailbox('outmaria')]);
-  proxy = await startTcpProxy({ target: targetOf(my.url, 3306) });
+  proxy = await startTcpProxy({ target: targetOf(dbs.my.url, 3306) });
 });
 afterAll(async () => {
   await app?.stop();
   await proxy?.close();
-  await Promise.all([db?.drop(), my?.drop()]);
 });
 
 async function cminmsgsUnprocessed(): Promise<number> {
-  const [rows] = await my.pool.query('SELECT count(*) AS n FROM CMINMSGS WHERE CMINMSGS_STATUS IS NULL OR CMINMSGS_DATE_PROCESSED IS NULL');
+  const [rows] = await dbs.my.pool.query('SELECT count(*) AS n FROM CMINMSGS WHERE CMINMSGS_STATUS IS NULL OR CMINMSGS_DATE_PROCESSED IS NULL');
   return Number((rows as { n: string | number }[])[0]!.n);
 }
 
@@ -45,26 +39,26 @@ describe(`MariaDB (shared mailbox) down for ${OUTAGE_MS / 1000} s`, () => {
     const before = [plan(), ...operations(1000, 40), badTime(1040, FLIDS[0]!), ...operations(1041, 1200)];
     const during = operations(3000, 300);
     const total = before.length + during.length;
-    app = await startApp({ MSGX_DATABASE_URL: db.url, MSGX_MAILBOX_MYSQL_URL: proxy.url(my.url), MSGX_MAX_ATTEMPTS: '3' });
+    app = await startApp({ MSGX_DATABASE_URL: dbs.db.url, MSGX_MAILBOX_MYSQL_URL: proxy.url(dbs.my.url), MSGX_MAX_ATTEMPTS: '3' });
     expect((await app.readyz()).status).toBe(200);
 
-    const holder = new pg.Client({ connectionString: db.url });
+    const holder = new pg.Client({ connectionString: dbs.db.url });
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM pipeline_lock WHERE id = 1 FOR UPDATE');
-    await insertCminmsgsBulk(my, before);
+    await insertCminmsgsBulk(dbs.my, before);
     await waitFor(async () => {
-      const c = await counts(db);
+      const c = await counts(dbs.db);
       return c.copied === before.length && c.unfinished > 1000;
     }, { timeoutMs: DRAIN_WITHIN_MS, what: 'everything copied while the pump is held back' });
 
     // ---- the outage ----
     proxy.cut();
     const cutAt = Date.now();
-    const atCut = await counts(db);
+    const atCut = await counts(dbs.db);
     await holder.query('COMMIT');
     await holder.end();
-    await insertCminmsgsBulk(my, during); // AODB keeps writing; msgx cannot read it now
+    await insertCminmsgsBulk(dbs.my, during); // AODB keeps writing; msgx cannot read it now
 
     const duringOutage = async () => {
       // /readyz: not ready, and it says why.
@@ -91,26 +85,26 @@ describe(`MariaDB (shared mailbox) down for ${OUTAGE_MS / 1000} s`, () => {
         expect(res.status).toBe(503);
       }
       // The pump decides everything that was copied before the outage; nothing new is copied.
-      await waitFor(async () => (await counts(db)).unfinished === 0, { timeoutMs: DRAIN_WITHIN_MS, what: 'the pump to decide what was copied' });
-      const c = await counts(db);
+      await waitFor(async () => (await counts(dbs.db)).unfinished === 0, { timeoutMs: DRAIN_WITHIN_MS, what: 'the pump to decide what was copied' });
+      const c = await counts(dbs.db);
       expect(c.copied).toBe(atCut.copied);
       expect(c.decisions).toBeGreaterThan(atCut.decisions);
       // Write-backs wait, recorded as pending with their failed attempts.
-      await waitFor(async () => (await counts(db)).backfillRetried > 0, { what: 'a failed write-back recorded' });
+      await waitFor(async () => (await counts(dbs.db)).backfillRetried > 0, { what: 'a failed write-back recorded' });
       expect(await cminmsgsUnprocessed()).toBeGreaterThanOrEqual(during.length);
     };
     await Promise.all([holdOutage(OUTAGE_MS), duringOutage()]);
-    const stillDown = await counts(db);
+    const stillDown = await counts(dbs.db);
     expect(stillDown.copied).toBe(atCut.copied);
     expect(stillDown.backfillPending).toBeGreaterThan(0);
 
     // ---- recovery ----
     await proxy.restore();
     const restoredAt = Date.now();
-    await waitFor(async () => (await counts(db)).copied > atCut.copied, { timeoutMs: RESUME_WITHIN_MS, intervalMs: 10, what: 'ingest to resume' });
+    await waitFor(async () => (await counts(dbs.db)).copied > atCut.copied, { timeoutMs: RESUME_WITHIN_MS, intervalMs: 10, what: 'ingest to resume' });
     const resumedMs = Date.now() - restoredAt;
     await waitFor(async () => {
-      const c = await counts(db);
+      const c = await counts(dbs.db);
       return c.copied === total && c.unfinished === 0 && c.backfillPending === 0;
     }, { timeoutMs: DRAIN_WITHIN_MS, what: 'everything decided and written back' });
     const drainedMs = Date.now() - restoredAt;
@@ -118,11 +112,11 @@ describe(`MariaDB (shared mailbox) down for ${OUTAGE_MS / 1000} s`, () => {
     await waitFor(async () => (await app!.readyz()).status === 200, { timeoutMs: RESUME_WITHIN_MS, what: '/readyz 200 again' });
 
     // Nothing lost, nothing decided twice.
-    const log = await decisions(db);
+    const log = await decisions(dbs.db);
     const terminal = terminalCounts(log);
     expect(terminal.size).toBe(total);
     expect([...terminal.entries()].filter(([, n]) => n !== 1)).toEqual([]);
-    expect(await logIsGapFree(db)).toBe(true);
+    expect(await logIsGapFree(dbs.db)).toBe(true);
 
     // Logged once, not a flood: each component says what is wrong at most twice over the whole outage.
     const lines = logLines(app.log);

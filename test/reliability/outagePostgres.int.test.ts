@@ -16,31 +16,25 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { spawnMsgx, type MsgxExit, type MsgxProcess } from '../support/msgxProcess.ts';
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcpProxy.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { decisions, insertCminmsgsBulk, terminalCounts } from '../write/support/writeHarness.ts';
 import {
-  check, counts, describeProblems, FLIDS, holdOutage, logIsGapFree, logLines, notReady, OUTAGE_ENV, operations, outageMs, parseLogLines, plan,
+  check, counts, describeProblems, FLIDS, holdOutage, logIsGapFree, logLines, notReady, OUTAGE_ENV, OUTAGE_MS, operations, outageDatabases, parseLogLines, plan,
   problemsPerComponent, DRAIN_WITHIN_MS, RESUME_WITHIN_MS, startApp, type Readiness, type RunningApp,
 } from './support/outageApp.ts';
 
-const OUTAGE_MS = outageMs(5000);
-
-let db: TestDatabase;
-let my: TestMailbox;
+const dbs = outageDatabases('outpg');
 let proxy: TcpProxy;
 let dataDir: string;
 
 beforeAll(async () => {
-  [db, my] = await Promise.all([createTestDatabase('outpg'), createTestMailbox('outpg')]);
-  proxy = await startTcpProxy({ target: targetOf(db.url, 5432) });
+  proxy = await startTcpProxy({ target: targetOf(dbs.db.url, 5432) });
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-outpg-'));
 });
 afterAll(async () => {
   await proxy?.close();
-  await Promise.all([db?.drop(), my?.drop()]);
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -99,7 +93,7 @@ describe(`PostgreSQL unreachable for ${OUTAGE_MS / 1000} s (every connection cut
   it('the writer stops with exit code 1, its restart waits for PostgreSQL and resumes within 5 s; an api process stays up and reconnects; nothing lost or decided twice', { timeout: 600_000 }, async () => {
     const t0 = Date.now();
     const writerPort = await freePort();
-    const env = { MSGX_DATABASE_URL: proxy.url(db.url), MSGX_MAILBOX_MYSQL_URL: my.url };
+    const env = { MSGX_DATABASE_URL: proxy.url(dbs.db.url), MSGX_MAILBOX_MYSQL_URL: dbs.my.url };
     const writer = supervise([], { ...env, MSGX_HTTP_PORT: String(writerPort) });
     let api: RunningApp | undefined;
     try {
@@ -111,14 +105,14 @@ describe(`PostgreSQL unreachable for ${OUTAGE_MS / 1000} s (every connection cut
       const readyMs = Date.now() - t0;
       const before = [plan(), ...operations(1000, 600)];
       const during = operations(3000, 100);
-      await insertCminmsgsBulk(my, before);
-      await waitFor(async () => (await counts(db)).decisions > 150, { timeoutMs: DRAIN_WITHIN_MS, what: 'traffic being decided' });
+      await insertCminmsgsBulk(dbs.my, before);
+      await waitFor(async () => (await counts(dbs.db)).decisions > 150, { timeoutMs: DRAIN_WITHIN_MS, what: 'traffic being decided' });
 
       // ---- the outage ----
       proxy.cut();
       const cutAt = Date.now();
       const first = writer.current();
-      await insertCminmsgsBulk(my, during);
+      await insertCminmsgsBulk(dbs.my, during);
       const duringOutage = async () => {
         // The writer notices that its lock session is gone and stops itself, as a failure.
         await waitFor(() => first.exit, { timeoutMs: DRAIN_WITHIN_MS, what: 'the writer to stop itself' });
@@ -141,16 +135,16 @@ describe(`PostgreSQL unreachable for ${OUTAGE_MS / 1000} s (every connection cut
         }
       };
       await Promise.all([holdOutage(OUTAGE_MS), duringOutage()]);
-      const atRestore = await counts(db);
+      const atRestore = await counts(dbs.db);
 
       // ---- recovery ----
       await proxy.restore();
       const restoredAt = Date.now();
-      await waitFor(async () => (await counts(db)).decisions > atRestore.decisions, { timeoutMs: RESUME_WITHIN_MS, intervalMs: 20, what: 'decisions to resume' });
+      await waitFor(async () => (await counts(dbs.db)).decisions > atRestore.decisions, { timeoutMs: RESUME_WITHIN_MS, intervalMs: 20, what: 'decisions to resume' });
       const resumedMs = Date.now() - restoredAt;
       const total = before.length + during.length;
       await waitFor(async () => {
-        const c = await counts(db);
+        const c = await counts(dbs.db);
         return c.copied === total && c.unfinished === 0 && c.backfillPending === 0;
       }, { timeoutMs: DRAIN_WITHIN_MS, what: 'everything decided and written back' });
       const drainedMs = Date.now() - restoredAt;
@@ -165,10 +159,10 @@ describe(`PostgreSQL unreachable for ${OUTAGE_MS / 1000} s (every connection cut
       await waitFor(() => logLines(api!.log).some((l) => l.msg === 'flight feed: listening again' && l.time >= restoredAt), { what: 'the flight feed to LISTEN again' });
 
       // Nothing lost, nothing decided twice.
-      const terminal = terminalCounts(await decisions(db));
+      const terminal = terminalCounts(await decisions(dbs.db));
       expect(terminal.size).toBe(total);
       expect([...terminal.entries()].filter(([, n]) => n !== 1)).toEqual([]);
-      expect(await logIsGapFree(db)).toBe(true);
+      expect(await logIsGapFree(dbs.db)).toBe(true);
 
       // Logged once, not a flood: in every process, each component says what is wrong at most twice.
       const end = Date.now();

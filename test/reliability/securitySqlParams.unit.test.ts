@@ -1,5 +1,5 @@
 /**
- * SQL only with $n parameters (STYLE.md): no value is ever spliced into SQL text. Every `${…}` in
+ * SQL only with $n parameters (docs/security.md §11): no value is ever spliced into SQL text. Every `${…}` in
  * SQL-looking text under src/ must be on the allow-list below — identifiers and fragments that are
  * constants of ours (table and schema names, column lists built from constant column specs,
  * catalog-produced DDL, escaped identifiers). A new splice fails this test until it is either

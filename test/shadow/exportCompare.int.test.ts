@@ -15,10 +15,10 @@ import { EXPORT_COLUMNS } from '../../src/domain/flightExport.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { CORPUS_DIR } from '../support/corpusDir.ts';
+import { readScenario, type CorpusScenario } from '../support/corpusDir.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { drained, httpGql, loadScenario, type Scenario } from '../e2e/support/scenarioRunner.ts';
+import { drained, httpGql } from '../e2e/support/scenarioRunner.ts';
 
 const DAY = '2025-03-14';
 
@@ -32,7 +32,7 @@ interface Instance {
 
 const instances: Instance[] = [];
 let my: TestMailbox;
-let corpus: Scenario;
+let corpus: CorpusScenario;
 let shadow: Instance;
 let production: Instance;
 
@@ -75,12 +75,12 @@ async function cli(cmd: typeof exportCommand, args: string[], cfg: Config): Prom
 }
 
 beforeAll(async () => {
-  corpus = await loadScenario(path.join(CORPUS_DIR, '01-plan-and-operations'));
+  corpus = readScenario('01-plan-and-operations');
   my = await createTestMailbox('expcmp');
   [shadow, production] = await Promise.all([instance('expshadow', { mysql: my, shadow: true }), instance('expprod', { shadow: false })]);
   for (const f of corpus.files) {
-    await my.pool.execute('INSERT INTO CMINMSGS (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED) VALUES (?, NOW())', [f.text]);
-    await production.rt.mailbox.insertInbound(f.text, new Date());
+    await my.pool.execute('INSERT INTO CMINMSGS (CMINMSGS_CLOB_MSG, CMINMSGS_DATE_RECEIVED) VALUES (?, NOW())', [f.xml]);
+    await production.rt.mailbox.insertInbound(f.xml, new Date());
   }
   await Promise.all([settle(shadow), settle(production)]);
 });
@@ -130,7 +130,7 @@ describe('msgx compare', () => {
   });
 
   it('reports a differing field by its GraphQL name, exit 1, and the same as JSON', async () => {
-    const estt = corpus.files.find((f) => f.name === '002-estt.xml')!.text.replace('<SEQN>200001</SEQN>', '<SEQN>290002</SEQN>').replace('14MAR250918', '14MAR250940');
+    const estt = corpus.files.find((f) => f.name === '002-estt.xml')!.xml.replace('<SEQN>200001</SEQN>', '<SEQN>290002</SEQN>').replace('14MAR250918', '14MAR250940');
     await production.rt.mailbox.insertInbound(estt, new Date());
     await waitFor(async () => {
       const { rows } = await production.db.pool.query("SELECT to_char(estimated_time AT TIME ZONE 'UTC', 'HH24:MI') AS t FROM flight_schd WHERE flid = 880001");

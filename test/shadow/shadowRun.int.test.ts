@@ -19,10 +19,10 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { checkWritebacks } from '../../src/consistency/writebackCheck.ts';
 import { ShadowRefused } from '../../src/write/shadow/runModeChange.ts';
-import { CORPUS_DIR } from '../support/corpusDir.ts';
+import { CORPUS_DIR, readScenario } from '../support/corpusDir.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { drained, httpGql, loadScenario, type Gql } from '../e2e/support/scenarioRunner.ts';
+import { drained, httpGql, type Gql } from '../e2e/support/scenarioRunner.ts';
 import { insertCminmsgs } from '../write/support/writeHarness.ts';
 
 let db: TestDatabase;
@@ -99,8 +99,8 @@ async function settled(r: Running): Promise<void> {
 beforeAll(async () => {
   [db, my] = await Promise.all([createTestDatabase('shadow'), createTestMailbox('shadow')]);
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-shadow-'));
-  const s = await loadScenario(path.join(CORPUS_DIR, '01-plan-and-operations'));
-  for (const f of s.files) ids.push(await insertCminmsgs(my, f.text));
+  const s = readScenario('01-plan-and-operations');
+  for (const f of s.files) ids.push(await insertCminmsgs(my, f.xml));
 });
 afterAll(async () => {
   await Promise.all([db?.drop(), my?.drop()]);

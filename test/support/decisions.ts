@@ -5,7 +5,8 @@
  * without NOTIFY, a reader role's refused INSERT), and say so there.
  */
 import type { Change } from '../../src/domain/changes.ts';
-import { appendDecisions, lockPipeline, type DecisionKind } from '../../src/log/appendDecisions.ts';
+import { decisionBody } from '../../src/domain/decisionPayload.ts';
+import { appendDecisions, lockPipeline, type DecisionKind, type NewDecision } from '../../src/log/appendDecisions.ts';
 import { withTransaction, type Pool, type PoolClient } from '../../src/platform/db.ts';
 
 /** A decision as the test log generators produce it. */
@@ -31,6 +32,15 @@ export interface SeedDecision extends Omit<DecisionInput, 'msgId' | 'kind' | 're
 
 const at = (d: SeedDecision): Date => (typeof d.recordedAt === 'string' ? new Date(d.recordedAt) : d.recordedAt);
 
+/** A fixture's decision as the append takes it: its payload checked by the log's own boundary (decisionBody). */
+const toNewDecision = (d: SeedDecision): NewDecision => ({
+  msgId: d.msgId ?? null,
+  handler: d.handler ?? null,
+  handlerVersion: d.handlerVersion ?? null,
+  flids: d.flids ?? [],
+  ...decisionBody(d.position ?? '(seeded)', d.kind ?? 'Applied', d.payload),
+});
+
 /** Append `ds` inside an open transaction of `client` (caller commits), in order; returns their positions. */
 export async function appendAllWith(client: PoolClient, ds: readonly SeedDecision[]): Promise<string[]> {
   let last = await lockPipeline(client);
@@ -40,7 +50,7 @@ export async function appendAllWith(client: PoolClient, ds: readonly SeedDecisio
     let j = i + 1;
     while (j < ds.length && at(ds[j]!).getTime() === at(ds[i]!).getTime()) j++;
     const run = ds.slice(i, j);
-    const positions = await appendDecisions(client, last, run.map((d) => ({ ...d, msgId: d.msgId ?? null, kind: d.kind ?? 'Applied' })), at(ds[i]!));
+    const positions = await appendDecisions(client, last, run.map(toNewDecision), at(ds[i]!));
     run.forEach((d, k) => {
       if (d.position !== undefined && d.position !== positions[k]) {
         throw new Error(`fixture expects position ${d.position}, the append handed out ${positions[k]}`);

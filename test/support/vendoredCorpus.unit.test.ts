@@ -3,11 +3,11 @@
  * upstream folder is present (the team's checkout), the copy must equal it; in a clone with nothing
  * beside it the vendored copy is all there is, and only its shape is checked.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareCorpus, UPSTREAM_CORPUS, VENDORED_CORPUS } from '../../scripts/vendorCorpus.ts';
+import { compareCorpus, describeComparison, localLinks, UPSTREAM_CORPUS, VENDORED_CORPUS, vendorCorpus } from '../../scripts/vendorCorpus.ts';
 import { listScenarioNames } from './corpusDir.ts';
 
 const comparison = await compareCorpus();
@@ -51,6 +51,23 @@ describe('vendored corpus', () => {
         status: 'stale',
         differences: ['differs a/expect.json', 'missing b/001.xml', 'extra a/002.xml'],
       });
+    });
+
+    it('copies the corpus with its links to the spec folder pointed at docs/contract/, and calls that copy current', async () => {
+      const root = await tmp;
+      const up = path.join(root, 'up2');
+      const vendored = path.join(root, 'vendored2');
+      await put(up, 'README.md', 'see `../spec/interface.md` and ../spec/SYSTEM.md\n');
+      await put(up, 'a/001.xml', '<a>../spec/interface.md</a>');
+      expect(await vendorCorpus(up, vendored)).toBe(2);
+      expect(await readFile(path.join(vendored, 'README.md'), 'utf8')).toBe('see `../../docs/contract/interface.md` and ../../docs/contract/system.md\n');
+      expect(await readFile(path.join(vendored, 'a/001.xml'), 'utf8')).toBe('<a>../spec/interface.md</a>');
+      expect(await compareCorpus(up, vendored)).toEqual({ status: 'current', files: 2 });
+      expect(localLinks('a/notes.md', Buffer.from('../spec/graphql.md')).toString()).toBe('../../../docs/contract/graphql.md');
+    });
+
+    it('says it skipped when there is no upstream folder', () => {
+      expect(describeComparison({ status: 'absent' }, '/nowhere')).toMatch(/^skipped: no upstream corpus at \/nowhere/);
     });
   });
 });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
-import { isPendingOutcome } from '../support/corpusDir.ts';
+import { isPendingOutcome, readScenario } from '../support/corpusDir.ts';
 import { waitFor } from '../support/waitFor.ts';
 import {
-  decisions, insertCminmsgs, loadScenario, procStates, startWriter, terminalCounts, testRuntime, unfinished,
+  decisions, insertCminmsgs, procStates, startWriter, terminalCounts, testRuntime, unfinished,
 } from './support/writeHarness.ts';
 
 const KIND_OF_STATE: Record<string, string> = { SUCCEEDED: 'Applied', SKIPPED: 'Skipped', DEAD: 'Dead', PARKED: 'Parked' };
@@ -21,7 +21,7 @@ describe.each(['01-plan-and-operations', '02-bad-input-and-duplicates', '03-plan
   });
 
   it('ends with the expected states, one terminal decision per message, and backfilled CMINMSGS', async () => {
-    const scenario = await loadScenario(name);
+    const scenario = readScenario(name);
     const ids: string[] = [];
     for (const f of scenario.files) ids.push(await insertCminmsgs(my, f.xml));
     const rt = testRuntime(db, my, { env: { MSGX_MAX_ATTEMPTS: String(MAX_ATTEMPTS) } });

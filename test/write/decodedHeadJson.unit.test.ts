@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { generateDay } from '../../bench/generate.ts';
 import { decodeHead } from '../../src/write/pump/decodeHead.ts';
-import { loadScenarios } from '../domain/support/corpus.ts';
+import { corpusXmls } from '../support/corpusDir.ts';
 
 const day = generateDay({ seed: 18, day: '2025-03-14', flights: 60, flopsPerFlight: 4, duplicateRate: 0.03, badRate: 0.05, fullLists: true });
-const inputs = [...loadScenarios().flatMap((s) => s.xmls), ...day.messages, 'not xml', '<MSG><META/></MSG>'];
+const inputs = [...corpusXmls(), ...day.messages, 'not xml', '<MSG><META/></MSG>'];
 
 describe.each([
   { airportTz: 'Asia/Shanghai', identityIncludeDay: false },

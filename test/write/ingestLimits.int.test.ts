@@ -100,12 +100,10 @@ describe('ingest limits (real MariaDB)', () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     await insertCminmsgs(t.my, adft(1, '884301'));
     const real = createMysqlMailbox(t.my.url, 'Asia/Shanghai');
-    const poisoned: Mailbox = {
-      ...real,
-      readIds: async () => {
-        throw new RangeError('Invalid string length');
-      },
+    const poison = async (): Promise<never> => {
+      throw new RangeError('Invalid string length');
     };
+    const poisoned: Mailbox = { ...real, readIds: poison, readBatch: poison };
     const ingest = createIngest(t.runtime({ clock, mailbox: poisoned }));
     await expect(ingest.readiness.check()).resolves.toBeUndefined();
     for (let i = 0; i < STALL_FAILURES; i++) await expect(ingest.pollOnce()).rejects.toThrow(RangeError);
@@ -116,7 +114,7 @@ describe('ingest limits (real MariaDB)', () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     const real = createMysqlMailbox(t.my.url, 'Asia/Shanghai');
     let release: (() => void) | undefined;
-    const hanging: Mailbox = { ...real, sizesAfter: () => new Promise((resolve) => (release = () => resolve([]))) };
+    const hanging: Mailbox = { ...real, readBatch: () => new Promise((resolve) => (release = () => resolve({ rows: [], bytes: 0, scanned: 0 }))) };
     const ingest = createIngest(t.runtime({ clock, mailbox: hanging, env: { MSGX_INGEST_STALL_MS: '5000' } }));
     await ingest.start();
     try {

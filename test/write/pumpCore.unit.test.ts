@@ -4,6 +4,7 @@ import type { Change } from '../../src/domain/changes.ts';
 import { latestDayAfter, sweepCutoff } from '../../src/domain/archive.ts';
 import { FlightOverlay } from '../../src/write/pump/flightOverlay.ts';
 import { failureVerdict } from '../../src/write/pump/outcome.ts';
+import { asParameter } from '../../src/write/pump/commitDecisions.ts';
 
 const cfg = { maxAttempts: 4, headDeadlineMs: 10_000, backoffMs: [1000, 2000, 4000], backoffCapMs: 3000 };
 const t0 = new Date('2025-03-14T00:00:00Z');
@@ -77,5 +78,23 @@ describe('history sweep on traffic time', () => {
     expect(latestDayAfter(null, [created('1', '2025-03-14'), created('2', '2025-03-13')])).toBe('2025-03-14');
     expect(latestDayAfter('2025-03-15', [created('1', '2025-03-14')])).toBe('2025-03-15');
     expect(latestDayAfter('2025-03-15', [{ type: 'FlightUpdated', flid: '1', fields: {} }])).toBe('2025-03-15');
+  });
+});
+
+describe('asParameter (commit parameters built ahead of the transaction)', () => {
+  it('turns arrays into PostgreSQL array literals: quoted, escaped, NULL, instants as ISO text', () => {
+    expect(asParameter(['a', 'say "hi"', 'back\\slash', null, '', 'NULL', '{x,y}'])).toBe('{"a","say \\"hi\\"","back\\\\slash",NULL,"","NULL","{x,y}"}');
+    expect(asParameter([1, 0, null])).toBe('{1,0,NULL}');
+    expect(asParameter([true, false])).toBe('{true,false}');
+    expect(asParameter([new Date('2025-03-14T01:02:03.004Z'), null])).toBe('{"2025-03-14T01:02:03.004Z",NULL}');
+    expect(asParameter([])).toBe('{}');
+  });
+
+  it('leaves anything but an array to node-postgres', () => {
+    const d = new Date();
+    expect(asParameter('x')).toBe('x');
+    expect(asParameter(null)).toBe(null);
+    expect(asParameter(d)).toBe(d);
+    expect(asParameter('[1,2]')).toBe('[1,2]');
   });
 });

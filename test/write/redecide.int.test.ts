@@ -15,8 +15,8 @@ import { replay } from '../../src/write/replay/replay.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { startKafkaBroker, type KafkaTestBroker } from '../support/kafka/broker.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { startApp, type RunningApp } from './support/appHarness.ts';
-import { loadScenario } from './support/writeHarness.ts';
+import { startApp, type RunningApp } from '../support/testApp.ts';
+import { readScenario } from '../support/corpusDir.ts';
 
 /** The bug: ESTT handled one hour late (a handler of the registry, replaced for this test only). */
 const HOUR = 3_600_000;
@@ -54,7 +54,7 @@ const flightQuery = `query($flid: ID!) { flight(flid: $flid) { estimatedTime sta
 
 describe('a handler bug fixed, re-decided and corrected', () => {
   it('shows the difference, corrects it through the log, reaches the read API and Kafka, and is idempotent', async () => {
-    const scenario = await loadScenario('01-plan-and-operations');
+    const scenario = readScenario('01-plan-and-operations');
     const env = { MSGX_KAFKA_BROKERS: broker.brokers[0]! };
     // 1. The day runs with the buggy handlers.
     app = await startApp(db, { env, decide: buggy });

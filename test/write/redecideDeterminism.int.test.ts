@@ -11,11 +11,10 @@ import { generateDay } from '../../bench/generate.ts';
 import type { ReadDecision } from '../../src/write/redecide/decodedPage.ts';
 import { inlinePageReader, WorkerPageReader, type PageReader } from '../../src/write/redecide/pageReader.ts';
 import { runRedecide, WORKER_PAGES } from '../../src/write/redecide/runRedecide.ts';
-import { listScenarioNames } from '../support/corpusDir.ts';
+import { listScenarioNames, readScenario } from '../support/corpusDir.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { runMsgx } from '../support/msgxProcess.ts';
-import { appEnv, startApp, type RunningApp } from './support/appHarness.ts';
-import { loadScenario } from './support/writeHarness.ts';
+import { appEnv, startApp, type RunningApp } from '../support/testApp.ts';
 
 const EMPTY = { differingMessages: [], differingFlights: [], replayableMessages: [] };
 
@@ -51,7 +50,7 @@ async function allPages(reader: PageReader, upTo: string): Promise<ReadDecision[
 
 describe.each(listScenarioNames())('corpus scenario %s', (name) => {
   it('decided again with the same code and configuration: nothing differs', async () => {
-    const s = await loadScenario(name);
+    const s = readScenario(name);
     const a = await runDay(`rdd${name.slice(0, 2)}`, s.files.map((f) => f.xml));
     const { report } = await runRedecide(a.rt.pool, { from: { position: '0' } }, { cfg: a.rt.cfg });
     expect(report).toMatchObject(EMPTY);
@@ -86,7 +85,7 @@ it('a generated day of 400 flights (duplicates, bad input) decided again: nothin
 }, 600_000);
 
 it('under another airport zone: every time field differs, and --apply moves them by the offset difference', async () => {
-  const s = await loadScenario('01-plan-and-operations');
+  const s = readScenario('01-plan-and-operations');
   const a = await runDay('rddtz', s.files.map((f) => f.xml), { MSGX_AIRPORT_TZ: 'Asia/Shanghai' });
   const env = appEnv(db!, { MSGX_LOG_LEVEL: 'warn' });
   expect(await redecideCli(['--from', '0', '--json'], { ...env, MSGX_AIRPORT_TZ: 'Asia/Shanghai' })).toMatchObject({ from: '0', ...EMPTY });

@@ -10,7 +10,7 @@ import { registerRequest } from '../../src/write/requests/registerRequest.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { fltr, schdXml } from '../domain/support/buildXml.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { startApp, type RunningApp } from './support/appHarness.ts';
+import { startApp, type RunningApp } from '../support/testApp.ts';
 
 let db: TestDatabase;
 let app: RunningApp;

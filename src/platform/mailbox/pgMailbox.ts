@@ -9,10 +9,20 @@ import type { BackfillItem, InboxRow, Mailbox, OutboundRow } from './port.ts';
 export function createPgMailbox(pool: pg.Pool, timeZone: string): Mailbox {
   const select =
     "SELECT cminmsgs_id AS id, cminmsgs_clob_msg AS xml, to_char(cminmsgs_date_received, 'YYYY-MM-DD HH24:MI:SS') AS received FROM mailbox.cminmsgs";
+  // Rows of a batch mostly share their received second: convert each distinct text once.
+  let lastText = '';
+  let lastMs = 0;
+  const received = (text: string): Date => {
+    if (text !== lastText) {
+      lastMs = fromLocalDateTime(text, timeZone).getTime();
+      lastText = text;
+    }
+    return new Date(lastMs);
+  };
   const toRow = (r: { id: string; xml: string; received: string | null }): InboxRow => ({
     id: r.id,
     xml: r.xml,
-    receivedAt: r.received ? fromLocalDateTime(r.received, timeZone) : null,
+    receivedAt: r.received ? received(r.received) : null,
   });
   return {
     kind: 'postgres',
@@ -28,12 +38,27 @@ export function createPgMailbox(pool: pg.Pool, timeZone: string): Mailbox {
       const { rows } = await pool.query(`${select} WHERE cminmsgs_id = ANY($1::bigint[]) ORDER BY cminmsgs_id`, [ids]);
       return rows.map(toRow);
     },
-    async sizesAfter(afterId, limit) {
-      const { rows } = await pool.query<{ id: string; bytes: number | null }>(
-        'SELECT cminmsgs_id AS id, octet_length(cminmsgs_clob_msg) AS bytes FROM mailbox.cminmsgs WHERE cminmsgs_id > $1::bigint ORDER BY cminmsgs_id LIMIT $2',
-        [afterId, limit],
+    async readBatch(afterId, limit, maxBytes, spentBefore) {
+      // One statement (one snapshot), as the MySQL adapter: the budget over the window in SQL.
+      const { rows } = await pool.query<{ id: string; xml: string; received: string | null; bytes: number; scanned: number }>(
+        `WITH w AS (SELECT cminmsgs_id AS id, COALESCE(octet_length(cminmsgs_clob_msg), 0) AS bytes
+                      FROM mailbox.cminmsgs WHERE cminmsgs_id > $1::bigint ORDER BY cminmsgs_id LIMIT $2),
+              s AS (SELECT id, bytes, sum(bytes) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS running FROM w)
+         SELECT cminmsgs_id AS id, cminmsgs_clob_msg AS xml,
+                to_char(cminmsgs_date_received, 'YYYY-MM-DD HH24:MI:SS') AS received,
+                COALESCE(octet_length(cminmsgs_clob_msg), 0) AS bytes, (SELECT count(*)::int FROM w) AS scanned
+           FROM mailbox.cminmsgs
+          WHERE cminmsgs_id > $1::bigint
+            AND cminmsgs_id <= (SELECT max(id) FROM s WHERE $3::bigint + running - bytes = 0 OR $3::bigint + running <= $4::bigint)
+          ORDER BY cminmsgs_id LIMIT $2`,
+        [afterId, limit, spentBefore, maxBytes],
       );
-      return rows.map((r) => ({ id: r.id, bytes: r.bytes ?? 0 }));
+      let bytes = 0;
+      const out = rows.map((r) => {
+        bytes += Number(r.bytes);
+        return toRow(r);
+      });
+      return { rows: out, bytes, scanned: rows.length > 0 ? Number(rows[0]!.scanned) : spentBefore > 0 ? -1 : 0 };
     },
     async sizesOf(ids) {
       if (ids.length === 0) return [];

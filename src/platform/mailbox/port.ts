@@ -15,6 +15,13 @@ export interface InboxRowSize {
   readonly bytes: number;
 }
 
+/** A read of readBatch: the rows, their XML's UTF-8 bytes in all, and the size of the id window. */
+export interface InboxBatch {
+  readonly rows: InboxRow[];
+  readonly bytes: number;
+  readonly scanned: number;
+}
+
 export type BackfillStatus = 'PROCESSED' | 'SKIPPED' | 'DEAD' | 'PARKED';
 
 export interface BackfillItem {
@@ -35,8 +42,16 @@ export interface Mailbox {
   readAfter(afterId: string, limit: number): Promise<InboxRow[]>;
   /** Committed inbox rows among `ids` (to close gaps). */
   readIds(ids: readonly string[]): Promise<InboxRow[]>;
-  /** Like readAfter, but ids and XML sizes only (ingest budgets its bytes before reading XML). */
-  sizesAfter(afterId: string, limit: number): Promise<InboxRowSize[]>;
+  /**
+   * Ingest's read of new rows, ONE statement (one snapshot): the committed rows with id > afterId,
+   * ascending, at most `limit` — cut to the prefix whose XML fits the byte budget, computed in SQL
+   * so that XML beyond it is never sent: a row is taken while `spentBefore` + the UTF-8 bytes up to
+   * and including it are at most `maxBytes`, or while nothing was spent before it (the first row
+   * of a poll goes through however large). `scanned` is how many rows the `limit` window held (more
+   * than `rows.length`: the budget cut it); when no row is returned it is 0, or unknown (-1) if
+   * `spentBefore` > 0.
+   */
+  readBatch(afterId: string, limit: number, maxBytes: number, spentBefore: number): Promise<InboxBatch>;
   /** Ids and XML sizes of the committed rows among `ids`, ascending by id. */
   sizesOf(ids: readonly string[]): Promise<InboxRowSize[]>;
   /** How many committed rows have id > afterId, counted up to `limit`, without reading XML. */

@@ -19,7 +19,7 @@ export function shadowMailbox(inner: Mailbox): Mailbox {
     kind: inner.kind,
     readAfter: (afterId, limit) => inner.readAfter(afterId, limit),
     readIds: (ids) => inner.readIds(ids),
-    sizesAfter: (afterId, limit) => inner.sizesAfter(afterId, limit),
+    readBatch: (afterId, limit, maxBytes, spentBefore) => inner.readBatch(afterId, limit, maxBytes, spentBefore),
     sizesOf: (ids) => inner.sizesOf(ids),
     countAfter: (afterId, limit) => inner.countAfter(afterId, limit),
     ping: () => inner.ping(),

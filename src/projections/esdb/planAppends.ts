@@ -1,3 +1,4 @@
+import { changesOf } from '../../domain/decisionPayload.ts';
 import type { DecisionRecord } from '../../log/readDecisions.ts';
 import { eventId, flightStream, messageStream } from './streamNames.ts';
 
@@ -36,7 +37,7 @@ export function planAppends(decisions: readonly DecisionRecord[]): Map<string, P
       data: { position: d.position, msgId: d.msgId, kind: d.kind, handler: d.handler, handlerVersion: d.handlerVersion, flids: d.flids, payload: d.payload, recordedAt: d.recordedAt },
       metadata: { ...common, seq: -1, eventId: eventId(msgStream, d.position, -1) },
     });
-    (d.payload.changes ?? []).forEach((change, seq) => {
+    changesOf(d).forEach((change, seq) => {
       const flids = 'flid' in change ? [change.flid] : change.type === 'FlightsArchived' ? change.flids : [];
       for (const flid of flids) {
         const stream = flightStream(flid);
@@ -44,7 +45,7 @@ export function planAppends(decisions: readonly DecisionRecord[]): Map<string, P
           position: d.position,
           seq,
           type: change.type,
-          data: change as unknown as Record<string, unknown>,
+          data: { ...change },
           metadata: { ...common, seq, flid, eventId: eventId(stream, d.position, seq) },
         });
       }

@@ -1,4 +1,4 @@
-import type { Change } from '../../domain/changes.ts';
+import { changesOf } from '../../domain/decisionPayload.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
@@ -12,11 +12,9 @@ import { selectFlightDecisionsUntil } from '../sql/selectDecisions.ts';
 export async function flightAsOf(q: Queryable, flid: string, asOf: string): Promise<FlightState | null> {
   const flights = new Map<string, FlightState>();
   for (const d of await selectFlightDecisionsUntil(q, flid, asOf)) {
-    const changes = d.payload.changes;
-    if (!Array.isArray(changes)) continue;
     // Only this flight's changes (and flight-less ones such as FlightsArchived): a plan snapshot
     // carries thousands of other flights that would be folded for nothing.
-    const mine = (changes as Change[]).filter((c) => !('flid' in c) || c.flid === flid);
+    const mine = changesOf(d).filter((c) => !('flid' in c) || c.flid === flid);
     if (mine.length === 0) continue;
     applyDecision(flights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes: mine });
   }

@@ -4,6 +4,7 @@
  */
 import { toChangeView } from '../../domain/changeView.ts';
 import type { Change } from '../../domain/changes.ts';
+import { changesOf } from '../../domain/decisionPayload.ts';
 import { decode } from '../../domain/codec/decode.ts';
 import { identityKey } from '../../domain/identity.ts';
 import type { Meta } from '../../domain/message.ts';
@@ -13,26 +14,21 @@ import type { DecisionRecord } from '../sql/selectDecisions.ts';
 import { selectDeliveriesByPositions, type DeliveryRecord } from '../sql/selectDeliveries.ts';
 import type { MessageRecord } from '../sql/selectMessages.ts';
 import { isPersonalType, REFERENCE_KINDS } from '../../domain/reference/kinds.ts';
-import { publicFields, type RefFields } from '../../domain/reference/record.ts';
+import { publicFields } from '../../domain/reference/record.ts';
 import { isReferenceChange } from '../../domain/reference/changes.ts';
 
 /**
  * A change as the API shows it: instants in the airport zone with the offset, as on Kafka `msg`
  * (toChangeView); VIPL records without their personal fields unless exposed.
  */
-function shownChange(c: Record<string, unknown>, ctx: ReadContext): Record<string, unknown> {
-  if (typeof c.type === 'string' && !isReferenceChange({ type: c.type })) {
-    return toChangeView(c as unknown as Change, ctx.deps.tz) as unknown as Record<string, unknown>;
-  }
-  if (ctx.deps.exposePersonalData === true || typeof c.kind !== 'string' || !isPersonalType(c.kind)) return c;
-  if (c.fields === undefined || c.fields === null || typeof c.fields !== 'object') return c;
-  return { ...c, fields: publicFields(c.fields as RefFields, REFERENCE_KINDS[c.kind]!) };
+function shownChange(c: Change, ctx: ReadContext): Change {
+  if (!isReferenceChange(c)) return toChangeView(c, ctx.deps.tz);
+  if (ctx.deps.exposePersonalData === true || c.type !== 'ReferenceUpserted' || !isPersonalType(c.kind)) return c;
+  return { ...c, fields: publicFields(c.fields, REFERENCE_KINDS[c.kind]!) };
 }
 
 /** A decision as a GraphQL parent; `onlyFlid` narrows its changes (flightHistory). */
-export interface DecisionParent extends DecisionRecord {
-  readonly onlyFlid?: string;
-}
+export type DecisionParent = DecisionRecord & { readonly onlyFlid?: string };
 
 interface MetaFields {
   sender: string | null;
@@ -67,24 +63,25 @@ function metaOf(m: MessageRecord, tz: string): MetaFields {
 const metaField = (name: Exclude<keyof MetaFields, 'decoded'>) => (m: MessageRecord, _a: unknown, ctx: ReadContext) =>
   metaOf(m, ctx.deps.tz)[name];
 
-type ChangeRecord = Record<string, unknown>;
-
 /** The decision's changes, narrowed to `onlyFlid` (flight-less summaries kept, their flid lists narrowed). */
-function ownChanges(d: DecisionParent): ChangeRecord[] {
-  const changes = Array.isArray(d.payload.changes) ? (d.payload.changes as ChangeRecord[]) : [];
+function ownChanges(d: DecisionParent): readonly Change[] {
+  const changes = changesOf(d);
   const only = d.onlyFlid;
   if (only === undefined) return changes;
   return changes
-    .filter((c) => typeof c.flid !== 'string' || c.flid === only)
-    .map((c) => (Array.isArray(c.flids) ? { ...c, flids: c.flids.filter((f) => f === only) } : c));
+    .filter((c) => !('flid' in c) || c.flid === only)
+    .map((c) => (c.type === 'FlightsArchived' ? { ...c, flids: c.flids.filter((f) => f === only) } : c));
 }
 
-/** The payload with only `onlyFlid`'s changes, and any list of flight ids narrowed to it. */
-function flightPart(d: DecisionParent): Record<string, unknown> {
+/**
+ * The payload as the API shows it: its changes shown (shownChange) and, with `onlyFlid`, only that
+ * flight's part — its changes, and any list of flight ids narrowed to it.
+ */
+function shownPayload(d: DecisionParent, ctx: ReadContext): Record<string, unknown> {
   const part: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(d.payload)) {
-    if (key === 'changes') part[key] = ownChanges(d);
-    else if (Array.isArray(value) && /flids$/i.test(key)) part[key] = value.filter((f) => f === d.onlyFlid);
+    if (key === 'changes') part[key] = ownChanges(d).map((c) => shownChange(c, ctx));
+    else if (d.onlyFlid !== undefined && Array.isArray(value) && /flids$/i.test(key)) part[key] = value.filter((f) => f === d.onlyFlid);
     else part[key] = value;
   }
   return part;
@@ -124,14 +121,12 @@ export const messageResolvers = {
   },
   Decision: {
     changes(d: DecisionParent, _a: unknown, ctx: ReadContext) {
-      return ownChanges(d).map((c) => ({ type: String(c.type), flid: typeof c.flid === 'string' ? c.flid : null, data: JSON.stringify(shownChange(c, ctx)) }));
+      return ownChanges(d).map((c) => ({ type: c.type, flid: 'flid' in c ? c.flid : null, data: JSON.stringify(shownChange(c, ctx)) }));
     },
     // In flightHistory a decision shows only that flight's part (issue 13): a plan snapshot's
     // payload names thousands of flights, and a page of 500 of them must not carry all of them.
     payload(d: DecisionParent, _a: unknown, ctx: ReadContext) {
-      const part = d.onlyFlid === undefined ? d.payload : flightPart(d);
-      if (!Array.isArray(part.changes)) return JSON.stringify(part);
-      return JSON.stringify({ ...part, changes: (part.changes as Record<string, unknown>[]).map((c) => shownChange(c, ctx)) });
+      return JSON.stringify(shownPayload(d, ctx));
     },
   },
   Delivery: {

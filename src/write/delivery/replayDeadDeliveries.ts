@@ -24,7 +24,7 @@ export interface ReplayResult {
 }
 
 /** Operator decision kind of this module (not a message outcome). */
-const DELIVERY_REPLAY_REQUESTED: DecisionKind = 'DeliveryReplayRequested';
+const DELIVERY_REPLAY_REQUESTED = 'DeliveryReplayRequested' satisfies DecisionKind;
 
 /**
  * Operator action: DEAD deliveries of a target back to PENDING with attempts reset, and the action

@@ -10,28 +10,6 @@ export interface OpenGap {
   readonly openedAt: Date;
 }
 
-export async function openGaps(q: Queryable, source: string, limit: number): Promise<OpenGap[]> {
-  const { rows } = await q.query<{ gap_id: string; opened_at: Date }>(
-    'SELECT gap_id, opened_at FROM inbox_gap WHERE source = $1 AND closed_at IS NULL ORDER BY gap_id LIMIT $2',
-    [source, limit],
-  );
-  return rows.map((r) => ({ gapId: r.gap_id, openedAt: r.opened_at }));
-}
-
-/**
- * Expired gaps whose row never showed up, opened after `since` — still watched for a late commit.
- * One page of `limit` above gap id `after`: the caller pages through all of them, poll by poll.
- */
-export async function expiredUnseenGaps(q: Queryable, source: string, since: Date, after: string, limit: number): Promise<string[]> {
-  const { rows } = await q.query<{ gap_id: string }>(
-    `SELECT gap_id FROM inbox_gap
-      WHERE source = $1 AND closed_by = 'expired' AND appeared_at IS NULL AND opened_at > $2 AND gap_id > $3::bigint
-      ORDER BY gap_id LIMIT $4`,
-    [source, since, after, limit],
-  );
-  return rows.map((r) => r.gap_id);
-}
-
 /** A run of more missing ids than MAX_GAP_RUN: recorded as one auditable range (inbox_id_range). */
 export async function recordIdRange(c: PoolClient, source: string, after: string, next: string, now: Date): Promise<void> {
   await c.query(

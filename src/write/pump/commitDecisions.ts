@@ -76,6 +76,37 @@ export async function checkFence(c: PoolClient, fence: WriterFence | undefined):
 class Conflict extends Error {}
 
 /**
+ * A group's commit, built before its transaction opens: the positions it will take after `basis`
+ * and the parameters of COMMIT_GROUP (JSON texts, array literals). The pump stages a group while
+ * the one before it commits, so the commit's own round trips need no more CPU than sending.
+ */
+export interface StagedCommit {
+  readonly items: readonly Prepared[];
+  readonly basis: string;
+  readonly now: Date;
+  /** The position of each item's own decision. */
+  readonly positions: readonly string[];
+  /** The positions of each item's sweeps (empty lists for most). */
+  readonly sweepPositions: readonly (readonly string[])[];
+  readonly values: readonly unknown[];
+}
+
+/** Stage the commit of `items` decided at `basis` (see StagedCommit). Pure. */
+export function stageCommit(items: readonly Prepared[], basis: string, now: Date, writeBack = true): StagedCommit {
+  const append = appendValues(basis, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
+  const all = append.positions;
+  const positions: string[] = [];
+  const sweepPositions: string[][] = [];
+  let k = 0;
+  for (const i of items) {
+    positions.push(all[k++]!);
+    sweepPositions.push(all.slice(k, (k += i.sweeps?.length ?? 0)));
+  }
+  const values = [...append.values.map(asParameter), ...advanceValues(items, positions, now, writeBack), ...metaValues(items)];
+  return { items, basis, now, positions, sweepPositions, values };
+}
+
+/**
  * Commit decisions for consecutive heads in ONE transaction (invariant 3): lock `pipeline_lock`,
  * check that the log is still where the write model was when they were decided (`basis`), append
  * one decision per head, advance each `proc_state` (compare-and-set on state + attempts) and
@@ -83,8 +114,8 @@ class Conflict extends Error {}
  * INFRA and retries the heads one at a time).
  *
  * Three round trips, whatever the group's size: BEGIN with the row locks (writer_fence FOR SHARE,
- * pipeline_lock FOR UPDATE); one statement whose data-modifying CTEs append the decisions, advance
- * proc_state and record the META columns; COMMIT.
+ * pipeline_lock FOR UPDATE); one prepared statement whose data-modifying CTEs append the decisions,
+ * advance proc_state and record the META columns; COMMIT.
  */
 export async function commitDecisions(
   pool: pg.Pool,
@@ -93,6 +124,12 @@ export async function commitDecisions(
   now: Date,
   opts: CommitOptions = {},
 ): Promise<CommitResult> {
+  return commitStaged(pool, stageCommit(items, basis, now, opts.writeBack ?? true), opts);
+}
+
+/** commitDecisions of a staged group (its writeBack was chosen when it was staged). */
+export async function commitStaged(pool: pg.Pool, staged: StagedCommit, opts: Omit<CommitOptions, 'writeBack'> = {}): Promise<CommitResult> {
+  const { items, basis, now } = staged;
   const fence = opts.fence;
   fence?.assertHeld();
   const epoch = fence?.epoch();
@@ -102,22 +139,13 @@ export async function commitDecisions(
       if (fence && epoch !== undefined) checkFenceRow(fence, epoch, opened[0]![0]);
       const last = lockedPosition(opened.at(-1)!);
       if (last !== basis) throw new Conflict(`log moved to ${last} (decided at ${basis})`);
-      const append = appendValues(last, items.flatMap((i) => [decisionOf(i.head.msgId, i.outcome), ...(i.sweeps ?? []).map(sweepDecisionOf)]), now);
-      const all = append.positions;
-      const positions: string[] = [];
-      const sweepPositions: string[][] = [];
-      let k = 0;
-      for (const i of items) {
-        positions.push(all[k++]!);
-        sweepPositions.push(all.slice(k, (k += i.sweeps?.length ?? 0)));
-      }
-      const values = [...append.values, ...advanceValues(items, positions, now, opts.writeBack ?? true), ...metaValues(items)];
-      const { rows } = await c.query<{ advanced: number }>(COMMIT_GROUP, values);
+      // Named: PostgreSQL parses and plans it once per connection, not once per group.
+      const { rows } = await c.query<{ advanced: number }>({ name: 'msgx_pump_commit_group', text: COMMIT_GROUP, values: staged.values as unknown[] });
       const advanced = rows[0]!.advanced;
       if (advanced !== items.length) throw new Conflict(`${items.length - advanced} head(s) changed state meanwhile`);
       opts.faults?.reached('pump.uncommitted');
       fence?.assertHeld(); // the lease is still fresh at COMMIT
-      return { ok: true as const, positions, sweepPositions, recordedAt: now };
+      return { ok: true as const, positions: staged.positions, sweepPositions: staged.sweepPositions, recordedAt: now };
     });
   } catch (err) {
     if (err instanceof Conflict) return { ok: false, conflict: err.message };
@@ -189,11 +217,15 @@ interface ProcUpdate {
   backfillStatus: BackfillStatus | null;
 }
 
+const TERMINAL_OK = { errorClass: null, causeClass: null, lastError: null, nextAttemptAt: null, failure: false, terminal: true } as const;
+/** Most decisions: one shared value, not a new object per head. */
+const APPLIED: ProcUpdate = Object.freeze({ ...TERMINAL_OK, state: 'SUCCEEDED', backfillStatus: 'PROCESSED' });
+
 function procUpdateOf(o: Outcome): ProcUpdate {
-  const base = { errorClass: null, causeClass: null, lastError: null, nextAttemptAt: null, failure: false, terminal: true };
+  const base = TERMINAL_OK;
   switch (o.kind) {
     case 'Applied':
-      return { ...base, state: 'SUCCEEDED', backfillStatus: 'PROCESSED' };
+      return APPLIED;
     case 'Skipped':
       return { ...base, state: 'SKIPPED', lastError: o.reason, backfillStatus: 'SKIPPED' };
     case 'Failed':
@@ -239,35 +271,79 @@ const COMMIT_GROUP = `WITH ${APPEND_CTES},
     meta AS (${RECORD_META})
   SELECT ${APPEND_NOTIFY}, (SELECT count(*)::int FROM advanced) AS advanced`;
 
-/** The parameters $11–$25 of ADVANCE_PROC_STATES. */
+/** The parameters $11–$25 of ADVANCE_PROC_STATES: one pass over the group, the arrays as literals. */
 function advanceValues(items: readonly Prepared[], positions: readonly string[], now: Date, writeBack: boolean): unknown[] {
-  const u = items.map((i) => procUpdateOf(i.outcome));
-  return [
-    now,
-    writeBack ? 'PENDING' : null,
-    items.map((i) => i.head.msgId),
-    u.map((x) => x.state),
-    u.map((x) => x.errorClass),
-    u.map((x) => x.causeClass),
-    u.map((x) => x.lastError),
-    u.map((x) => x.nextAttemptAt),
-    u.map((x) => x.failure),
-    u.map((x) => x.terminal),
-    positions,
-    items.map((i) => i.outcome.identity),
-    u.map((x) => x.backfillStatus),
-    items.map((i) => i.head.state),
-    items.map((i) => i.head.attempts),
+  const cols = Array.from({ length: 13 }, () => new ArrayLiteral());
+  const [msgIds, states, errorClasses, causeClasses, lastErrors, nextAttempts, failures, terminals, decided, identities, statuses, expectedStates, expectedAttempts] = cols as [
+    ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral, ArrayLiteral,
   ];
+  items.forEach((i, k) => {
+    const u = procUpdateOf(i.outcome);
+    msgIds.add(i.head.msgId);
+    states.add(u.state);
+    errorClasses.add(u.errorClass);
+    causeClasses.add(u.causeClass);
+    lastErrors.add(u.lastError);
+    nextAttempts.add(u.nextAttemptAt);
+    failures.add(u.failure);
+    terminals.add(u.terminal);
+    decided.add(positions[k]!);
+    identities.add(i.outcome.identity);
+    statuses.add(u.backfillStatus);
+    expectedStates.add(i.head.state);
+    expectedAttempts.add(i.head.attempts);
+  });
+  return [now, writeBack ? 'PENDING' : null, ...cols.map((c) => c.text())];
 }
 
-/** The parameters $26–$34 of RECORD_META. */
+/** The parameters $26–$34 of RECORD_META (empty arrays: no head has META), as literals. */
 function metaValues(items: readonly Prepared[]): unknown[] {
-  const withMeta = items.filter((i) => i.outcome.meta !== null);
-  const col = (f: (m: Meta) => string | null) => withMeta.map((i) => f(i.outcome.meta!));
-  return [
-    withMeta.map((i) => i.head.msgId),
-    col((m) => m.sndr), col((m) => m.seqn), col((m) => m.dttm), col((m) => m.rawType), col((m) => m.rawStyp),
-    col((m) => m.rcvr), col((m) => m.mgid), col((m) => m.rmid),
-  ];
+  const cols = Array.from({ length: 9 }, () => new ArrayLiteral());
+  for (const i of items) {
+    const m = i.outcome.meta;
+    if (m === null) continue;
+    cols[0]!.add(i.head.msgId);
+    cols[1]!.add(m.sndr);
+    cols[2]!.add(m.seqn);
+    cols[3]!.add(m.dttm);
+    cols[4]!.add(m.rawType);
+    cols[5]!.add(m.rawStyp);
+    cols[6]!.add(m.rcvr);
+    cols[7]!.add(m.mgid);
+    cols[8]!.add(m.rmid);
+  }
+  return cols.map((c) => c.text());
+}
+
+/**
+ * A parameter as node-postgres would send it, computed ahead: an array becomes its PostgreSQL
+ * array literal (elements quoted and escaped, NULL for null, instants as ISO text); anything else
+ * is left to node-postgres.
+ */
+export function asParameter(value: unknown): unknown {
+  return Array.isArray(value) ? arrayLiteral(value) : value;
+}
+
+function arrayLiteral(values: readonly unknown[]): string {
+  const out = new ArrayLiteral();
+  for (const v of values) out.add(v);
+  return out.text();
+}
+
+/** A PostgreSQL array literal built element by element. */
+class ArrayLiteral {
+  private out = '';
+
+  add(v: unknown): void {
+    if (this.out.length > 0) this.out += ',';
+    if (v === null || v === undefined) this.out += 'NULL';
+    else if (typeof v === 'string') this.out += /[\\"]/.test(v) ? `"${v.replace(/[\\"]/g, '\\$&')}"` : `"${v}"`;
+    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') this.out += String(v);
+    else if (v instanceof Date) this.out += `"${v.toISOString()}"`;
+    else throw new Error(`unexpected array element ${typeof v}`);
+  }
+
+  text(): string {
+    return `{${this.out}}`;
+  }
 }

@@ -21,7 +21,8 @@ export class FlightOverlay implements Map<string, FlightState> {
   }
 
   get(flid: string): FlightState | undefined {
-    if (this.removed.has(flid)) return undefined;
+    // Every read of a decision goes through here (and through the overlay below, if any): removals are rare.
+    if (this.removed.size > 0 && this.removed.has(flid)) return undefined;
     return this.local.get(flid) ?? this.base.get(flid);
   }
 

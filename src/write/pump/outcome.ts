@@ -1,5 +1,6 @@
 import { isFlightChange, type Change } from '../../domain/changes.ts';
 import type { BlockOutcome } from '../../domain/handlers/flop.ts';
+import type { ReferenceNotes } from '../../domain/decisionPayload.ts';
 import type { Meta } from '../../domain/message.ts';
 import { backoffDelay, type Config } from '../../platform/config.ts';
 
@@ -42,12 +43,7 @@ export type Outcome =
   | (Common & Failure);
 
 /** What a reference decision lists besides its changes (stored in the payload; warnings are also logged). */
-export interface ReferenceNotes {
-  readonly skippedRecords?: readonly { readonly index: number; readonly reason: string; readonly detail?: string }[];
-  readonly unknownRecords?: readonly string[];
-  readonly notes?: readonly string[];
-  readonly warnings?: readonly string[];
-}
+export type { ReferenceNotes } from '../../domain/decisionPayload.ts';
 
 export type Failure =
   | {

@@ -10,9 +10,9 @@ import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, type PlanRequests } from '../../domain/planRequests.ts';
-import { commitDecisions, type CommitResult, type Prepared, type SweepDecision } from './commitDecisions.ts';
+import { commitDecisions, commitStaged, stageCommit, type CommitResult, type Prepared, type StagedCommit, type SweepDecision } from './commitDecisions.ts';
 import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
-import { findHeads, identityOwners, type Head } from './findHeads.ts';
+import { findHeads, HEAD_BYTES, identityOwners, stillFront, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
 import { failureVerdict, type Outcome } from './outcome.ts';
 import { createListener } from '../../platform/listen.ts';
@@ -76,11 +76,20 @@ interface GroupBasis {
 interface DecidedGroup {
   readonly group: Prepared[];
   readonly basis: string;
-  readonly now: Date;
   readonly waitMs: number;
   readonly overlay: FlightOverlay;
   readonly after: GroupBasis;
+  /** Its commit's parameters, built while the group before it committed. */
+  readonly staged: StagedCommit;
 }
+
+/**
+ * While a group is prepared, it lets pending I/O run every this many heads: the group before it is
+ * committing meanwhile, and each of its round trips needs the event loop for a moment (an answer
+ * read, the next statement sent). Deciding 50 heads at one go would hold the commit back by
+ * milliseconds each time, and PostgreSQL would wait for node instead of working beside it.
+ */
+const YIELD_EVERY = 8;
 
 /** Resolves after pending I/O callbacks ran: the commit just started has sent its first statement. */
 const afterTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -114,6 +123,11 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   });
   let scans = 0;
   let reloadRequested = false;
+  /**
+   * The batch of heads after the last one, read while the last group of a scan committed, and the
+   * log position it is for: the next scan takes it if stillFront says it is (else reads afresh).
+   */
+  let prefetched: { readonly position: string; readonly heads: Promise<Head[]> } | undefined;
   /** Heads still to be decided one per transaction, after a group commit failed. */
   let singles = 0;
   let drainWaiters: { after: number; resolve: () => void }[] = [];
@@ -121,11 +135,12 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
 
   /** Commit a decided group; on a database error retry once, then fall back to one head at a time. */
   async function commitGroup(decided: DecidedGroup): Promise<Step> {
-    const { group, basis, now } = decided;
+    const { group, basis } = decided;
+    const now = decided.staged.now;
     let lastErr: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        return await settle(group, await commitDecisions(pool, group, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }), decided);
+        return await settle(group, await commitStaged(pool, decided.staged, { fence: opts.fence, faults: rt.faults }), decided);
       } catch (err) {
         if (err instanceof FencedError) throw err; // not ours to decide any more: no retry, no INFRA record
         lastErr = err;
@@ -216,6 +231,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       }
       batch.push({ head, read: readHead(head, cfg, now) });
       chars += head.rawXml.length;
+      if (batch.length % YIELD_EVERY === 0) await afterTurn();
     }
     const lookups = batch.map(({ head, read }) => identityToCheck(head, read));
     const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
@@ -253,9 +269,10 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       }
       group.push(sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome });
       if (outcome.kind === 'Failed') break;
+      if (group.length % YIELD_EVERY === 0) await afterTurn();
     }
     const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
-    return { group, basis, now, waitMs, overlay, after };
+    return { group, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack) };
   }
 
   /**
@@ -264,8 +281,19 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
    * states (CPU here, the commit's I/O in PostgreSQL); it commits only after that group did, and only
    * if the log is where it was decided (commitDecisions' basis check) — else it is dropped.
    */
+  /** The heads of a scan: the prefetched batch when it is still the front of the FIFO, else read now. */
+  async function nextHeads(): Promise<Head[]> {
+    const p = prefetched;
+    prefetched = undefined;
+    if (p !== undefined && p.position === model.position) {
+      const heads = await p.heads.catch(() => []);
+      if (await stillFront(pool, heads, p.position)) return heads;
+    }
+    return findHeads(pool, PREFETCH);
+  }
+
   async function scan(): Promise<number> {
-    const heads = await findHeads(pool, PREFETCH);
+    const heads = await nextHeads();
     if (heads.length === 0) return cfg.pollIntervalMs;
     blockedHead.check(heads[0], clock.now());
     let from = 0;
@@ -280,7 +308,18 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         ? afterTurn().then(() => prepareGroup(heads, next, on))
         : undefined;
       ahead?.catch(() => undefined); // awaited below, or dropped when this commit fails
-      if ((await committing) === 'again' || stop.signal.aborted) return 0;
+      if (!ahead && next >= heads.length && decided.group.at(-1)!.outcome.kind !== 'Failed') {
+        // The batch's last group is committing: read the next batch beside it (PostgreSQL would
+        // otherwise wait for node, and node for the heads, at the start of every scan).
+        const last = heads.at(-1)!.msgId;
+        const read = afterTurn().then(() => findHeads(pool, PREFETCH, HEAD_BYTES, last));
+        read.catch(() => undefined);
+        prefetched = { position: on.position, heads: read };
+      }
+      if ((await committing) === 'again' || stop.signal.aborted) {
+        prefetched = undefined;
+        return 0;
+      }
       if (!ahead) return 0;
       decided = await ahead;
       // The group before it is folded into the model now: read through the model, not through it.
@@ -299,6 +338,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       if (reloadRequested) {
         // Between scans, so no decision is being prepared against a half-folded model.
         reloadRequested = false;
+        prefetched = undefined;
         const events = await model.reload(pool);
         log.info({ events, position: model.position }, 'write model reloaded after a projection rebuild');
       }

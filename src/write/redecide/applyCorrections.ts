@@ -10,7 +10,7 @@
  */
 import type pg from 'pg';
 import { withTransaction } from '../../platform/db.ts';
-import { appendDecisions, lockPipeline, type NewDecision } from '../../log/appendDecisions.ts';
+import { appendDecisions, lockPipeline, type NewDecisionOf } from '../../log/appendDecisions.ts';
 import type { Redecision, RedecideReport } from './redecision.ts';
 
 export interface CorrectionContext {
@@ -37,7 +37,7 @@ export async function applyCorrections(pool: pg.Pool, redecision: Redecision, ct
     const planned = redecision.corrections();
     const positions = new Map<string, string>();
     if (planned.length === 0) return { report, positions };
-    const decisions: NewDecision[] = planned.map((p) => ({
+    const decisions = planned.map((p): NewDecisionOf<'Correction'> => ({
       msgId: null,
       kind: 'Correction',
       handler: 'redecide',

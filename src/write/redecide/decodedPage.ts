@@ -10,11 +10,21 @@
 import type { Queryable } from '../../platform/db.ts';
 import type { Config } from '../../platform/config.ts';
 import { decodeHead, type DecodedHead } from '../pump/decodeHead.ts';
-import { logPageSql, type LoggedDecision, type LogPageRow } from './readLogPage.ts';
+import { decisionBody, type DecisionBody } from '../../domain/decisionPayload.ts';
+import { logPageSql, type LoggedColumns, type LogPageRow } from './readLogPage.ts';
 
-/** A logged decision with its message decoded again (`decoded`: null when it has no raw input to decide). */
-export interface ReadDecision extends Omit<LoggedDecision, 'rawXml' | 'nulReplaced'> {
+interface ReadColumns extends Omit<LoggedColumns, 'rawXml' | 'nulReplaced'> {
+  /** The message decoded again; null when it has no raw input to decide. */
   readonly decoded: DecodedHead | null;
+}
+
+/** A logged decision with its message decoded again; its kind and payload read through decisionBody. */
+export type ReadDecision = ReadColumns & DecisionBody;
+
+/** A decision of a page's JSON text as this module wrote it (kind and payload not yet checked). */
+interface PageEntry extends ReadColumns {
+  readonly kind: string;
+  readonly payload: unknown;
 }
 
 export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay'>;
@@ -39,5 +49,14 @@ export async function readDecodedPage(
 }
 
 export function parsePage(text: string): ReadDecision[] {
-  return JSON.parse(text) as ReadDecision[];
+  const entries: readonly PageEntry[] = JSON.parse(text);
+  const out = new Array<ReadDecision>(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    out[i] = {
+      position: e.position, msgId: e.msgId, handler: e.handler, handlerVersion: e.handlerVersion, recordedAt: e.recordedAt,
+      decoded: e.decoded, ...decisionBody(e.position, e.kind, e.payload),
+    };
+  }
+  return out;
 }

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Change } from '../../domain/changes.ts';
 import { sameValue } from '../../domain/lists.ts';
 import type { Outcome } from '../pump/outcome.ts';
-import type { LoggedDecision } from './readLogPage.ts';
+import type { DecisionBody } from '../../domain/decisionPayload.ts';
 
 export interface OutcomeView {
   readonly kind: string;
@@ -28,13 +28,14 @@ export interface ComparableOutcome extends OutcomeView {
   readonly verdict: string | null;
 }
 
-export function loggedOutcome(d: Pick<LoggedDecision, 'kind' | 'payload'>): ComparableOutcome {
-  const errorClass = typeof d.payload.errorClass === 'string' ? d.payload.errorClass : null;
+export function loggedOutcome(d: DecisionBody): ComparableOutcome {
+  const p = d.payload;
+  const errorClass = 'errorClass' in p ? p.errorClass : null;
   return {
     kind: d.kind,
     errorClass,
-    changes: d.kind === 'Applied' && Array.isArray(d.payload.changes) ? d.payload.changes : [],
-    verdict: verdictClass(errorClass, d.payload.causeClass),
+    changes: d.kind === 'Applied' ? d.payload.changes : [],
+    verdict: verdictClass(errorClass, 'causeClass' in p ? p.causeClass : undefined),
   };
 }
 

@@ -3,26 +3,20 @@
  * the raw input of every decision that ended a message's processing. Read-only; positions up to a
  * committed head are all committed (they are handed out under pipeline_lock in commit order).
  */
-import type { Change } from '../../domain/changes.ts';
+import { decisionBody, type DecisionBody } from '../../domain/decisionPayload.ts';
 import type { Queryable } from '../../platform/db.ts';
 
 /** Decision kinds that end a message's processing (its outcome); `Parked` once it exists. */
 export const OUTCOME_KINDS = ['Applied', 'Skipped', 'Dead', 'Parked'] as const;
 
-export interface LoggedDecision {
+/** A logged decision: its columns and its `{ kind, payload }` (read through decisionBody), with its message's raw input. */
+export type LoggedDecision = LoggedColumns & DecisionBody;
+
+export interface LoggedColumns {
   readonly position: string;
   readonly msgId: string | null;
-  readonly kind: string;
   readonly handler: string | null;
   readonly handlerVersion: number | null;
-  readonly payload: {
-    readonly changes?: readonly Change[];
-    readonly errorClass?: string;
-    readonly causeClass?: string;
-    readonly reason?: string;
-    readonly supersedes?: readonly { readonly msgId: string; readonly digest: string }[];
-    readonly [key: string]: unknown;
-  };
   /** UTC ISO instant. */
   readonly recordedAt: string;
   /** The message's raw XML, for outcome decisions only (null otherwise). */
@@ -73,13 +67,12 @@ export async function readLogPage(q: Queryable, after: string, upTo: string, lim
   return rows.map((r) => ({
     position: r.position,
     msgId: r.msg_id,
-    kind: r.kind,
     handler: r.handler,
     handlerVersion: r.handler_version,
-    payload: JSON.parse(r.payload) as LoggedDecision['payload'],
     recordedAt: r.recorded_at,
     rawXml: r.raw_xml,
     nulReplaced: r.nul_replaced ?? false,
+    ...decisionBody(r.position, r.kind, JSON.parse(r.payload)),
   }));
 }
 

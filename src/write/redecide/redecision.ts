@@ -22,6 +22,7 @@
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { isFlightChange, type Change } from '../../domain/changes.ts';
 import { correctionChanges } from '../../domain/correction.ts';
+import { changesOf } from '../../domain/decisionPayload.ts';
 import type { Decider } from '../../domain/decide.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
@@ -162,8 +163,8 @@ export class Redecision {
     for (;;) {
       const rows = await readLogPage(q, after, from, page, false);
       for (const d of rows) {
-        const changes = d.payload.changes;
-        if (Array.isArray(changes) && changes.length > 0) {
+        const changes = changesOf(d);
+        if (changes.length > 0) {
           applyDecision(r.logFlights, { position: d.position, msgId: d.msgId, recordedAt: d.recordedAt, changes });
           r.latestNew = latestDayAfter(r.latestNew, changes);
           r.refNew = foldReference(r.refNew, changes);
@@ -212,7 +213,7 @@ export class Redecision {
   /** `now`: the decision's recordedAt as a Date when `read` is given. */
   private step(d: ReadDecision, read: ReadHead | undefined, now: Date | null): void {
     this.events++;
-    const changes = Array.isArray(d.payload.changes) ? d.payload.changes : [];
+    const changes = changesOf(d);
     const outcome = read !== undefined;
     // Whether both folds hold the very same states of the flights this decision touches (see redecide).
     const inSync = outcome && changes.length > 0 && this.inSync(changes);

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import { withTransaction } from '../../platform/db.ts';
-import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
+import { appendDecisions, lockPipeline, type NewDecisionOf } from '../../log/appendDecisions.ts';
 import { Channels, notify } from '../../platform/channels.ts';
 
 export const REPLAY_CLASSES = ['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED'] as const;
@@ -64,9 +64,9 @@ export async function replay(pool: pg.Pool, clock: Clock, filter: ReplayFilter):
     const positions = await appendDecisions(
       c,
       last,
-      rows.map((r) => ({
+      rows.map((r): NewDecisionOf<'ReplayRequested'> => ({
         msgId: r.msg_id,
-        kind: 'ReplayRequested' as const,
+        kind: 'ReplayRequested',
         payload: {
           fromState: r.state,
           errorClass: r.error_class,

@@ -1,5 +1,7 @@
 import type pg from 'pg';
-import type { PlanSnapshotApplied } from '../../domain/changes.ts';
+import type { Change, PlanSnapshotApplied } from '../../domain/changes.ts';
+import type { AppliedPayload } from '../../domain/decisionPayload.ts';
+import type { ReferenceSnapshotApplied } from '../../domain/reference/changes.ts';
 import { decodeMeta } from '../../domain/codec/meta.ts';
 import { parseXml } from '../../domain/codec/xmlTree.ts';
 import { withTransaction } from '../../platform/db.ts';
@@ -17,7 +19,8 @@ interface RespRow {
   position: string;
   msgId: string | null;
   recordedAt: Date;
-  changes: unknown;
+  /** `payload->'changes'` of an Applied decision (AppliedPayload, src/domain/decisionPayload.ts). */
+  changes: AppliedPayload['changes'] | null;
   metaKnown: boolean;
   rmid: string | null;
   rawXml: string | null;
@@ -95,19 +98,14 @@ export async function answerRequests(pool: pg.Pool, tz: string, batch = 500): Pr
   });
 }
 
-function respSnapshot(changes: unknown): PlanSnapshotApplied | undefined {
+function respSnapshot(changes: readonly Change[] | null): PlanSnapshotApplied | undefined {
   if (!Array.isArray(changes)) return undefined;
-  return (changes as { type?: unknown; stype?: unknown }[]).find(
-    (ch): ch is PlanSnapshotApplied => ch.type === 'PlanSnapshotApplied' && ch.stype === 'RESP',
-  );
+  return changes.find((ch): ch is PlanSnapshotApplied => ch.type === 'PlanSnapshotApplied' && ch.stype === 'RESP');
 }
 
-function referenceRespKind(changes: unknown): string | undefined {
+function referenceRespKind(changes: readonly Change[] | null): string | undefined {
   if (!Array.isArray(changes)) return undefined;
-  const c = (changes as { type?: unknown; stype?: unknown; kind?: unknown }[]).find(
-    (ch) => ch.type === 'ReferenceSnapshotApplied' && ch.stype === 'RESP' && typeof ch.kind === 'string',
-  );
-  return c?.kind as string | undefined;
+  return changes.find((ch): ch is ReferenceSnapshotApplied => ch.type === 'ReferenceSnapshotApplied' && ch.stype === 'RESP')?.kind;
 }
 
 function rmidFromXml(raw: string | null, tz: string): string | null {

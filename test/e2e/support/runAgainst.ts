@@ -6,17 +6,18 @@
  */
 import path from 'node:path';
 import { waitFor } from '../../support/waitFor.ts';
-import { checkScenario, drained, httpGql, listScenarios, loadScenario } from './scenarioRunner.ts';
+import { listScenarioNames, readScenario } from '../../support/corpusDir.ts';
+import { checkScenario, drained, httpGql } from './scenarioRunner.ts';
 
 const [base = 'http://localhost:4000', root = 'test/corpus', ...only] = process.argv.slice(2);
 const gql = httpGql(`${base}/graphql`);
 let failed = 0;
-for (const dir of await listScenarios(path.resolve(root))) {
-  if (only.length > 0 && !only.includes(path.basename(dir))) continue;
-  const s = await loadScenario(dir);
+for (const name of listScenarioNames(path.resolve(root))) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  const s = readScenario(name, path.resolve(root));
   const ids: string[] = [];
   for (const f of s.files) {
-    const res = await fetch(`${base}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: f.text });
+    const res = await fetch(`${base}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: f.xml });
     if (res.status !== 200) throw new Error(`${s.name}/${f.name}: POST answered ${res.status} ${await res.text()}`);
     ids.push(((await res.json()) as { id: string }).id);
   }

@@ -3,42 +3,14 @@
  * identity dedup, decide against a write model folded with applyDecision — what the pump does,
  * minus retries. Used to feed projectors without running the write side.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { decode } from '../../../src/domain/codec/decode.ts';
 import { decide } from '../../../src/domain/decide.ts';
 import { applyDecision } from '../../../src/domain/evolve.ts';
 import type { FlightState } from '../../../src/domain/flight.ts';
 import { identityKey } from '../../../src/domain/identity.ts';
 import type { DecisionInput } from '../../support/decisions.ts';
-import { activeScenarioNames, CORPUS_DIR } from '../../support/corpusDir.ts';
 
 export const TZ = 'Asia/Shanghai';
-
-export interface Expectation {
-  flights?: Record<string, Record<string, unknown>>;
-  absentFlights?: string[];
-}
-
-export interface Scenario {
-  name: string;
-  files: { name: string; xml: string }[];
-  expect: Expectation;
-}
-
-export function scenarioNames(): string[] {
-  return activeScenarioNames();
-}
-
-export function readScenario(name: string): Scenario {
-  const dir = path.join(CORPUS_DIR, name);
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.xml'))
-    .sort()
-    .map((f) => ({ name: f, xml: readFileSync(path.join(dir, f), 'utf8') }));
-  const expect = JSON.parse(readFileSync(path.join(dir, 'expect.json'), 'utf8')) as Expectation;
-  return { name, files, expect };
-}
 
 /**
  * One decision per message, msg ids `firstMsgId…`, recorded one second apart from `start`.
@@ -81,26 +53,4 @@ export function decideMessages(
     });
   });
   return { decisions, flights };
-}
-
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
-
-/** Mismatches of `actual` (a FlightView-shaped object) against an expect.json flight entry. */
-export function mismatches(expected: unknown, actual: unknown, at = ''): string[] {
-  if (expected === null) return actual === null || actual === undefined ? [] : [`${at}: expected null, got ${JSON.stringify(actual)}`];
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return [`${at}: expected a list, got ${JSON.stringify(actual)}`];
-    if (actual.length !== expected.length) return [`${at}: expected ${expected.length} items, got ${actual.length}`];
-    return expected.flatMap((e, i) => mismatches(e, actual[i], `${at}[${i}]`));
-  }
-  if (typeof expected === 'object') {
-    if (typeof actual !== 'object' || actual === null) return [`${at}: expected an object, got ${JSON.stringify(actual)}`];
-    return Object.entries(expected as Record<string, unknown>).flatMap(([k, v]) =>
-      mismatches(v, (actual as Record<string, unknown>)[k], at ? `${at}.${k}` : k),
-    );
-  }
-  if (typeof expected === 'string' && ISO.test(expected) && typeof actual === 'string' && ISO.test(actual)) {
-    return Date.parse(expected) === Date.parse(actual) ? [] : [`${at}: expected ${expected}, got ${actual}`];
-  }
-  return expected === actual ? [] : [`${at}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
 }

@@ -6,7 +6,8 @@
 import type { FlightState } from '../../../src/domain/flight.ts';
 import type { Pool } from '../../../src/platform/db.ts';
 import { appendBatch, type DecisionInput } from '../../support/decisions.ts';
-import { decideMessages, readScenario, scenarioNames } from './corpus.ts';
+import { decideMessages } from './corpus.ts';
+import { activeScenarioNames, readScenario } from '../../support/corpusDir.ts';
 import { syntheticMessages, type SyntheticOptions } from './synthetic.ts';
 
 export interface BuiltLog {
@@ -17,7 +18,7 @@ export interface BuiltLog {
 export function planLog(synthetic: SyntheticOptions | null, start?: BuiltLog): BuiltLog {
   const decisions: DecisionInput[] = [...(start?.decisions ?? [])];
   const flights = new Map(start?.flights ?? []);
-  const chunks = start ? [] : scenarioNames().map((n) => readScenario(n).files.map((f) => f.xml));
+  const chunks = start ? [] : activeScenarioNames().map((n) => readScenario(n).files.map((f) => f.xml));
   if (synthetic) chunks.push(syntheticMessages(synthetic));
   for (const xmls of chunks) {
     const out = decideMessages(xmls, { firstMsgId: decisions.length + 1, firstPosition: decisions.length + 1 });

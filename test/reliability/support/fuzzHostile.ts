@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import type { DecodeResult } from '../../../src/domain/codec/decode.ts';
 import { flopXml, msgXml } from '../../domain/support/buildXml.ts';
-import { loadScenarios } from '../../domain/support/corpus.ts';
+import { corpusXmls } from '../../support/corpusDir.ts';
 import type { Family, FuzzCase, Planted } from './fuzzCase.ts';
 import { validFlid, validMessage } from './fuzzXml.ts';
 
@@ -197,7 +197,7 @@ const splice = (xml: string, m: RegExpExecArray | RegExpMatchArray, by: string):
 
 /** Real messages of the conformance corpus, edited 1–5 times: decoding gets deep before it fails. */
 export function mutatedCorpus(): Family {
-  const corpus = loadScenarios().flatMap((s) => s.xmls);
+  const corpus = corpusXmls();
   const mutation = (ops: { min: number; max: number }): fc.Arbitrary<Mutation> => fc.record({
     op: fc.integer(ops),
     at: fc.nat(),

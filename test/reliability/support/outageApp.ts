@@ -10,8 +10,9 @@ import path from 'node:path';
 import { assemble, type App, type Role } from '../../../src/cli/assemble.ts';
 import { loadConfig } from '../../../src/platform/config.ts';
 import { openRuntime, type Runtime } from '../../../src/platform/runtime.ts';
+import { afterAll, beforeAll } from 'vitest';
 import { httpGql, type Gql } from '../../e2e/support/scenarioRunner.ts';
-import type { TestDatabase } from '../../support/databases.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../../support/databases.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { acft, dnld, estt, MALFORMED_XML, stnd } from '../../write/support/messages.ts';
 import { captureLog, type CapturedLog } from './captureLog.ts';
@@ -19,6 +20,8 @@ import { captureLog, type CapturedLog } from './captureLog.ts';
 /** `MSGX_SOAK=1` (npm run test:soak): outages of 60 s as issue 9 asks; otherwise a short form. */
 export const SOAK = process.env.MSGX_SOAK === '1';
 export const outageMs = (shortMs: number): number => (SOAK ? 60_000 : shortMs);
+/** How long each suite's dependency stays down: ~5 s, 60 s with MSGX_SOAK=1. */
+export const OUTAGE_MS = outageMs(5000);
 /** How soon after a dependency is back msgx must be working again (issue 9). */
 export const RESUME_WITHIN_MS = 5000;
 /**
@@ -50,6 +53,37 @@ export const OUTAGE_ENV: Readonly<Record<string, string>> = {
   // The runs check COUTMSGS row for row: no reference requests (RQRD) at start beside them.
   MSGX_REQUEST_REFERENCE_AT_START: 'false',
 };
+
+export interface OutageDatabases {
+  readonly db: TestDatabase;
+  readonly my: TestMailbox;
+}
+
+/**
+ * The databases of one outage suite, named after it: a test PostgreSQL database and a MariaDB
+ * mailbox, made before the suite's own beforeAll hooks (which may proxy them) and dropped after
+ * its own afterAll hooks have stopped its app and closed what it cut (vitest runs afterAll hooks
+ * in reverse order of registration, `sequence.hooks: 'stack'`, its default). Call it first.
+ */
+export function outageDatabases(label: string): OutageDatabases {
+  const dbs: { db?: TestDatabase; my?: TestMailbox } = {};
+  beforeAll(async () => {
+    [dbs.db, dbs.my] = await Promise.all([createTestDatabase(label), createTestMailbox(label)]);
+  });
+  afterAll(async () => {
+    await Promise.all([dbs.db?.drop(), dbs.my?.drop()]);
+  });
+  return {
+    get db() {
+      if (!dbs.db) throw new Error(`${label}: the test database is made in beforeAll`);
+      return dbs.db;
+    },
+    get my() {
+      if (!dbs.my) throw new Error(`${label}: the test mailbox is made in beforeAll`);
+      return dbs.my;
+    },
+  };
+}
 
 export interface RunningApp {
   readonly rt: Runtime;

@@ -1,5 +1,3 @@
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach } from 'vitest';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { systemClock } from '../../../src/platform/clock.ts';
@@ -17,7 +15,6 @@ import type { Pump } from '../../../src/write/pump/pumpService.ts';
 import type { WriteModel } from '../../../src/write/pump/writeModel.ts';
 import type { TestDatabase, TestMailbox } from '../../support/databases.ts';
 import { fileDatabases, type FileDatabases } from '../../support/fileDatabases.ts';
-import { CORPUS_DIR } from '../../support/corpusDir.ts';
 
 /** A Runtime over a test PostgreSQL database and a test MariaDB mailbox (no embedded server). */
 export function testRuntime(
@@ -133,20 +130,6 @@ export function writeStage(label: string, { afterEachTest }: { afterEachTest?: (
     },
   };
   return stage;
-}
-
-export interface CorpusScenario {
-  readonly name: string;
-  readonly files: { name: string; xml: string }[];
-  readonly expect: { messages: { file: string; state: string; errorClass?: string; lastErrorContains?: string }[] };
-}
-
-export async function loadScenario(name: string): Promise<CorpusScenario> {
-  const dir = path.join(CORPUS_DIR, name);
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.xml')).sort();
-  const files = await Promise.all(names.map(async (n) => ({ name: n, xml: await readFile(path.join(dir, n), 'utf8') })));
-  const expect = JSON.parse(await readFile(path.join(dir, 'expect.json'), 'utf8')) as CorpusScenario['expect'];
-  return { name, files, expect };
 }
 
 export async function insertCminmsgs(my: TestMailbox, xml: string): Promise<string> {

@@ -1,25 +1,28 @@
 /**
  * The whole assembled app (role all: ingest, pump, projectors, dispatcher, read API) over a test
- * database, the mailbox emulated in it, optionally Kafka on a test broker — for tests that follow
- * a decision to the read models, GraphQL and Kafka. `decide` injects the pump's handlers.
+ * database, the mailbox emulated in it (or MariaDB CMINMSGS through MSGX_MAILBOX_MYSQL_URL),
+ * optionally Kafka on a test broker — for tests that follow a decision to the read models,
+ * GraphQL and Kafka. `decide` injects the pump's handlers, `log` receives the app's log.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { assemble, type App } from '../../../src/cli/assemble.ts';
-import type { Decider } from '../../../src/domain/decide.ts';
-import { loadConfig, type Config } from '../../../src/platform/config.ts';
-import { silentLogger } from '../../../src/platform/logger.ts';
-import { openRuntime, type Runtime } from '../../../src/platform/runtime.ts';
-import { drained, httpGql, type Gql } from '../../e2e/support/scenarioRunner.ts';
-import type { TestDatabase } from '../../support/databases.ts';
-import { waitFor } from '../../support/waitFor.ts';
+import { assemble, type App } from '../../src/cli/assemble.ts';
+import type { Decider } from '../../src/domain/decide.ts';
+import { loadConfig, type Config } from '../../src/platform/config.ts';
+import { silentLogger, type Logger } from '../../src/platform/logger.ts';
+import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
+import { drained, httpGql, type Gql } from '../e2e/support/scenarioRunner.ts';
+import type { TestDatabase } from './databases.ts';
+import { waitFor } from './waitFor.ts';
 
 export interface RunningApp {
   readonly rt: Runtime;
   readonly app: App;
   readonly gql: Gql;
   readonly cfg: Config;
+  /** http://127.0.0.1:<port> of the read API. */
+  readonly base: string;
   /** Insert into (emulated) CMINMSGS; returns the CMINMSGS ids. */
   send(xmls: readonly string[]): Promise<string[]>;
   /** Wait until nothing is unfinished and every projector is at the head. */
@@ -44,18 +47,23 @@ export function appEnv(db: TestDatabase, env: Record<string, string> = {}): Reco
   };
 }
 
-export async function startApp(db: TestDatabase, opts: { env?: Record<string, string>; decide?: Decider } = {}): Promise<RunningApp> {
+export async function startApp(
+  db: TestDatabase,
+  opts: { env?: Record<string, string>; decide?: Decider; log?: Logger } = {},
+): Promise<RunningApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-app-'));
   const cfg = loadConfig({ ...appEnv(db, opts.env), MSGX_DATA_DIR: dataDir });
-  const rt = await openRuntime(cfg, silentLogger, { migrate: true });
+  const rt = await openRuntime(cfg, opts.log ?? silentLogger, { migrate: true });
   const app = await assemble(rt, { role: 'all', standby: false, ...(opts.decide ? { decide: opts.decide } : {}) });
   await app.start();
-  const gql = httpGql(`http://127.0.0.1:${app.httpPort()}/graphql`);
+  const base = `http://127.0.0.1:${app.httpPort()}`;
+  const gql = httpGql(`${base}/graphql`);
   return {
     rt,
     app,
     gql,
     cfg,
+    base,
     async send(xmls) {
       const ids: string[] = [];
       for (const x of xmls) ids.push(await rt.mailbox.insertInbound(x, new Date('2025-03-14T00:00:00Z')));
