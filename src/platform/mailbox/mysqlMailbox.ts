@@ -1,6 +1,6 @@
 import mysql from 'mysql2/promise';
 import { fromLocalDateTime, localDateTime } from '../localTime.ts';
-import type { BackfillItem, InboxRow, InboxRowSize, Mailbox, OutboundRow } from './port.ts';
+import type { BackfillItem, InboxBatch, InboxRow, InboxRowSize, Mailbox, OutboundRow } from './port.ts';
 
 interface CminRow extends mysql.RowDataPacket {
   id: string;
@@ -38,6 +38,29 @@ const READ_BATCH = `SELECT CMINMSGS_ID AS id, CMINMSGS_CLOB_MSG AS xml, CMINMSGS
 
 const toSize = (r: SizeRow): InboxRowSize => ({ id: String(r.id), bytes: Number(r.bytes ?? 0) });
 
+/** MySQL's and MariaDB's "syntax error": what a server without window functions (MySQL < 8.0, MariaDB < 10.2) says to READ_BATCH. */
+const ER_PARSE_ERROR = 1064;
+
+/**
+ * readBatch in two statements, for a server without window functions: the window's ids and sizes,
+ * the budget applied here (the same rule as READ_BATCH), then the chosen rows by id.
+ */
+export async function readBatchInSteps(
+  sizes: readonly InboxRowSize[],
+  readIds: (ids: readonly string[]) => Promise<InboxRow[]>,
+  maxBytes: number,
+  spentBefore: number,
+): Promise<InboxBatch> {
+  const ids: string[] = [];
+  let spent = spentBefore;
+  for (const s of sizes) {
+    if (spent > 0 && spent + s.bytes > maxBytes) break;
+    ids.push(s.id);
+    spent += s.bytes;
+  }
+  return { rows: ids.length > 0 ? await readIds(ids) : [], bytes: spent - spentBefore, scanned: sizes.length };
+}
+
 /**
  * Adapter for the real shared MySQL/MariaDB mailbox. DATETIME columns carry airport-local wall time.
  * BIGINT ids travel as strings (supportBigNumbers + bigNumberStrings).
@@ -69,6 +92,20 @@ export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
   });
   const select =
     'SELECT CMINMSGS_ID AS id, CMINMSGS_CLOB_MSG AS xml, CMINMSGS_DATE_RECEIVED AS received FROM CMINMSGS';
+  const readIds = async (ids: readonly string[]): Promise<InboxRow[]> => {
+    if (ids.length === 0) return [];
+    const [rows] = await pool.query<CminRow[]>(`${select} WHERE CMINMSGS_ID IN (?) ORDER BY CMINMSGS_ID`, [ids]);
+    return rows.map(toRow);
+  };
+  const sizesAfter = async (afterId: string, limit: number): Promise<InboxRowSize[]> => {
+    const [rows] = await pool.query<SizeRow[]>(
+      'SELECT CMINMSGS_ID AS id, LENGTH(CMINMSGS_CLOB_MSG) AS bytes FROM CMINMSGS WHERE CMINMSGS_ID > ? ORDER BY CMINMSGS_ID LIMIT ?',
+      [afterId, limit],
+    );
+    return rows.map(toSize);
+  };
+  // READ_BATCH needs window functions (MySQL 8.0+, MariaDB 10.2+); the shared server's version is not ours to choose.
+  let windowFunctions = true;
 
   return {
     kind: 'mysql',
@@ -79,19 +116,23 @@ export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
       ]);
       return rows.map(toRow);
     },
-    async readIds(ids) {
-      if (ids.length === 0) return [];
-      const [rows] = await pool.query<CminRow[]>(`${select} WHERE CMINMSGS_ID IN (?) ORDER BY CMINMSGS_ID`, [ids]);
-      return rows.map(toRow);
-    },
+    readIds,
     async readBatch(afterId, limit, maxBytes, spentBefore) {
-      const [rows] = await pool.query<BatchRow[]>(READ_BATCH, [afterId, limit, afterId, afterId, limit, spentBefore, spentBefore, maxBytes, limit]);
-      let bytes = 0;
-      const out = rows.map((r) => {
-        bytes += Number(r.bytes);
-        return toRow(r);
-      });
-      return { rows: out, bytes, scanned: rows.length > 0 ? Number(rows[0]!.scanned) : spentBefore > 0 ? -1 : 0 };
+      if (windowFunctions) {
+        try {
+          const [rows] = await pool.query<BatchRow[]>(READ_BATCH, [afterId, limit, afterId, afterId, limit, spentBefore, spentBefore, maxBytes, limit]);
+          let bytes = 0;
+          const out = rows.map((r) => {
+            bytes += Number(r.bytes);
+            return toRow(r);
+          });
+          return { rows: out, bytes, scanned: rows.length > 0 ? Number(rows[0]!.scanned) : spentBefore > 0 ? -1 : 0 };
+        } catch (err) {
+          if ((err as { errno?: number }).errno !== ER_PARSE_ERROR) throw err;
+          windowFunctions = false; // an older server: two statements from now on
+        }
+      }
+      return readBatchInSteps(await sizesAfter(afterId, limit), readIds, maxBytes, spentBefore);
     },
     async sizesOf(ids) {
       if (ids.length === 0) return [];
