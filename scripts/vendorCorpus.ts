@@ -22,12 +22,15 @@ const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const VENDORED_CORPUS = path.join(REPO_ROOT, 'test', 'corpus');
 export const UPSTREAM_CORPUS = process.env.MSGX_UPSTREAM_CORPUS ?? path.join(REPO_ROOT, '..', 'shared', 'corpus');
 
+/** The summary in docs/contract/ of an upstream spec document (the system design is design.md). */
+const summaryOf = (name: string): string => (name.toLowerCase() === 'system' ? 'design' : name.toLowerCase());
+
 /** The corpus's links to the upstream spec folder, pointed at docs/contract/ (summaries of the same documents). */
 export function localLinks(file: string, content: Buffer): Buffer {
   if (!file.endsWith('.md')) return content;
   const depth = file.split('/').length - 1; // test/corpus/<file>: up to the repo root, then docs/contract
   const toDocs = '../'.repeat(depth + 2) + 'docs/contract/';
-  return Buffer.from(content.toString('utf8').replace(/\.\.\/spec\/([A-Za-z]+)\.md/g, (_, name: string) => `${toDocs}${name.toLowerCase()}.md`));
+  return Buffer.from(content.toString('utf8').replace(/\.\.\/spec\/([A-Za-z]+)\.md/g, (_, name: string) => `${toDocs}${summaryOf(name)}.md`));
 }
 
 export type CorpusComparison =

@@ -1,5 +1,5 @@
 /**
- * Operator actions for the web console (docs/contract/system.md §12): POST /admin/replay,
+ * Operator actions for the web console (docs/contract/design.md §12): POST /admin/replay,
  * /admin/replay-deliveries, /admin/request-plan, /admin/request-reference, /admin/rebuild — the
  * same operations as the CLI commands, each an audited decision naming its operator (a rebuild's
  * progress goes to operation_progress, which the console reads through the read API). They require

@@ -29,7 +29,7 @@ export interface App {
 export interface AssembleOptions {
   readonly role: Role;
   readonly standby: boolean;
-  /** `msgx start --shadow` (MSGX_SHADOW=true does the same): docs/contract/system.md §11. */
+  /** `msgx start --shadow` (MSGX_SHADOW=true does the same): docs/contract/design.md §11. */
   readonly shadow?: boolean;
   /** Who starts it, for the ShadowStarted / CutOver decisions (user@host). */
   readonly operator?: string;

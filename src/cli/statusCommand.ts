@@ -39,7 +39,7 @@ export function withOffsets(value: unknown, tz: string): unknown {
   return value;
 }
 
-/** The mode line of `msgx status` (docs/contract/system.md §11). */
+/** The mode line of `msgx status` (docs/contract/design.md §11). */
 export function formatMode(m: Awaited<ReturnType<typeof readRunMode>>, tz: string): string {
   if (m.shadow) return `mode           SHADOW since ${m.shadowSince ? shown(m.shadowSince, tz) : '?'} (no write-back, no COUTMSGS, topics prefixed '${m.topicPrefix}')\n`;
   if (m.cutoverAt) return `mode           production, cut over from shadow at ${shown(m.cutoverAt, tz)} (shadow decisions up to position ${m.cutoverPosition})\n`;

@@ -1,5 +1,5 @@
 /**
- * History sweep (an operator decision, docs/contract/system.md §5.8 and §11): which flights leave the state. The
+ * History sweep (an operator decision, docs/contract/design.md §5.8 and §11): which flights leave the state. The
  * change is appended like any decision and applied by `applyDecision`, which removes the flights.
  *
  * Its "today" is traffic time, never the wall clock: the latest operation day the log has seen

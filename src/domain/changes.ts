@@ -1,5 +1,5 @@
 /**
- * Semantic changes: what an `Applied` decision says happened to the flights (docs/contract/system.md §4).
+ * Semantic changes: what an `Applied` decision says happened to the flights (docs/contract/design.md §4).
  * A discriminated union on `type`; `evolve` is the single definition of what each one does.
  *
  * Changes are stored as JSON (decision_event.payload) and folded again on rebuild, so they carry

@@ -1,6 +1,6 @@
 /**
  * correctionChanges: the changes that bring a flight from the state the log holds to the state a
- * re-decision reached (docs/contract/system.md §10, `msgx redecide --apply`). Pure. Folding them with `evolve`
+ * re-decision reached (docs/contract/design.md §10, `msgx redecide --apply`). Pure. Folding them with `evolve`
  * onto `before` gives `after` in every field, list and deletion mark (the envelope stamps —
  * version, last position — move as for any decision).
  *

@@ -38,7 +38,7 @@ export interface SkippedPayload extends ReferenceNotes {
 }
 
 interface FailurePayload {
-  /** docs/contract/system.md §6: MALFORMED, CODEC_ERROR, UNSUPPORTED, INFRA, EXHAUSTED. */
+  /** docs/contract/design.md §6: MALFORMED, CODEC_ERROR, UNSUPPORTED, INFRA, EXHAUSTED. */
   readonly errorClass: string;
   readonly error: string;
   readonly attempt: number;

@@ -1,5 +1,5 @@
 /**
- * Message identity (docs/contract/system.md §5.4): `SNDR|TYPE|STYP|SEQN`, optionally `|YYYY-MM-DD` (the local
+ * Message identity (docs/contract/design.md §5.4): `SNDR|TYPE|STYP|SEQN`, optionally `|YYYY-MM-DD` (the local
  * date of DTTM). TYPE/STYP are the normalized ones (`TYPE=FDEL` → `FLOP|FDEL`) and SEQN is
  * canonical, so spellings of the same message bind the same identity.
  */

@@ -1,5 +1,5 @@
 /**
- * Operator actions that change nothing in the flights but must be on record (docs/contract/system.md
+ * Operator actions that change nothing in the flights but must be on record (docs/contract/design.md
  * §12: "each action is an audited decision naming its operator"; a plan request is its own
  * `PlanRequested` decision, src/write/requests/registerRequest.ts): a decision with no message
  * (msg_id null) and no changes, naming the operator in `payload.requestedBy`. Folds, projectors

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
- * The one place that reads `process.env`. Every MSGX_* variable of docs/contract/system.md §6 is parsed here,
+ * The one place that reads `process.env`. Every MSGX_* variable of docs/contract/design.md §6 is parsed here,
  * validated with zod, and frozen. A bad value fails fast with a message naming the variable.
  */
 
@@ -198,7 +198,7 @@ export interface Config {
     readonly checkAt: string;
     readonly sampleRatio: number;
   };
-  /** Shadow run beside the legacy system (docs/contract/system.md §11; also `msgx start --shadow`). */
+  /** Shadow run beside the legacy system (docs/contract/design.md §11; also `msgx start --shadow`). */
   readonly shadow: { readonly enabled: boolean; readonly topicPrefix: string };
 }
 

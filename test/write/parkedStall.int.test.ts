@@ -17,7 +17,7 @@ it('25 deterministic failures ahead of a good message: the good one is SUCCEEDED
   for (let i = 0; i < 25; i++) ids.push(await insertCminmsgs(t.my, i % 2 === 0 ? unsupported(100 + i, '886001') : badTime(100 + i, '886001')));
   const good = await insertCminmsgs(t.my, estt(200, '886001', '14MAR250812'));
 
-  // The defaults of docs/contract/system.md §6 (testRuntime shortens them for other tests): undo that here.
+  // The defaults of docs/contract/design.md §6 (testRuntime shortens them for other tests): undo that here.
   const rt = t.runtime({
     env: {
       MSGX_BACKOFF_MS: defaults.backoffMs.join(','),

@@ -1,5 +1,5 @@
 /**
- * Compatibility entry (docs/contract/system.md §8): `POST /cminmsgs/send` with the XML as the body writes one
+ * Compatibility entry (docs/contract/design.md §8): `POST /cminmsgs/send` with the XML as the body writes one
  * CMINMSGS row and answers `200 {"id":"<CMINMSGS id>"}`. It does not process the message; the
  * ingest loop picks it up like any row written by AODB.
  */

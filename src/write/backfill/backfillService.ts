@@ -14,7 +14,7 @@ export interface Backfill extends Service {
 }
 
 /**
- * Writes CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS after the decision committed (docs/contract/system.md §7).
+ * Writes CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS after the decision committed (docs/contract/design.md §7).
  * The pending work is `proc_state.backfill_state = 'PENDING'`, so this loop is both the fast path
  * (kicked by the pump) and the compensating scanner (a restart or an outage leaves rows pending).
  * A failed write-back is retried with the backoff table, capped at OUTAGE_RETRY_MAX_MS, for as

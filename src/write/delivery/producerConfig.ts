@@ -1,7 +1,7 @@
 import type { ProducerConfig, RetryOptions } from 'kafkajs';
 
 /**
- * The producer guarantees of docs/contract/system.md §7: acks=all (-1), idempotent, one request in flight per
+ * The producer guarantees of docs/contract/design.md §7: acks=all (-1), idempotent, one request in flight per
  * connection. They are not configurable: anything that asks for other values makes msgx refuse
  * to start with a ProducerSafetyError.
  */

@@ -4,7 +4,7 @@ import type { ReferenceNotes } from '../../domain/decisionPayload.ts';
 import type { Meta } from '../../domain/message.ts';
 import { backoffDelay, type Config } from '../../platform/config.ts';
 
-/** Error classes of docs/contract/system.md §6. */
+/** Error classes of docs/contract/design.md §6. */
 export type ErrorClass = 'MALFORMED' | 'CODEC_ERROR' | 'UNSUPPORTED' | 'INFRA' | 'EXHAUSTED';
 /** Classes a message can be replayed for; the cause recorded with DEAD(EXHAUSTED). */
 export type RetryableClass = 'CODEC_ERROR' | 'UNSUPPORTED' | 'INFRA';

@@ -95,7 +95,7 @@ const YIELD_EVERY = 8;
 const afterTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * The single writer's main loop (docs/contract/system.md §5, invariants 1–4): strict FIFO over the smallest
+ * The single writer's main loop (docs/contract/design.md §5, invariants 1–4): strict FIFO over the smallest
  * unfinished id below the lowest open gap; a FAILED head waiting for its backoff blocks everything
  * behind it. Sleeps on a Wakeup notified by NOTIFY msgx_inbox, the backoff deadline, or a fallback
  * timer of MSGX_POLL_INTERVAL_MS — never a busy loop.

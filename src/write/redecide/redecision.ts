@@ -1,5 +1,5 @@
 /**
- * The engine of `msgx redecide` (docs/contract/system.md §10): fold the log up to a position, then decide every
+ * The engine of `msgx redecide` (docs/contract/design.md §10): fold the log up to a position, then decide every
  * message after it again — in log order, with the handlers, codec and configuration of this
  * process — into a second, private fold, and compare outcomes and end states with the log's.
  * Reads only; nothing it holds is visible to anyone else. Safe beside a running writer: it reads
@@ -52,7 +52,7 @@ export interface FlightDifference extends FlightDiff {
   readonly flid: string;
 }
 
-/** The report of docs/contract/system.md §10 / issue 18 (the `--json` object). */
+/** The report of docs/contract/design.md §10 / issue 18 (the `--json` object). */
 export interface RedecideReport {
   readonly reportId: string;
   readonly from: string;

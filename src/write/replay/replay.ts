@@ -28,7 +28,7 @@ export interface Replayed {
 }
 
 /**
- * Operator replay (docs/contract/system.md §6): PARKED/FAILED/DEAD messages of one class go back to PENDING with
+ * Operator replay (docs/contract/design.md §6): PARKED/FAILED/DEAD messages of one class go back to PENDING with
  * their attempts, first failure and next attempt reset; MALFORMED is never touched. `--class X`
  * matches PARKED and FAILED rows of class X and, for CODEC_ERROR/UNSUPPORTED/INFRA, DEAD(EXHAUSTED)
  * rows whose cause was X; `EXHAUSTED` matches every DEAD(EXHAUSTED). The pump decides them again

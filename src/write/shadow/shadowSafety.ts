@@ -1,7 +1,7 @@
 import type { Config } from '../../platform/config.ts';
 
 /**
- * Configurations a shadow run refuses at start, each with its reason (docs/contract/system.md §11: a
+ * Configurations a shadow run refuses at start, each with its reason (docs/contract/design.md §11: a
  * configuration that cannot be shadowed safely is refused). The database-side refusals (a database
  * that acted as production, a changed topic prefix) are in runModeChange.ts `enterShadow`.
  */
