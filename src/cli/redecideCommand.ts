@@ -40,7 +40,7 @@ async function confirm(question: string): Promise<boolean> {
 }
 
 export const redecideCommand: Command = {
-  summary: 'decide history again with today\'s code and report what differs: --from <position|instant> [--to …] [--flight FLID…] [--json] [--apply [--yes]]',
+  summary: 'decide history again with today\'s code and report what differs: --from <position|instant> [--to …] [--flight FLID…] [--json] [--apply [--yes]] [--page-size N]',
   async run(args, { cfg }) {
     const { values } = parseArgs({
       args: [...args],
@@ -52,6 +52,7 @@ export const redecideCommand: Command = {
         apply: { type: 'boolean', default: false },
         yes: { type: 'boolean', default: false },
         operator: { type: 'string' },
+        'page-size': { type: 'string' },
       },
       strict: true,
     });
@@ -60,6 +61,10 @@ export const redecideCommand: Command = {
     const to = values.to === undefined ? undefined : bound('to', values.to);
     const flids = (values.flight ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
     if (flids.some((f) => !/^\d+$/.test(f))) throw new UsageError(`--flight takes FLIDs (whole numbers), got '${(values.flight ?? []).join(',')}'`);
+    const pageSize = values['page-size'] === undefined ? undefined : Number(values['page-size']);
+    if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 100_000)) {
+      throw new UsageError(`--page-size must be a whole number 1-100000 (got '${values['page-size']}')`);
+    }
     if (values.apply && to !== undefined) {
       throw new UsageError('--apply corrects flights as they stand at the log head: leave out --to');
     }
@@ -84,6 +89,7 @@ export const redecideCommand: Command = {
         cfg: rt.cfg,
         databaseUrl: rt.databaseUrl,
         signal: abort.signal,
+        ...(pageSize !== undefined ? { pageSize } : {}),
         ...(flids.length > 0 ? { flights: new Set(flids) } : {}),
         onProgress: (p) => {
           progress.report(p);
@@ -91,6 +97,7 @@ export const redecideCommand: Command = {
         },
       });
       progress.done();
+      log.info({ workerPages: run.pages.worker, inlinePages: run.pages.inline, pageWorker: run.pages.workerModule }, 'redecide: pages read');
       let report = run.report;
       const differ = `${report.differingMessages.length} message(s) and ${report.differingFlights.length} flight(s) differ (report ${report.reportId})`;
       if (!values.apply) {

@@ -67,6 +67,7 @@ describe('redecide usage errors exit 2 before touching a database', () => {
     [['redecide', '--from', 'yesterday'], 'position'],
     [['redecide', '--from', '0', '--flight', 'CA1501'], 'FLIDs'],
     [['redecide', '--from', '0', '--to', '9', '--apply', '--yes'], 'leave out --to'],
+    [['redecide', '--from', '0', '--page-size', '0'], '--page-size must be a whole number'],
   ])('%j', async (argv, message) => {
     const writes: string[] = [];
     const orig = process.stderr.write.bind(process.stderr);

@@ -82,6 +82,17 @@ it('a generated day of 400 flights (duplicates, bad input) decided again: nothin
   // From a position in the middle too (the prefix folded, identities bound before it honoured).
   const mid = String(Math.floor(Number(report.to) / 2));
   expect((await runRedecide(a.rt.pool, { from: { position: mid } }, opts)).report).toMatchObject({ ...EMPTY, from: mid });
+
+  // The command an operator runs: `node bin/msgx.js` starts msgx's build (bin/build.js), so the page
+  // worker is the compiled pageWorker.js. Pages of 2, so that the worker serves most of the range
+  // (pages are read inline only until it has started).
+  const cli = await runMsgx(['redecide', '--from', '0', '--page-size', '2', '--json'], appEnv(db!, { MSGX_LOG_LEVEL: 'info' }));
+  expect(cli.code, cli.stderr).toBe(0);
+  expect(JSON.parse(cli.stdout)).toMatchObject({ ...EMPTY, from: '0', to: report.to, decided: messages.length });
+  const pagesRead = cli.stderr.split('\n').filter((l) => l.includes('"redecide: pages read"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(pagesRead).toHaveLength(1);
+  expect(pagesRead[0]!.pageWorker).toMatch(/\/\.build\/[^/]+\/src\/write\/redecide\/pageWorker\.js$/);
+  expect(pagesRead[0]!.workerPages).toBeGreaterThanOrEqual(WORKER_PAGES);
 }, 600_000);
 
 it('under another airport zone: every time field differs, and --apply moves them by the offset difference', async () => {

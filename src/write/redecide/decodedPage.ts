@@ -31,12 +31,14 @@ export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay'>;
 
 const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
 
-/** Up to `limit` decisions with `after < position <= upTo` as one JSON page (see parsePage); the number of rows and the last position. */
-export async function readDecodedPage(
-  q: Queryable, after: string, upTo: string, limit: number, cfg: DecodeConfig,
-): Promise<{ text: string; rows: number; last: string | null }> {
+/** A page of the log as the statement returns it (the rows, not yet decoded). */
+export async function readLogRows(q: Queryable, after: string, upTo: string, limit: number): Promise<LogPageRow[]> {
   const { text: sql, values } = logPageSql(after, upTo, limit, true);
-  const { rows } = await q.query<LogPageRow>(sql, values);
+  return (await q.query<LogPageRow>(sql, values)).rows;
+}
+
+/** Rows of the log as one JSON page (see parsePage), their messages decoded; the number of rows and the last position. */
+export function decodedPageOf(rows: readonly LogPageRow[], cfg: DecodeConfig): { text: string; rows: number; last: string | null } {
   const parts: string[] = new Array<string>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
@@ -46,6 +48,13 @@ export async function readDecodedPage(
       `"recordedAt":${str(r.recorded_at)},"decoded":${decoded}}`;
   }
   return { text: `[${parts.join(',')}]`, rows: rows.length, last: rows.length > 0 ? rows[rows.length - 1]!.position : null };
+}
+
+/** Up to `limit` decisions with `after < position <= upTo` as one JSON page (see parsePage); the number of rows and the last position. */
+export async function readDecodedPage(
+  q: Queryable, after: string, upTo: string, limit: number, cfg: DecodeConfig,
+): Promise<{ text: string; rows: number; last: string | null }> {
+  return decodedPageOf(await readLogRows(q, after, upTo, limit), cfg);
 }
 
 export function parsePage(text: string): ReadDecision[] {

@@ -56,12 +56,21 @@ const AHEAD = 3;
 
 export class WorkerPageReader implements PageReader {
   private runs = 0;
+  /** Pages handed over by the worker, and read in this thread before it was ready. */
+  workerPages = 0;
+  inlinePages = 0;
   private ready = false;
   private failure: Error | null = null;
   /** Settles when the worker has started (pages are read inline until then), or could not. */
   readonly started: Promise<void>;
 
-  private constructor(private readonly worker: Worker, private readonly q: Queryable, private readonly cfg: DecodeConfig) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly q: Queryable,
+    private readonly cfg: DecodeConfig,
+    /** The worker's module (`pageWorker.js` when msgx runs its build, `.ts` from the sources). */
+    readonly module: URL,
+  ) {
     this.started = new Promise<void>((resolve, reject) => {
       worker.on('message', (m: FromWorker) => {
         if (m.type === 'ready') {
@@ -79,7 +88,8 @@ export class WorkerPageReader implements PageReader {
   /** `q` serves the pages read before the worker is ready; the worker connects with `databaseUrl`. */
   static open(q: Queryable, databaseUrl: string, cfg: DecodeConfig, applicationName = 'msgx-redecide'): WorkerPageReader {
     const data: PageWorkerData = { databaseUrl, applicationName, cfg: { airportTz: cfg.airportTz, identityIncludeDay: cfg.identityIncludeDay } };
-    return new WorkerPageReader(startTsWorker(moduleBeside('pageWorker', import.meta.url), data), q, cfg);
+    const module = moduleBeside('pageWorker', import.meta.url);
+    return new WorkerPageReader(startTsWorker(module, data), q, cfg, module);
   }
 
   async *pages(after: string, upTo: string, limit: number): AsyncIterable<ReadDecision[]> {
@@ -87,7 +97,10 @@ export class WorkerPageReader implements PageReader {
     // One page at a time inline (no read ahead: the worker takes over at the next page boundary).
     while (!this.ready && this.failure === null) {
       const page = await readDecodedPage(this.q, pos, upTo, limit, this.cfg);
-      if (page.rows > 0) yield parsePage(page.text);
+      if (page.rows > 0) {
+        this.inlinePages++;
+        yield parsePage(page.text);
+      }
       if (page.rows < limit || page.last === null) return;
       pos = page.last;
     }
@@ -116,7 +129,10 @@ export class WorkerPageReader implements PageReader {
         if (m.type === 'error') throw new Error(`redecide page reader: ${m.error}`);
         if (m.type !== 'page') return;
         this.worker.postMessage({ type: 'ack', id } satisfies ToWorker);
-        if (m.rows > 0) yield parsePage(m.text);
+        if (m.rows > 0) {
+          this.workerPages++;
+          yield parsePage(m.text);
+        }
       }
     } finally {
       this.worker.off('message', onMessage);

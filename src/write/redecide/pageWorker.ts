@@ -1,11 +1,13 @@
 /**
  * The worker thread of WorkerPageReader (pageReader.ts): reads log pages from PostgreSQL and decodes
- * their messages (readDecodedPage), at most `ahead` pages ahead of what the main thread has taken.
+ * their messages (decodedPageOf), at most `ahead` pages ahead of what the main thread has taken; the
+ * next page's statement is sent before the current page is decoded, so PostgreSQL and decoding overlap.
  */
 import pg from 'pg';
 import { parentPort, workerData } from 'node:worker_threads';
 import '../../platform/db.ts'; // int8 as strings, as everywhere
-import { readDecodedPage } from './decodedPage.ts';
+import { decodedPageOf, readLogRows } from './decodedPage.ts';
+import type { LogPageRow } from './readLogPage.ts';
 import type { FromWorker, PageWorkerData, ToWorker } from './pageReader.ts';
 
 const data = workerData as PageWorkerData;
@@ -17,20 +19,24 @@ client.on('error', () => undefined);
 let run: { id: number; credits: number; wake: (() => void) | null } | null = null;
 
 async function produce(id: number, after: string, upTo: string, limit: number): Promise<void> {
+  // The next page's statement runs in PostgreSQL while this thread decodes the current one.
+  let next: Promise<LogPageRow[]> | null = readLogRows(client, after, upTo, limit);
   try {
-    let from = after;
-    for (;;) {
+    while (next !== null) {
       while (run !== null && run.id === id && run.credits <= 0) await new Promise<void>((r) => (run!.wake = r));
       if (run === null || run.id !== id) return;
       run.credits--;
-      const page = await readDecodedPage(client, from, upTo, limit, data.cfg);
+      const rows: LogPageRow[] = await next;
+      const last = rows.length > 0 ? rows[rows.length - 1]!.position : null;
+      next = rows.length === limit && last !== null ? readLogRows(client, last, upTo, limit) : null;
+      const page = decodedPageOf(rows, data.cfg);
       post({ type: 'page', id, text: page.text, rows: page.rows });
-      if (page.rows < limit || page.last === null) break;
-      from = page.last;
     }
     post({ type: 'done', id });
   } catch (err) {
     post({ type: 'error', id, error: err instanceof Error ? err.message : String(err) });
+  } finally {
+    next?.catch(() => undefined); // a run that ended early: its read in flight settles unobserved
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../../platform/db.ts';
 import { logHead, positionAtOrBefore, positionBefore, procStatesOf } from './readLogPage.ts';
-import { WorkerPageReader } from './pageReader.ts';
+import { inlinePageReader, WorkerPageReader, type PageReader } from './pageReader.ts';
 import { DEFAULT_PAGE_SIZE, Redecision, type RedecideReport, type RedecisionOptions } from './redecision.ts';
 
 /** A position (decimal) or an instant. */
@@ -21,6 +21,8 @@ export interface RedecideRun {
   readonly report: RedecideReport;
   /** The log's head when the run started (an --apply needs the range to reach it). */
   readonly head: string;
+  /** Where the pages came from: the page worker (its module) and this thread. */
+  readonly pages: { readonly worker: number; readonly inline: number; readonly workerModule: string | null };
 }
 
 const min = (a: string, b: string): string => (BigInt(a) < BigInt(b) ? a : b);
@@ -49,11 +51,24 @@ export async function runRedecide(q: Queryable, range: RedecideRange, opts: RunO
   const redecision = await Redecision.start(q, from, opts);
   const pages = Number(BigInt(to) - BigInt(from)) / (opts.pageSize ?? DEFAULT_PAGE_SIZE);
   const reader = opts.databaseUrl !== undefined && pages >= WORKER_PAGES ? WorkerPageReader.open(q, opts.databaseUrl, opts.cfg) : undefined;
+  let inline = 0;
+  const inlineReader = inlinePageReader(q, opts.cfg);
+  const counted: PageReader = {
+    async *pages(after, upTo, limit) {
+      for await (const page of inlineReader.pages(after, upTo, limit)) {
+        inline++;
+        yield page;
+      }
+    },
+  };
   try {
-    await redecision.advance(q, to, reader);
+    await redecision.advance(q, to, reader ?? counted);
   } finally {
     await reader?.close();
   }
   const states = await procStatesOf(q, redecision.replayCandidates());
-  return { redecision, report: redecision.report(states), head };
+  const pagesFrom = reader === undefined
+    ? { worker: 0, inline, workerModule: null }
+    : { worker: reader.workerPages, inline: reader.inlinePages, workerModule: reader.module.href };
+  return { redecision, report: redecision.report(states), head, pages: pagesFrom };
 }
