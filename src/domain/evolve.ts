@@ -10,7 +10,9 @@
 import { isFlightChange, listOf, type Change, type FlightChange } from './changes.ts';
 import { FIELD_NAMES, fieldsOf } from './fields.ts';
 import type { FieldName, FlightState } from './flight.ts';
-import { copyItems, copyLists } from './lists.ts';
+import { copyItems, copyLists, LIST_NAMES } from './lists.ts';
+
+const IS_FIELD: ReadonlySet<string> = new Set(FIELD_NAMES);
 
 // A new state is one object literal with every key (built key by key or by spreading a second
 // object into a literal, V8 reallocates and re-shapes it many times: ~100× slower, and a plan
@@ -57,10 +59,12 @@ function applyFlightChange(state: FlightState, change: FlightChange): FlightStat
   switch (change.type) {
     case 'FlightUpdated': {
       // Field keys only: a stray key in a stored change must not overwrite flid or operationDay.
+      // The change's own keys (a few), not every field name looked up in it.
       const fields = next as Record<FieldName, unknown>;
-      for (const name of FIELD_NAMES) {
-        const value = change.fields[name];
-        if (value !== undefined) fields[name] = value;
+      const set = change.fields as Record<string, unknown>;
+      for (const name in set) {
+        const value = set[name];
+        if (value !== undefined && IS_FIELD.has(name)) fields[name as FieldName] = value;
       }
       return next;
     }
@@ -119,24 +123,24 @@ export interface AppliedEvent {
   changes: readonly Change[];
 }
 
-/** The field and list keys a change sets (what `sources` records for it). */
-function keysSet(change: FlightChange): readonly string[] {
+/** Adds to `keys` the field and list keys a change sets (what `sources` records for it). */
+function addKeysSet(change: FlightChange, keys: string[]): void {
   switch (change.type) {
     case 'FlightCreated': {
-      const keys: string[] = [];
-      for (const name of FIELD_NAMES) if ((change.fields[name] ?? null) !== null) keys.push(name);
-      for (const list of Object.keys(change.lists) as (keyof typeof change.lists)[]) {
-        if ((change.lists[list]?.length ?? 0) > 0) keys.push(list);
-      }
-      return keys;
+      const fields = change.fields as Partial<Record<FieldName, unknown>>;
+      for (const name of FIELD_NAMES) if ((fields[name] ?? null) !== null) keys.push(name);
+      const lists = change.lists as unknown as Partial<Record<string, readonly unknown[]>>;
+      for (const list in lists) if ((lists[list]?.length ?? 0) > 0) keys.push(list);
+      return;
     }
     case 'FlightUpdated':
-      return Object.keys(change.fields).filter((k) => (FIELD_NAMES as readonly string[]).includes(k));
+      for (const k in change.fields) if (IS_FIELD.has(k)) keys.push(k);
+      return;
     case 'FlightDeleted':
     case 'FlightRestored':
-      return [];
+      return;
     default:
-      return [listOf(change)];
+      keys.push(listOf(change));
   }
 }
 
@@ -156,7 +160,7 @@ export function applyDecision(flights: Map<string, FlightState>, event: AppliedE
   // States evolve made in this call: no one else holds them yet, so they are stamped in place.
   const fresh = new Set<FlightState>();
   const versionBefore = new Map<string, number>();
-  const setKeys = event.msgId === null ? null : new Map<string, Set<string>>();
+  const setKeys = event.msgId === null ? null : new Map<string, string[]>();
   for (const change of event.changes) {
     if (change.type === 'FlightsArchived') {
       for (const flid of change.flids) {
@@ -171,8 +175,8 @@ export function applyDecision(flights: Map<string, FlightState>, event: AppliedE
     if (!versionBefore.has(change.flid)) versionBefore.set(change.flid, before?.stateVersion ?? 0);
     if (setKeys !== null) {
       let keys = setKeys.get(change.flid);
-      if (keys === undefined) setKeys.set(change.flid, (keys = new Set()));
-      for (const k of keysSet(change)) keys.add(k);
+      if (keys === undefined) setKeys.set(change.flid, (keys = []));
+      addKeysSet(change, keys);
     }
     if (next !== before) fresh.add(next);
     flights.set(change.flid, next);
@@ -183,7 +187,7 @@ export function applyDecision(flights: Map<string, FlightState>, event: AppliedE
     if (state === undefined) continue;
     const stateVersion = (versionBefore.get(flid) ?? state.stateVersion - 1) + 1;
     const keys = setKeys?.get(flid);
-    const sources = keys === undefined || keys.size === 0 ? state.sources : withSources(state.sources, keys, event.msgId!);
+    const sources = keys === undefined || keys.length === 0 ? state.sources : withSources(state.sources, keys, event.msgId!);
     if (fresh.has(state)) {
       state.lastPosition = event.position;
       state.lastMsgId = event.msgId;
@@ -199,8 +203,48 @@ export function applyDecision(flights: Map<string, FlightState>, event: AppliedE
   return touched;
 }
 
-function withSources(before: Readonly<Record<string, string>> | undefined, keys: ReadonlySet<string>, msgId: string): Record<string, string> {
-  const out: Record<string, string> = { ...before };
+type SourcesRecord = Record<string, string | undefined>;
+
+/**
+ * A sources record with every key it can hold — the field names, then the list names — unset
+ * (undefined: JSON, and so field_sources, leaves them out; stale.ts reads undefined as "no setter").
+ * One literal of one shape: copying it is V8's fast clone of that shape and setting a key never
+ * reshapes it. A record built key by key (as this was, `{ ...before }` then `out[k] = msgId`) turns
+ * into a dictionary past a dozen keys, and every copy of a dictionary is slow. `sourcesTemplate.unit`
+ * checks that these are exactly FIELD_NAMES and LIST_NAMES.
+ */
+export function emptySources(): SourcesRecord {
+  return {
+    ffid: undefined, airline: undefined, flightNo: undefined, direction: undefined, scheduledTime: undefined,
+    estimatedTime: undefined, actualTime: undefined, prevActualDeparture: undefined, serviceType: undefined,
+    flightNature: undefined, aircraftType: undefined, registration: undefined, terminal: undefined, currentStand: undefined,
+    linkAirline: undefined, linkFlightNo: undefined, linkFlid: undefined, masterAirline: undefined, masterFlightNo: undefined,
+    masterFlid: undefined, boardingOpen: undefined, lastCall: undefined, boardingClosed: undefined, cancelTime: undefined,
+    status: undefined, publicStatus: undefined, publicRemark: undefined, diversionAirport: undefined,
+    diversionDirection: undefined, returnType: undefined, agentPassenger: undefined, agentField: undefined,
+    agentMaintenance: undefined, eobt: undefined, tobt: undefined, cobt: undefined, ctot: undefined, iest: undefined,
+    appt: undefined, egsr: undefined, egst: undefined, prevEstimatedDeparture: undefined, nextEstimatedArrival: undefined,
+    nextActualArrival: undefined, abnormalReason: undefined, abnormalRemark: undefined, maxPassengers: undefined,
+    remark: undefined, runway: undefined, vipPassengers: undefined, vipReserved: undefined, portTime: undefined,
+    portCode: undefined,
+    stands: undefined, gates: undefined, counters: undefined, belts: undefined, chutes: undefined, bridges: undefined,
+    chocks: undefined, delays: undefined, services: undefined, route: undefined, adjacent: undefined,
+    vipGuests: undefined, pushbacks: undefined, tows: undefined,
+  };
+}
+
+const LAST_SOURCE_KEY = LIST_NAMES[LIST_NAMES.length - 1]!;
+
+/** `before` with `keys` set to `msgId`, as a new record (`before` may be shared by earlier states). */
+function withSources(before: Readonly<Record<string, string | undefined>> | undefined, keys: readonly string[], msgId: string): Record<string, string> {
+  let out: SourcesRecord;
+  if (before !== undefined && Object.hasOwn(before, FIELD_NAMES[0]!) && Object.hasOwn(before, LAST_SOURCE_KEY)) {
+    out = { ...before }; // already of the full shape (made here): the fast clone
+  } else {
+    // None yet, or one with only the keys set (read back from field_sources): widen it once.
+    out = emptySources();
+    if (before !== undefined) for (const k in before) out[k] = before[k];
+  }
   for (const k of keys) out[k] = msgId;
-  return out;
+  return out as Record<string, string>;
 }

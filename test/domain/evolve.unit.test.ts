@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { archiveBefore } from '../../src/domain/archive.ts';
 import { LIST_CHANGE_TYPE, type Change, type FlightCreated } from '../../src/domain/changes.ts';
-import { applyDecision, evolve } from '../../src/domain/evolve.ts';
-import { emptyFields } from '../../src/domain/fields.ts';
+import { applyDecision, emptySources, evolve } from '../../src/domain/evolve.ts';
+import { emptyFields, FIELD_NAMES } from '../../src/domain/fields.ts';
 import type { FlightState, ListName } from '../../src/domain/flight.ts';
 import { emptyLists, LIST_NAMES } from '../../src/domain/lists.ts';
 
@@ -128,5 +128,27 @@ describe('applyDecision', () => {
     expect([...touched]).toEqual(['1']);
     expect([...flights.keys()]).toEqual(['2']);
     expect(archiveBefore(flights, '2025-03-13')).toBeNull();
+  });
+
+  it('sources: every field and list name, unset (JSON leaves them out); a record read back with some keys only is widened, not edited', () => {
+    expect(Object.keys(emptySources())).toEqual([...FIELD_NAMES, ...LIST_NAMES]);
+    expect(JSON.stringify(emptySources())).toBe('{}');
+    const flights = new Map<string, FlightState>();
+    applyDecision(flights, { position: '1', msgId: '10', recordedAt: 'x', changes: [created('1')] });
+    const stored = { airline: '10', scheduledTime: '10' }; // as field_sources holds it
+    const loaded: FlightState = { ...flights.get('1')!, sources: stored };
+    flights.set('1', loaded);
+    applyDecision(flights, {
+      position: '2', msgId: '11', recordedAt: 'y',
+      changes: [{ type: 'FlightUpdated', flid: '1', fields: { status: 'DLY' } }, { type: 'GatesReplaced', flid: '1', items: [] }],
+    });
+    const after = flights.get('1')!;
+    expect(JSON.parse(JSON.stringify(after.sources))).toEqual({ airline: '10', scheduledTime: '10', status: '11', gates: '11' });
+    expect(stored).toEqual({ airline: '10', scheduledTime: '10' });
+    expect(loaded.sources).toBe(stored);
+    applyDecision(flights, { position: '3', msgId: '12', recordedAt: 'z', changes: [{ type: 'FlightUpdated', flid: '1', fields: { status: 'X', bogus: 1 } as never }] });
+    expect(flights.get('1')!.sources).toMatchObject({ status: '12', gates: '11', airline: '10' });
+    expect(after.sources).toMatchObject({ status: '11' });
+    expect(Object.hasOwn(flights.get('1')!, 'bogus')).toBe(false);
   });
 });

@@ -4,17 +4,34 @@
  */
 import { listReplaced, type FlightChange } from '../changes.ts';
 import { FIELD_NAMES } from '../fields.ts';
-import type { FlightFields, FlightLists, FlightState, ListName } from '../flight.ts';
+import type { FieldName, FlightFields, FlightLists, FlightState, ListName } from '../flight.ts';
 import { LIST_NAMES, sameValue } from '../lists.ts';
 import type { FieldPatch, ListPatch } from '../message.ts';
 
-/** The fields of `patch` whose value differs from `state` (absent keys are not changes). */
+const FIELD_INDEX: ReadonlyMap<string, number> = new Map(FIELD_NAMES.map((name, i) => [name, i]));
+
+/**
+ * The fields of `patch` whose value differs from `state` (absent keys are not changes), in
+ * FIELD_NAMES order. Walks the patch's own few keys rather than looking every field name up in it.
+ */
 export function changedFields(state: FlightFields, patch: FieldPatch): Partial<FlightFields> {
   const out: Record<string, unknown> = {};
-  for (const name of FIELD_NAMES) {
-    const value = patch[name];
-    if (value !== undefined && value !== state[name]) out[name] = value;
+  let names: FieldName[] | null = null;
+  let ordered = true;
+  let last = -1;
+  const p = patch as Record<string, unknown>;
+  for (const name in p) {
+    const i = FIELD_INDEX.get(name);
+    if (i === undefined) continue;
+    const value = p[name];
+    if (value === undefined || value === state[name as FieldName]) continue;
+    (names ??= []).push(name as FieldName);
+    if (i < last) ordered = false;
+    last = i;
   }
+  if (names === null) return out;
+  if (!ordered) names.sort((a, b) => FIELD_INDEX.get(a)! - FIELD_INDEX.get(b)!);
+  for (const name of names) out[name] = p[name];
   return out as Partial<FlightFields>;
 }
 

@@ -1,4 +1,4 @@
-import { decide, type Decider, type Decision } from '../../domain/decide.ts';
+import { decide, type DecideOptions, type Decider, type Decision } from '../../domain/decide.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Message } from '../../domain/message.ts';
 import type { PlanRequests } from '../../domain/planRequests.ts';
@@ -70,36 +70,51 @@ export function judge(head: Pick<Head, 'msgId' | 'attempts' | 'firstFailureAt'>,
   let decision;
   try {
     // With its msg id: a replayed message does not overwrite what a later one set (stale).
-    decision = (ctx.decide ?? decide)(ctx.flights, message, ctx.reference ?? EMPTY_REFERENCE, { msgId: head.msgId, ...(ctx.planRequests ? { planRequests: ctx.planRequests } : {}) });
+    const opts: DecideOptions = { msgId: head.msgId };
+    if (ctx.planRequests) opts.planRequests = ctx.planRequests;
+    decision = (ctx.decide ?? decide)(ctx.flights, message, ctx.reference ?? EMPTY_REFERENCE, opts);
   } catch (err) {
     const error = `decide failed: ${err instanceof Error ? err.message : String(err)}`;
     return { ...failureVerdict(ctx.cfg, ctx.now, head, 'CODEC_ERROR', error), identity, meta: message.meta };
   }
+  // One object built key by key (the order the pump always wrote: identity, meta, handler,
+  // handlerVersion, reference?, kind, …), no spreads of small conditional objects: judge runs once
+  // per message (and per message again in msgx redecide).
+  const out: Record<string, unknown> = { identity, meta: message.meta, handler: decision.handler, handlerVersion: decision.handlerVersion };
   const notes = referenceNotes(decision);
-  const common = { identity, meta: message.meta, handler: decision.handler, handlerVersion: decision.handlerVersion, ...(notes ? { reference: notes } : {}) };
-  const blocks = decision.blocks && decision.blocks.length > 1 ? { blocks: decision.blocks } : {};
+  if (notes) out.reference = notes;
+  const blocks = decision.blocks && decision.blocks.length > 1 ? decision.blocks : undefined;
   if (decision.skipped !== undefined) {
-    const flids = [...new Set([...(decision.unknownFlids ?? []), ...(decision.deletedFlids ?? []), ...(decision.staleFlids ?? [])])];
-    return { ...common, kind: 'Skipped', reason: decision.skipped, flids, ...blocks };
+    out.kind = 'Skipped';
+    out.reason = decision.skipped;
+    out.flids = skippedFlids(decision);
+    if (blocks) out.blocks = blocks;
+    return out as unknown as Outcome;
   }
-  return {
-    ...common,
-    kind: 'Applied',
-    changes: decision.changes,
-    ...(decision.unknownFlids ? { unknownFlids: decision.unknownFlids } : {}),
-    ...(decision.deletedFlids ? { deletedFlids: decision.deletedFlids } : {}),
-    ...(decision.staleFlids ? { staleFlids: decision.staleFlids } : {}),
-    ...blocks,
-  };
+  out.kind = 'Applied';
+  out.changes = decision.changes;
+  if (decision.unknownFlids) out.unknownFlids = decision.unknownFlids;
+  if (decision.deletedFlids) out.deletedFlids = decision.deletedFlids;
+  if (decision.staleFlids) out.staleFlids = decision.staleFlids;
+  if (blocks) out.blocks = blocks;
+  return out as unknown as Outcome;
+}
+
+/** The flights a skip names: unknown, deleted, stale, each once, in that order. */
+function skippedFlids(d: Decision): string[] {
+  const flids = new Set<string>();
+  for (const list of [d.unknownFlids, d.deletedFlids, d.staleFlids]) if (list) for (const f of list) flids.add(f);
+  return [...flids];
 }
 
 function referenceNotes(d: Decision): ReferenceNotes | undefined {
+  if (!d.skippedRecords && !d.unknownRecords && !d.notes && !d.warnings) return undefined;
   const out: { -readonly [K in keyof ReferenceNotes]: ReferenceNotes[K] } = {};
   if (d.skippedRecords) out.skippedRecords = d.skippedRecords;
   if (d.unknownRecords) out.unknownRecords = d.unknownRecords;
   if (d.notes) out.notes = d.notes;
   if (d.warnings) out.warnings = d.warnings;
-  return Object.keys(out).length > 0 ? out : undefined;
+  return out;
 }
 
 /**

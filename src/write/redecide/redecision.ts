@@ -35,7 +35,7 @@ import type { Queryable } from '../../platform/db.ts';
 import { judge, readDecoded, type JudgeContext, type ReadHead } from '../pump/evaluate.ts';
 import { flidsOf, type HeadHistory } from '../pump/outcome.ts';
 import {
-  canonicalJson, decidedOutcome, hasEffect, isFailure, loggedOutcome, outcomeDigest, sameOutcome, shown, type OutcomeView,
+  canonicalJson, decidedOutcome, hasEffect, isFailure, loggedOutcome, outcomeDigest, sameOutcome, shown, type ComparableOutcome, type OutcomeView,
 } from './outcomeView.ts';
 import type { ReadDecision } from './decodedPage.ts';
 import { inlinePageReader, type PageReader } from './pageReader.ts';
@@ -103,6 +103,13 @@ export interface PlannedCorrection {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/** The report's entry of a message whose re-decided outcome differs (or is a replay candidate). */
+function entryOf(d: ReadDecision, before: ComparableOutcome, after: ComparableOutcome): Entry {
+  const a = shown(after);
+  const flids = new Set([...flidsOf(before.changes), ...flidsOf(after.changes)]);
+  return { position: d.position, msgId: d.msgId!, before: shown(before), after: a, digest: outcomeDigest(a), flids: [...flids] };
+}
 /** Decisions per page read. */
 export const DEFAULT_PAGE_SIZE = 5000;
 
@@ -133,12 +140,19 @@ export class Redecision {
   /** The latest operation day of the re-decided traffic (the sweep's "today"). */
   private latestNew: string | null = null;
   private pos: string;
+  /** judge's context and head, refilled for each message (redecide). */
+  private readonly judgeContext: { -readonly [K in keyof JudgeContext]: JudgeContext[K] };
+  private readonly head: { msgId: string; attempts: number; firstFailureAt: Date | null } = {
+    msgId: '', attempts: HEAD_HISTORY.attempts, firstFailureAt: HEAD_HISTORY.firstFailureAt,
+  };
   private events = 0;
   private decidedCount = 0;
   private total = 0;
 
   private constructor(readonly from: string, private readonly opts: RedecisionOptions) {
     this.pos = from;
+    this.judgeContext = { cfg: opts.cfg, now: new Date(0), flights: this.newFlights, reference: this.refNew, planRequests: this.requests, owner: null };
+    if (opts.decide) this.judgeContext.decide = opts.decide;
   }
 
   /** Fold the log up to `from` (both sides start there). */
@@ -183,7 +197,12 @@ export class Redecision {
     const { cfg } = this.opts;
     for await (const rows of reader.pages(this.pos, upTo, page)) {
       for (const d of rows) {
-        this.step(d, d.decoded !== null && isOutcomeKind(d.kind) ? readDecoded(HEAD_HISTORY, d.decoded, cfg, new Date(d.recordedAt)) : undefined);
+        if (d.decoded !== null && isOutcomeKind(d.kind)) {
+          const now = new Date(d.recordedAt);
+          this.step(d, readDecoded(HEAD_HISTORY, d.decoded, cfg, now), now);
+        } else {
+          this.step(d, undefined, null);
+        }
       }
       this.pos = rows[rows.length - 1]!.position;
       this.opts.onProgress?.({ events: this.events, total: this.total, decided: this.decidedCount, position: this.pos });
@@ -191,7 +210,8 @@ export class Redecision {
     }
   }
 
-  private step(d: ReadDecision, read: ReadHead | undefined): void {
+  /** `now`: the decision's recordedAt as a Date when `read` is given. */
+  private step(d: ReadDecision, read: ReadHead | undefined, now: Date | null): void {
     this.events++;
     const changes = changesOf(d);
     const outcome = read !== undefined;
@@ -207,7 +227,7 @@ export class Redecision {
       return;
     }
     if (outcome) {
-      this.redecide(d, read, inSync, logTouched);
+      this.redecide(d, read, now!, inSync, logTouched);
       return;
     }
     if (d.kind === 'FlightsArchived') return; // the re-decided traffic sweeps by itself (redecide)
@@ -240,34 +260,36 @@ export class Redecision {
    * Decide one message again. `inSync`: before the log's fold of this decision both sides held the
    * same states of its flights; `logTouched`: the flights that fold touched.
    */
-  private redecide(d: ReadDecision, read: ReadHead, inSync: boolean, logTouched: ReadonlySet<string>): void {
+  private redecide(d: ReadDecision, read: ReadHead, now: Date, inSync: boolean, logTouched: ReadonlySet<string>): void {
     this.decidedCount++;
     const msgId = d.msgId!;
     // A later outcome of the same message (it was replayed) supersedes an earlier replay candidate.
-    this.replayable.delete(msgId);
-    const now = new Date(d.recordedAt);
-    const head = { msgId, attempts: HEAD_HISTORY.attempts, firstFailureAt: HEAD_HISTORY.firstFailureAt };
+    if (this.replayable.size > 0) this.replayable.delete(msgId);
     const { cfg } = this.opts;
     const identity = read.ok ? read.identity : null;
     const holder = identity === null ? undefined : this.bound.get(identity);
     const owner = holder === undefined || holder === msgId ? null : holder;
-    const outcome = judge(head, read, { cfg, now, flights: this.newFlights, reference: this.refNew, planRequests: this.requests, owner, ...(this.opts.decide ? { decide: this.opts.decide } : {}) });
+    // One context and head, refilled per message (judge keeps neither).
+    const ctx = this.judgeContext;
+    ctx.now = now;
+    ctx.flights = this.newFlights;
+    ctx.reference = this.refNew;
+    ctx.planRequests = this.requests;
+    ctx.owner = owner;
+    this.head.msgId = msgId;
+    const outcome = judge(this.head, read, ctx);
     const before = loggedOutcome(d);
     const after = decidedOutcome(outcome);
-    const entry = (): Entry => {
-      const a = shown(after);
-      const flids = new Set([...flidsOf(before.changes), ...flidsOf(after.changes)]);
-      return { position: d.position, msgId, before: shown(before), after: a, digest: outcomeDigest(a), flids: [...flids] };
-    };
     if (isFailure(before) && REPLAYABLE_VERDICTS.has(before.verdict ?? '') && hasEffect(after)) {
       // An ordinary replay, not a correction: the log's outcome stays in the re-decided fold.
-      this.replayable.set(msgId, entry());
+      this.replayable.set(msgId, entryOf(d, before, after));
       return;
     }
-    if (outcome.identity !== null && identity !== null && !this.bound.has(identity)) this.bound.set(identity, msgId);
+    if (outcome.identity !== null && identity !== null && holder === undefined) this.bound.set(identity, msgId);
     const same = sameOutcome(before, after);
-    if (!same) this.differing.push(entry());
+    if (!same) this.differing.push(entryOf(d, before, after));
     if (outcome.kind === 'Applied') {
+      if (outcome.changes.length === 0) return; // nothing to fold, no day to move (both sides agree or differ already)
       this.refNew = foldReference(this.refNew, outcome.changes);
       let touched: ReadonlySet<string>;
       if (same && inSync) {
@@ -283,14 +305,16 @@ export class Redecision {
         touched = this.fold(this.newFlights, d, outcome.changes);
       }
       for (const flid of touched) {
-        const hs = this.handlers.get(flid) ?? new Map<string, number>();
-        hs.set(outcome.handler, outcome.handlerVersion);
-        this.handlers.set(flid, hs);
+        let hs = this.handlers.get(flid);
+        if (hs === undefined) this.handlers.set(flid, (hs = new Map<string, number>()));
+        if (hs.get(outcome.handler) !== outcome.handlerVersion) hs.set(outcome.handler, outcome.handlerVersion);
       }
       // The history sweep in FIFO order, as the pump decides it (traffic time, never the clock).
       const next = latestDayAfter(this.latestNew, outcome.changes);
-      for (const sweep of sweepOnAdvance(this.newFlights, this.latestNew, next, cfg.historyKeepDays)) this.fold(this.newFlights, d, [sweep]);
-      this.latestNew = next;
+      if (next !== this.latestNew) {
+        for (const sweep of sweepOnAdvance(this.newFlights, this.latestNew, next, cfg.historyKeepDays)) this.fold(this.newFlights, d, [sweep]);
+        this.latestNew = next;
+      }
     }
   }
 
