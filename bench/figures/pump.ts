@@ -54,7 +54,7 @@ const PLAN_FLIGHTS = 500;
 const FLOPS = 4000;
 const GROUP = 50;
 const BASELINE_MS = 2500;
-const BASELINE_ROWS = 160_000;
+const BASELINE_ROWS = 200_000;
 const DAY = { seed: 11, flights: PLAN_FLIGHTS, flopsPerFlight: FLOPS / PLAN_FLIGHTS, fullLists: true } as const;
 /** The plan is message 1, the timed FLOPs 2 … */
 const FIRST_TIMED = 2;
