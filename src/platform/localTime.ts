@@ -14,3 +14,19 @@ export function fromLocalDateTime(text: string, timeZone: string): Date {
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   return new Date(wallClockToEpochMs({ year, month, day, hour, minute, second }, timeZone));
 }
+
+/**
+ * fromLocalDateTime for one time zone, converting each distinct text once in a row: the rows of a
+ * mailbox batch mostly share their received second.
+ */
+export function localDateTimeReader(timeZone: string): (text: string) => Date {
+  let lastText = '';
+  let lastMs = 0;
+  return (text) => {
+    if (text !== lastText) {
+      lastMs = fromLocalDateTime(text, timeZone).getTime();
+      lastText = text;
+    }
+    return new Date(lastMs);
+  };
+}

@@ -1,5 +1,5 @@
 import mysql from 'mysql2/promise';
-import { fromLocalDateTime, localDateTime } from '../localTime.ts';
+import { localDateTime, localDateTimeReader } from '../localTime.ts';
 import type { BackfillItem, InboxBatch, InboxRow, InboxRowSize, Mailbox, OutboundRow } from './port.ts';
 
 interface CminRow extends mysql.RowDataPacket {
@@ -75,16 +75,7 @@ export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
     charset: 'utf8mb4',
     connectTimeout: 5000,
   });
-  // Rows of a batch mostly share their received second: convert each distinct text once.
-  let lastText = '';
-  let lastMs = 0;
-  const received = (text: string): Date => {
-    if (text !== lastText) {
-      lastMs = fromLocalDateTime(text, timeZone).getTime();
-      lastText = text;
-    }
-    return new Date(lastMs);
-  };
+  const received = localDateTimeReader(timeZone);
   const toRow = (r: CminRow): InboxRow => ({
     id: String(r.id),
     xml: r.xml,

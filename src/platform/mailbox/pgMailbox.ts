@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { fromLocalDateTime, localDateTime } from '../localTime.ts';
+import { localDateTime, localDateTimeReader } from '../localTime.ts';
 import type { BackfillItem, InboxRow, Mailbox, OutboundRow } from './port.ts';
 
 /**
@@ -9,16 +9,7 @@ import type { BackfillItem, InboxRow, Mailbox, OutboundRow } from './port.ts';
 export function createPgMailbox(pool: pg.Pool, timeZone: string): Mailbox {
   const select =
     "SELECT cminmsgs_id AS id, cminmsgs_clob_msg AS xml, to_char(cminmsgs_date_received, 'YYYY-MM-DD HH24:MI:SS') AS received FROM mailbox.cminmsgs";
-  // Rows of a batch mostly share their received second: convert each distinct text once.
-  let lastText = '';
-  let lastMs = 0;
-  const received = (text: string): Date => {
-    if (text !== lastText) {
-      lastMs = fromLocalDateTime(text, timeZone).getTime();
-      lastText = text;
-    }
-    return new Date(lastMs);
-  };
+  const received = localDateTimeReader(timeZone);
   const toRow = (r: { id: string; xml: string; received: string | null }): InboxRow => ({
     id: r.id,
     xml: r.xml,
