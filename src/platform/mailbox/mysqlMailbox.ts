@@ -1,5 +1,6 @@
 import mysql from 'mysql2/promise';
 import { localDateTime, localDateTimeReader } from '../localTime.ts';
+import { batchOfRows, fittingCount } from './inboxBatch.ts';
 import type { BackfillItem, InboxBatch, InboxRow, InboxRowSize, Mailbox, OutboundRow } from './port.ts';
 
 interface CminRow extends mysql.RowDataPacket {
@@ -51,14 +52,9 @@ export async function readBatchInSteps(
   maxBytes: number,
   spentBefore: number,
 ): Promise<InboxBatch> {
-  const ids: string[] = [];
-  let spent = spentBefore;
-  for (const s of sizes) {
-    if (spent > 0 && spent + s.bytes > maxBytes) break;
-    ids.push(s.id);
-    spent += s.bytes;
-  }
-  return { rows: ids.length > 0 ? await readIds(ids) : [], bytes: spent - spentBefore, scanned: sizes.length };
+  const chosen = sizes.slice(0, fittingCount(sizes, spentBefore, maxBytes));
+  const bytes = chosen.reduce((n, s) => n + s.bytes, 0);
+  return { rows: chosen.length > 0 ? await readIds(chosen.map((s) => s.id)) : [], bytes, scanned: sizes.length };
 }
 
 /**
@@ -112,12 +108,7 @@ export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
       if (windowFunctions) {
         try {
           const [rows] = await pool.query<BatchRow[]>(READ_BATCH, [afterId, limit, afterId, afterId, limit, spentBefore, spentBefore, maxBytes, limit]);
-          let bytes = 0;
-          const out = rows.map((r) => {
-            bytes += Number(r.bytes);
-            return toRow(r);
-          });
-          return { rows: out, bytes, scanned: rows.length > 0 ? Number(rows[0]!.scanned) : spentBefore > 0 ? -1 : 0 };
+          return batchOfRows(rows, toRow, spentBefore);
         } catch (err) {
           if ((err as { errno?: number }).errno !== ER_PARSE_ERROR) throw err;
           windowFunctions = false; // an older server: two statements from now on

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { localDateTime, localDateTimeReader } from '../localTime.ts';
+import { batchOfRows } from './inboxBatch.ts';
 import type { BackfillItem, InboxRow, Mailbox, OutboundRow } from './port.ts';
 
 /**
@@ -44,12 +45,7 @@ export function createPgMailbox(pool: pg.Pool, timeZone: string): Mailbox {
           ORDER BY cminmsgs_id LIMIT $2`,
         [afterId, limit, spentBefore, maxBytes],
       );
-      let bytes = 0;
-      const out = rows.map((r) => {
-        bytes += Number(r.bytes);
-        return toRow(r);
-      });
-      return { rows: out, bytes, scanned: rows.length > 0 ? Number(rows[0]!.scanned) : spentBefore > 0 ? -1 : 0 };
+      return batchOfRows(rows, toRow, spentBefore);
     },
     async sizesOf(ids) {
       if (ids.length === 0) return [];

@@ -23,15 +23,23 @@ export const lockWatermarkSql = (source: string): string => `SELECT watermark FR
 // inbox_message row, which is never deleted — so a message new to inbox_message has none. Were
 // one there all the same, the poll fails loudly (and ingest turns not ready) instead of leaving a
 // copied message silently unqueued; and the speculative insertion was ~15 % of the copy's CPU.
-export const COPY_CTES = `copied AS (
+export const COPY_CTES = copyCtes('');
+
+/** FAST_POLL's guard on the copy: only when its compare-and-set took the cursor row. */
+const IF_LOCKED = 'WHERE EXISTS (SELECT 1 FROM locked)';
+
+function copyCtes(guard: '' | typeof IF_LOCKED): string {
+  return `copied AS (
       INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml, nul_replaced)
       SELECT u.id, $1::text, u.received, $2::timestamptz, u.xml, u.nul
         FROM unnest($3::bigint[], $4::timestamptz[], $5::text[], $6::boolean[]) AS u(id, received, xml, nul)
+       ${guard}
       ON CONFLICT (msg_id) DO NOTHING
       RETURNING msg_id),
     queued AS (
       INSERT INTO proc_state (msg_id, state, created_at, updated_at)
       SELECT msg_id, 'PENDING', $2::timestamptz, $2::timestamptz FROM copied)`;
+}
 
 const COPY = `WITH ${COPY_CTES} SELECT msg_id FROM copied`;
 
@@ -55,16 +63,7 @@ export async function copyInbox(c: PoolClient, source: string, rows: readonly In
  */
 export const FAST_POLL = `WITH locked AS (
       SELECT source FROM inbox_cursor WHERE source = $1::text AND watermark = $7::bigint FOR UPDATE),
-    copied AS (
-      INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml, nul_replaced)
-      SELECT u.id, $1::text, u.received, $2::timestamptz, u.xml, u.nul
-        FROM unnest($3::bigint[], $4::timestamptz[], $5::text[], $6::boolean[]) AS u(id, received, xml, nul)
-       WHERE EXISTS (SELECT 1 FROM locked)
-      ON CONFLICT (msg_id) DO NOTHING
-      RETURNING msg_id),
-    queued AS (
-      INSERT INTO proc_state (msg_id, state, created_at, updated_at)
-      SELECT msg_id, 'PENDING', $2::timestamptz, $2::timestamptz FROM copied),
+    ${copyCtes(IF_LOCKED)},
     advanced AS (
       UPDATE inbox_cursor SET watermark = GREATEST(watermark, $8::bigint), updated_at = $2::timestamptz
        WHERE source = $1::text AND EXISTS (SELECT 1 FROM locked))

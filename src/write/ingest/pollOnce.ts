@@ -1,5 +1,6 @@
 import { withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { fittingCount } from '../../platform/mailbox/inboxBatch.ts';
 import type { InboxBatch, InboxRow, InboxRowSize, Mailbox } from '../../platform/mailbox/port.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import { appendDecisions, lockPipeline, type NewDecisionOf } from '../../log/appendDecisions.ts';
@@ -108,16 +109,10 @@ class ByteBudget {
   cut = false;
   constructor(private readonly max: number) {}
   take(sizes: readonly InboxRowSize[]): string[] {
-    const ids: string[] = [];
-    for (const s of sizes) {
-      if (this.spent > 0 && this.spent + s.bytes > this.max) {
-        this.cut = true;
-        break;
-      }
-      ids.push(s.id);
-      this.spent += s.bytes;
-    }
-    return ids;
+    const chosen = sizes.slice(0, fittingCount(sizes, this.spent, this.max));
+    if (chosen.length < sizes.length) this.cut = true;
+    for (const s of chosen) this.spent += s.bytes;
+    return chosen.map((s) => s.id);
   }
   /** New rows read with the budget applied by the mailbox (readBatch, from `spent`). */
   took(batch: InboxBatch): void {
@@ -156,6 +151,12 @@ function contiguous(watermark: string, rows: readonly InboxRow[]): boolean {
     prev = id;
   }
   return true;
+}
+
+/** The cursor is not where this poll read it (a second ingest?): nothing is written, and the poll says so. */
+function movedUnder(log: Logger, read: string, locked: string): PollResult {
+  log.warn({ read, now: locked }, 'ingest cursor moved under this poll (a second ingest?); skipping');
+  return { read: 0, copied: 0, gapsOpened: 0, gapsAppeared: 0, gapsExpired: 0, watermark: locked, more: false, bytes: 0 };
 }
 
 /**
@@ -235,11 +236,7 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
       text: FAST_POLL,
       values: [...copyValues(INBOX_SOURCE, rows, now), watermark, top, Channels.inbox],
     });
-    if (!r!.locked) {
-      const locked = await readWatermark(pool, INBOX_SOURCE);
-      log.warn({ read: watermark, now: locked }, 'ingest cursor moved under this poll (a second ingest?); skipping');
-      return { read: 0, copied: 0, gapsOpened: 0, gapsAppeared: 0, gapsExpired: 0, watermark: locked, more: false, bytes: 0 };
-    }
+    if (!r!.locked) return movedUnder(log, watermark, await readWatermark(pool, INBOX_SOURCE));
     result = done(r!.copied);
     // Back to back through a backlog only: an idle poll always reads the cursor (a hand-rewound one is seen at once).
     if (more && watched.length === 0 && state.lateAfter === '0') state.clean = { watermark: top };
@@ -248,10 +245,7 @@ export async function pollOnce(rt: Runtime, log: Logger, state: PollState = newP
     // expires old gaps and advances the cursor (and NOTIFYs); the GapExpired decisions; COMMIT.
     result = await withOpenedTransaction(pool, [lockWatermarkSql(INBOX_SOURCE)], async (c, opened) => {
       const locked = String(opened[0]![0]!.watermark);
-      if (locked !== watermark) {
-        log.warn({ read: watermark, now: locked }, 'ingest cursor moved under this poll (a second ingest?); skipping');
-        return { read: 0, copied: 0, gapsOpened: 0, gapsAppeared: 0, gapsExpired: 0, watermark: locked, more: false, bytes: 0 };
-      }
+      if (locked !== watermark) return movedUnder(log, watermark, locked);
       const gapsOpened = await recordNewGaps(c, watermark, rows, now, log);
       await markAppeared(c, INBOX_SOURCE, [...appeared, ...late].map((r) => r.id), now);
       if (late.length > 0) log.warn({ count: late.length, ids: late.slice(0, 20).map((r) => r.id) }, 'rows appeared after their gap expired; ingested out of order');
