@@ -5,9 +5,8 @@
  */
 import { decisionBody, type DecisionBody } from '../../domain/decisionPayload.ts';
 import type { Queryable } from '../../platform/db.ts';
+import { TERMINAL_KINDS } from '../../log/appendDecisions.ts';
 
-/** Decision kinds that end a message's processing (its outcome); `Parked` once it exists. */
-export const OUTCOME_KINDS = ['Applied', 'Skipped', 'Dead', 'Parked'] as const;
 
 /** A logged decision: its columns and its `{ kind, payload }` (read through decisionBody), with its message's raw input. */
 export type LoggedDecision = LoggedColumns & DecisionBody;
@@ -53,7 +52,7 @@ export function logPageSql(after: string, upTo: string, limit: number, withRaw: 
       WHERE d.position > $1::bigint AND d.position <= $2::bigint
       ORDER BY d.position
       LIMIT $3`,
-    values: [after, upTo, limit, OUTCOME_KINDS, withRaw],
+    values: [after, upTo, limit, TERMINAL_KINDS, withRaw],
   };
 }
 

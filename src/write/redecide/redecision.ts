@@ -39,7 +39,8 @@ import {
 } from './outcomeView.ts';
 import type { ReadDecision } from './decodedPage.ts';
 import { inlinePageReader, type PageReader } from './pageReader.ts';
-import { OUTCOME_KINDS, identitiesBoundBy, readLogPage } from './readLogPage.ts';
+import { identitiesBoundBy, readLogPage } from './readLogPage.ts';
+import { TERMINAL_KINDS } from '../../log/appendDecisions.ts';
 import { createHash } from 'node:crypto';
 
 export interface MessageDifference {
@@ -114,7 +115,7 @@ function entryOf(d: ReadDecision, before: ComparableOutcome, after: ComparableOu
 export const DEFAULT_PAGE_SIZE = 5000;
 
 /** A decision that ended a message (with the message's raw input, `decoded`): decided again. */
-const isOutcomeKind = (kind: string): boolean => (OUTCOME_KINDS as readonly string[]).includes(kind);
+const isOutcomeKind = (kind: string): boolean => (TERMINAL_KINDS as readonly string[]).includes(kind);
 
 /** An outcome decision's message as a fresh head (no attempts: the verdict of the code alone). */
 const HEAD_HISTORY: HeadHistory = { attempts: 0, firstFailureAt: null };
