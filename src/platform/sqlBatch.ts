@@ -43,3 +43,36 @@ export function columnArrays(rows: readonly (readonly CellValue[])[], columns: r
 export function columnNames(columns: readonly ColumnSpec[]): string {
   return columns.map((c) => c.name).join(', ');
 }
+
+/**
+ * A parameter as node-postgres would send it, computed ahead: an array becomes its PostgreSQL
+ * array literal (elements quoted and escaped, NULL for null, instants as ISO text); anything else
+ * is left to node-postgres.
+ */
+export function asParameter(value: unknown): unknown {
+  return Array.isArray(value) ? arrayLiteral(value) : value;
+}
+
+function arrayLiteral(values: readonly unknown[]): string {
+  const out = new ArrayLiteral();
+  for (const v of values) out.add(v);
+  return out.text();
+}
+
+/** A PostgreSQL array literal built element by element. */
+export class ArrayLiteral {
+  private out = '';
+
+  add(v: unknown): void {
+    if (this.out.length > 0) this.out += ',';
+    if (v === null || v === undefined) this.out += 'NULL';
+    else if (typeof v === 'string') this.out += /[\\"]/.test(v) ? `"${v.replace(/[\\"]/g, '\\$&')}"` : `"${v}"`;
+    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') this.out += String(v);
+    else if (v instanceof Date) this.out += `"${v.toISOString()}"`;
+    else throw new Error(`unexpected array element ${typeof v}`);
+  }
+
+  text(): string {
+    return `{${this.out}}`;
+  }
+}

@@ -4,7 +4,7 @@ import type { Change } from '../../src/domain/changes.ts';
 import { latestDayAfter, sweepCutoff } from '../../src/domain/archive.ts';
 import { FlightOverlay } from '../../src/write/pump/flightOverlay.ts';
 import { failureVerdict } from '../../src/write/pump/outcome.ts';
-import { asParameter } from '../../src/write/pump/commitDecisions.ts';
+import { asParameter } from '../../src/platform/sqlBatch.ts';
 
 const cfg = { maxAttempts: 4, headDeadlineMs: 10_000, backoffMs: [1000, 2000, 4000], backoffCapMs: 3000 };
 const t0 = new Date('2025-03-14T00:00:00Z');

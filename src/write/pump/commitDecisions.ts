@@ -4,6 +4,7 @@ import type { Meta } from '../../domain/message.ts';
 import { SqlState, sqlState, withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
+import { ArrayLiteral, asParameter } from '../../platform/sqlBatch.ts';
 import { APPEND_CTES, APPEND_NOTIFY, appendValues, lockedPosition, PIPELINE_LOCK_ROW, type NewDecision } from '../../log/appendDecisions.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Head } from './findHeads.ts';
@@ -313,37 +314,4 @@ function metaValues(items: readonly Prepared[]): unknown[] {
     cols[8]!.add(m.rmid);
   }
   return cols.map((c) => c.text());
-}
-
-/**
- * A parameter as node-postgres would send it, computed ahead: an array becomes its PostgreSQL
- * array literal (elements quoted and escaped, NULL for null, instants as ISO text); anything else
- * is left to node-postgres.
- */
-export function asParameter(value: unknown): unknown {
-  return Array.isArray(value) ? arrayLiteral(value) : value;
-}
-
-function arrayLiteral(values: readonly unknown[]): string {
-  const out = new ArrayLiteral();
-  for (const v of values) out.add(v);
-  return out.text();
-}
-
-/** A PostgreSQL array literal built element by element. */
-class ArrayLiteral {
-  private out = '';
-
-  add(v: unknown): void {
-    if (this.out.length > 0) this.out += ',';
-    if (v === null || v === undefined) this.out += 'NULL';
-    else if (typeof v === 'string') this.out += /[\\"]/.test(v) ? `"${v.replace(/[\\"]/g, '\\$&')}"` : `"${v}"`;
-    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') this.out += String(v);
-    else if (v instanceof Date) this.out += `"${v.toISOString()}"`;
-    else throw new Error(`unexpected array element ${typeof v}`);
-  }
-
-  text(): string {
-    return `{${this.out}}`;
-  }
 }
