@@ -195,6 +195,41 @@ describe('pump', () => {
     expect(t.w.model.flights.get('881002')!.estimatedTime).toBe('2025-03-14T00:15:00.000Z');
   });
 
+  it('groups decided ahead of a commit that fails are dropped and decided again against what committed', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    // 1 ADFT + 180 ESTTs of one flight: four groups of 50, each decided against the one before it
+    // while that one commits. Message 75 (in the second group) cannot succeed.
+    const time = (i: number) => `14MAR25${String(8 + Math.floor(i / 60)).padStart(2, '0')}${String(i % 60).padStart(2, '0')}`;
+    await refuseSuccessOf(75);
+    const ids = await run(clock, { MSGX_BACKOFF_MS: '1000', MSGX_MAX_ATTEMPTS: '5' }, [
+      adft(50, '881005'),
+      ...Array.from({ length: 180 }, (_, i) => estt(100 + i, '881005', time(i))),
+    ]);
+    // The first group committed, the second was isolated one head at a time up to message 75;
+    // nothing decided ahead of it (against states that never committed) reached the log or the model.
+    const states = await procStates(t.db);
+    expect(states.slice(0, 74).every((p) => p.state === 'SUCCEEDED')).toBe(true);
+    expect(states[74]).toMatchObject({ msg_id: ids[74], state: 'FAILED', error_class: 'INFRA' });
+    expect(states.slice(75).every((p) => p.state === 'PENDING')).toBe(true);
+    expect((await decisions(t.db)).map((d) => d.msg_id)).toEqual(ids.slice(0, 75));
+    expect(t.w.model.position).toBe('75');
+    expect(t.w.model.flights.get('881005')!.estimatedTime).toBe('2025-03-14T01:12:00.000Z'); // message 74: 09:12 local
+
+    await t.db.pool.query('DROP TRIGGER test_refuse_success ON proc_state');
+    clock.advance(1000);
+    await t.w.pump.drained();
+    expect((await procStates(t.db)).every((p) => p.state === 'SUCCEEDED')).toBe(true);
+    const log = await decisions(t.db);
+    expect(log.map((d) => Number(d.position))).toEqual(Array.from({ length: 182 }, (_, i) => i + 1));
+    expect(log.filter((d) => d.kind === 'Applied').map((d) => d.msg_id)).toEqual(ids);
+    // The write model is what a fresh fold of the log gives.
+    const flight = t.w.model.flights.get('881005')!;
+    expect(flight.estimatedTime).toBe('2025-03-14T02:59:00.000Z'); // the last ESTT: 10:59 local
+    await t.w.stop();
+    const w = await t.startWriter({ ingest: false });
+    expect(w.model.flights.get('881005')).toEqual(flight);
+  });
+
   it('a restarted pump folds the same write model from the log and carries on', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     await run(clock, {}, [adft(40, '881003'), estt(41, '881003', '14MAR250812')]);

@@ -75,6 +75,8 @@ interface GroupBasis {
 /** A group decided after `basis`, its states in `overlay`; `after` is the basis of the next group. */
 interface DecidedGroup {
   readonly group: Prepared[];
+  /** The index in the scan's heads after its last one: where the next group starts. */
+  readonly end: number;
   readonly basis: string;
   readonly waitMs: number;
   readonly overlay: FlightOverlay;
@@ -93,6 +95,16 @@ const YIELD_EVERY = 8;
 
 /** Resolves after pending I/O callbacks ran: the commit just started has sent its first statement. */
 const afterTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * How many groups are decided ahead of the committing one. With one, node waited for each commit
+ * before it started on the group after next, and PostgreSQL for node whenever deciding a group
+ * took longer than committing one; with two, each side has work queued for the other.
+ */
+const AHEAD = 2;
+
+/** A failure keeps its head at the front of the FIFO (head-of-line blocking): nothing behind it is decided in this scan. */
+const endsScan = (g: DecidedGroup): boolean => g.group.at(-1)?.outcome.kind === 'Failed';
 
 /**
  * The single writer's main loop (docs/contract/design.md §5, invariants 1–4): strict FIFO over the smallest
@@ -272,15 +284,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       if (group.length % YIELD_EVERY === 0) await afterTurn();
     }
     const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
-    return { group, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack) };
+    return { group, end: from + group.length, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack) };
   }
 
-  /**
-   * One scan: decide ready heads in order. Returns how long to sleep, or 0 to scan again at once.
-   * While a group commits, the next one is decoded and decided against the committing group's
-   * states (CPU here, the commit's I/O in PostgreSQL); it commits only after that group did, and only
-   * if the log is where it was decided (commitDecisions' basis check) — else it is dropped.
-   */
   /** The heads of a scan: the prefetched batch when it is still the front of the FIFO, else read now. */
   async function nextHeads(): Promise<Head[]> {
     const p = prefetched;
@@ -292,38 +298,56 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     return findHeads(pool, PREFETCH);
   }
 
+  /**
+   * One scan: decide ready heads in order. Returns how long to sleep, or 0 to scan again at once.
+   * Groups are decided ahead of the one committing, up to AHEAD of them, each against the states of
+   * the group before it (CPU here, the commit's I/O in PostgreSQL); a group commits only after the
+   * one before it did, and only if the log is where it was decided (commitDecisions' basis check).
+   * When a commit does not go through, the groups decided after it are dropped.
+   */
   async function scan(): Promise<number> {
     const heads = await nextHeads();
     if (heads.length === 0) return cfg.pollIntervalMs;
     blockedHead.check(heads[0], clock.now());
-    let from = 0;
-    let decided = await prepareGroup(heads, from, modelBasis());
-    for (;;) {
-      if (decided.group.length === 0) return decided.waitMs;
-      const committing = commitGroup(decided);
-      from += decided.group.length;
-      const next = from;
-      const on = decided.after;
-      const ahead = next < heads.length && decided.group.at(-1)!.outcome.kind !== 'Failed'
-        ? afterTurn().then(() => prepareGroup(heads, next, on))
-        : undefined;
-      ahead?.catch(() => undefined); // awaited below, or dropped when this commit fails
-      if (!ahead && next >= heads.length && decided.group.at(-1)!.outcome.kind !== 'Failed') {
-        // The batch's last group is committing: read the next batch beside it (PostgreSQL would
-        // otherwise wait for node, and node for the heads, at the start of every scan).
-        const last = heads.at(-1)!.msgId;
-        const read = afterTurn().then(() => findHeads(pool, PREFETCH, HEAD_BYTES, last));
-        read.catch(() => undefined);
-        prefetched = { position: on.position, heads: read };
+    let live = true;
+    /** The group after `prior` (once that one is decided), or undefined where the batch ends for this scan. */
+    const decideAfter = (prior: Promise<DecidedGroup | undefined>): Promise<DecidedGroup | undefined> => {
+      const next = prior.then(async (g) => {
+        if (g === undefined || !live || g.group.length === 0 || endsScan(g) || g.end >= heads.length) return undefined;
+        await afterTurn();
+        return live ? prepareGroup(heads, g.end, g.after) : undefined;
+      });
+      next.catch(() => undefined); // awaited in turn, or dropped with the scan
+      return next;
+    };
+    let decided = await prepareGroup(heads, 0, modelBasis());
+    let ahead: Promise<DecidedGroup | undefined>[] = [];
+    try {
+      for (;;) {
+        if (decided.group.length === 0) return decided.waitMs;
+        const committing = commitGroup(decided);
+        // Keep AHEAD groups decided (or being decided) behind the committing one.
+        while (ahead.length < AHEAD) ahead.push(decideAfter(ahead.at(-1) ?? Promise.resolve(decided)));
+        if (decided.end >= heads.length && !endsScan(decided)) {
+          // The batch's last group is committing: read the next batch beside it (PostgreSQL would
+          // otherwise wait for node, and node for the heads, at the start of every scan).
+          const last = heads.at(-1)!.msgId;
+          const read = afterTurn().then(() => findHeads(pool, PREFETCH, HEAD_BYTES, last));
+          read.catch(() => undefined);
+          prefetched = { position: decided.after.position, heads: read };
+        }
+        if ((await committing) === 'again' || stop.signal.aborted) {
+          prefetched = undefined;
+          return 0;
+        }
+        const next = await ahead.shift()!;
+        if (next === undefined) return 0;
+        // The group before it is folded into the model now: read through the model, not through it.
+        next.overlay.rebase(model.flights);
+        decided = next;
       }
-      if ((await committing) === 'again' || stop.signal.aborted) {
-        prefetched = undefined;
-        return 0;
-      }
-      if (!ahead) return 0;
-      decided = await ahead;
-      // The group before it is folded into the model now: read through the model, not through it.
-      decided.overlay.rebase(model.flights);
+    } finally {
+      live = false;
     }
   }
 
