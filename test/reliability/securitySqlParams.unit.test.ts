@@ -28,8 +28,9 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/write/ingest/pollOnce.ts': ['COPY_CTES'],
   // …and the cursor lock, which travels with BEGIN and so takes no parameters: the source name
   // (the constant 'CMINMSGS') as an escaped literal.
-  // The copy's CTEs are one constant text with an optional constant guard (IF_LOCKED).
-  'src/write/ingest/copyInbox.ts': ['COPY_CTES', 'pg.escapeLiteral(source)', 'guard', 'copyCtes(IF_LOCKED)'],
+  // The copy's CTEs are one constant text with an optional constant guard (IF_LOCKED) and the
+  // constant conflict clause that goes with it (SKIP_COPIED, or none).
+  'src/write/ingest/copyInbox.ts': ['COPY_CTES', 'pg.escapeLiteral(source)', 'guard', 'onConflict', 'copyCtes(IF_LOCKED)'],
   // Table names from FlightTables (flightTables.ts: schema public or msgx_rebuild + a constant table name).
   'src/read-api/sql/selectFlightLists.ts': ['selectList(spec.columns)', 'LIVE_TABLES.detail[table]'],
   'src/projections/loadFlights.ts': ['selectList(FLIGHT_COLUMNS)', 'tables.flight', 'selectList(spec.columns)', 'tables.detail[spec.table]'],

@@ -17,24 +17,30 @@ export async function readWatermark(q: Queryable, source: string): Promise<strin
  */
 export const lockWatermarkSql = (source: string): string => `SELECT watermark FROM inbox_cursor WHERE source = ${pg.escapeLiteral(source)} FOR UPDATE`;
 
+/** COPY_CTES' conflict clause: a row copied before is skipped (FAST_POLL has none). */
+const SKIP_COPIED = 'ON CONFLICT (msg_id) DO NOTHING';
+
 // The copy as data-modifying CTEs: `copied` (the new rows' msg_id) and `queued` (their proc_state
 // rows). Parameters: $1 the source, $2 now, $3–$6 ids, received times, XML, whether U+0000 was replaced.
 // `queued` has no ON CONFLICT: only this copy creates proc_state rows, together with their
 // inbox_message row, which is never deleted — so a message new to inbox_message has none. Were
 // one there all the same, the poll fails loudly (and ingest turns not ready) instead of leaving a
 // copied message silently unqueued; and the speculative insertion was ~15 % of the copy's CPU.
+// FAST_POLL's copy has no ON CONFLICT on inbox_message either (its rows are above the watermark,
+// so new unless the cursor was rewound by hand; pollOnce.ts fastPoll falls back to this one then).
 export const COPY_CTES = copyCtes('');
 
 /** FAST_POLL's guard on the copy: only when its compare-and-set took the cursor row. */
 const IF_LOCKED = 'WHERE EXISTS (SELECT 1 FROM locked)';
 
 function copyCtes(guard: '' | typeof IF_LOCKED): string {
+  const onConflict = guard === '' ? SKIP_COPIED : '';
   return `copied AS (
       INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml, nul_replaced)
       SELECT u.id, $1::text, u.received, $2::timestamptz, u.xml, u.nul
         FROM unnest($3::bigint[], $4::timestamptz[], $5::text[], $6::boolean[]) AS u(id, received, xml, nul)
        ${guard}
-      ON CONFLICT (msg_id) DO NOTHING
+      ${onConflict}
       RETURNING msg_id),
     queued AS (
       INSERT INTO proc_state (msg_id, state, created_at, updated_at)
