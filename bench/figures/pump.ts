@@ -260,6 +260,9 @@ async function sameStatementsLoop(pool: Pool, database: string, outcomes: readon
   return { rate, cpu: perDecision(await cpuSince(pool, database, cpu0), done) };
 }
 
+/** One timed run of the pump (measurePump). */
+type PumpRun = Awaited<ReturnType<typeof measurePump>>;
+
 interface BaselineRound {
   readonly single: number;
   readonly bare: number;
@@ -280,7 +283,7 @@ export const pumpFigure: Figure = {
   name: 'pump',
   title: 'pump throughput (FLOP mix, fsync on)',
   async run(): Promise<FigureResult> {
-    const warmUps = [];
+    const warmUps: PumpRun[] = [];
     for (let i = 0; i < WARM_UP_RUNS; i++) {
       progress(`pump: warm-up run ${i + 1} of ${WARM_UP_RUNS} (reported, not counted)`);
       warmUps.push(await measurePump());
@@ -298,7 +301,7 @@ export const pumpFigure: Figure = {
       // The single and bare loops commit what the pump wrote for this mix.
       const samples = warmUps.at(-1)!.samples;
       await runBaselines(samples, outcomes, c, pool, db.name, next, WARM_UP_BASELINE_MS);
-      const pumps: Awaited<ReturnType<typeof measurePump>>[] = [];
+      const pumps: PumpRun[] = [];
       const baselines: BaselineRound[] = [];
       for (let r = 0; r <= ROUNDS; r++) {
         progress(`pump: baselines, round ${r + 1} of ${ROUNDS + 1} (single-writer loop, bare grouped loop, the pump's statements grouped)`);

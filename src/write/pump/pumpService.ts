@@ -321,7 +321,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       return next;
     };
     let decided = await prepareGroup(heads, 0, modelBasis());
-    let ahead: Promise<DecidedGroup | undefined>[] = [];
+    const ahead: Promise<DecidedGroup | undefined>[] = [];
     try {
       for (;;) {
         if (decided.group.length === 0) return decided.waitMs;
