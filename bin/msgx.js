@@ -2,8 +2,16 @@
 // Entry for `npx msgx …` and `npm start`: runs msgx compiled to JavaScript (bin/build.js compiles the
 // sources on the first start after they changed), or — where the TypeScript compiler is not
 // installed — the TypeScript sources through tsx's loader.
+import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { compiledEntry } from './build.js';
+
+// `msgx --version` answers at once, before anything is compiled or loaded.
+if (process.argv[2] === '--version' || process.argv[2] === '-V' || process.argv[2] === 'version') {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`msgx ${version} (node ${process.version})\n`);
+  process.exit(0);
+}
 
 // `msgx start` runs for months with a live set of ~100 MB (10,000 flights): let V8 grow its heap by
 // 20 % over what the last full collection kept, instead of by its default factor (up to 4×), which

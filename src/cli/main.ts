@@ -11,7 +11,7 @@ const USAGE = `usage: msgx <command> [options]
 commands:
 ${'{COMMANDS}'}
 
-msgx help <command> (or msgx <command> --help) describes one command.
+msgx help <command> (or msgx <command> --help) describes one command; msgx --version prints the version.
 Configuration comes from MSGX_* environment variables (see README.md).
 Logs go to stderr, results to stdout.`;
 

@@ -91,7 +91,8 @@ export const startCommand: Command = {
       }
       if (!signalled) {
         const mode = await app.mode().catch(() => 'unknown');
-        log.info({ role, mode, http: `http://localhost:${app.httpPort()}/graphql` }, mode === 'shadow' ? 'msgx started in SHADOW mode' : 'msgx started');
+        const base = `http://localhost:${app.httpPort()}`;
+        log.info({ role, mode, console: `${base}/console`, http: `${base}/graphql` }, mode === 'shadow' ? 'msgx started in SHADOW mode' : 'msgx started');
       }
     }
     await stopped;

@@ -2,6 +2,7 @@
  * Command-line mistakes are usage errors: one line on stderr, exit code 2, no stack trace, and
  * nothing on stdout. `msgx help <command>` describes one command on stdout.
  */
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands.ts';
 import { commandHelp } from '../../src/cli/main.ts';
@@ -40,6 +41,15 @@ describe('help', () => {
     const flag = await run(['replay', '--help']);
     expect(flag.code).toBe(0);
     expect(flag.stdout).toBe(commandHelp('replay', commands.replay!));
+  }, 120_000);
+
+  it('msgx --version prints the package version on stdout, exit 0', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      const r = await run([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`msgx ${version} (node ${process.version})\n`);
+    }
   }, 120_000);
 
   it('msgx help <unknown> is a usage error', async () => {

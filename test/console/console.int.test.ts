@@ -80,20 +80,31 @@ describe('console', () => {
     }
   }, 240_000);
 
+  it('leads GET / and /console/ to the console', async () => {
+    for (const p of ['/', '/console/']) {
+      const r = await fetch(`${withToken}${p}`, { redirect: 'manual' });
+      expect(r.status).toBe(302);
+      expect(r.headers.get('location')).toBe('/console');
+    }
+    const page = await fetch(`${withToken}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('msgx console');
+  }, 60_000);
+
   it('updates the board live over the SSE subscription when a message is decided, and shows its audit trail', async () => {
     const w = await openPage(browser, withToken);
     try {
       await w.page.goto(`${withToken}/console#board/2025-03-14`);
       await waitFor(async () => (await w.page.textContent('[data-testid=board-live]')) === 'live', { timeoutMs: 90_000, what: 'the subscription' });
-      expect(await w.page.$('[data-testid=flight-880001]')).toBeNull();
+      expect(await w.page.$('[data-testid=flight-990001]')).toBeNull();
 
       const xml = await readFile(new URL('../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
       const sent = await fetch(`${withToken}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
       expect(sent.status).toBeLessThan(300);
 
       // no reload, no polling on the board: only the subscription brings the row
-      await w.page.waitForSelector('[data-testid=flight-880001]', { timeout: 120_000 });
-      expect(await w.page.textContent('[data-testid=flight-880001]')).toContain('CA CA1501');
+      await w.page.waitForSelector('[data-testid=flight-990001]', { timeout: 120_000 });
+      expect(await w.page.textContent('[data-testid=flight-990001]')).toContain('CA CA1999');
       if (SHOTS) await w.page.screenshot({ path: shot('board'), fullPage: true });
 
       await w.page.goto(`${withToken}/console#message/1`);
@@ -102,9 +113,9 @@ describe('console', () => {
       expect(await w.page.textContent('[data-testid=message]')).toContain('Applied');
       if (SHOTS) await w.page.screenshot({ path: shot('message'), fullPage: true });
 
-      await w.page.goto(`${withToken}/console#flight/880001`);
+      await w.page.goto(`${withToken}/console#flight/990001`);
       await w.page.waitForSelector('[data-testid=flight-state]', { timeout: 90_000 });
-      expect(await w.page.textContent('[data-testid=flight-state]')).toContain('CA1501');
+      expect(await w.page.textContent('[data-testid=flight-state]')).toContain('CA1999');
       expect(w.foreign).toEqual([]);
       expect(w.problems).toEqual([]);
     } finally {

@@ -45,7 +45,7 @@ beforeAll(async () => {
   const xml = await readFile(new URL('../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
   const sent = await fetch(`${withToken}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
   expect(sent.status).toBeLessThan(300);
-  await waitFor(async () => (await db.pool.query("SELECT 1 FROM flight_schd WHERE flid = '880001'")).rowCount === 1, { ...LONG, what: 'the flight projected' });
+  await waitFor(async () => (await db.pool.query("SELECT 1 FROM flight_schd WHERE flid = '990001'")).rowCount === 1, { ...LONG, what: 'the flight projected' });
 }, 300_000);
 
 afterAll(async () => {

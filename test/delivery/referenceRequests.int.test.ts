@@ -8,12 +8,14 @@ import { requestReferenceCommand } from '../../src/cli/requestReferenceCommand.t
 import type { ReferenceSnapshotApplied } from '../../src/domain/reference/changes.ts';
 import { REFERENCE_KIND_NAMES } from '../../src/domain/reference/kinds.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
+import { captureLog } from '../reliability/support/captureLog.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { requestsStage } from './requestsStage.ts';
 
 const t = requestsStage('delivery_rqrd', { MSGX_REQUEST_EXPIRE_MS: '600000' }, 5000);
 
-const startTracker = (referenceAtStart: boolean): Promise<void> => t.startTracker({}, { referenceAtStart });
+const startupLog = captureLog('info');
+const startTracker = (referenceAtStart: boolean): Promise<void> => t.startTracker({}, { referenceAtStart, log: startupLog.log });
 
 const requests = async () =>
   (
@@ -50,6 +52,12 @@ describe('reference requests (RQRD)', () => {
       return r.length === 23 ? r : null;
     }, { what: '23 RQRD rows' });
     expect(rows.map((r) => rtypOf(r.xml)).sort()).toEqual([...REFERENCE_KIND_NAMES].sort());
+    // The operator reads a summary, not 23 lines: info lines count the requests, none names one.
+    const logLines = () => startupLog.text().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; count?: number; reqId?: string });
+    const summarised = () => logLines().filter((l) => l.msg.startsWith('reference requests sent')).reduce((n, l) => n + (l.count ?? 0), 0);
+    await waitFor(async () => summarised() === 23, { what: 'the summary line(s) counting 23 requests' });
+    const lines = logLines();
+    expect(lines.filter((l) => l.reqId !== undefined && /RQRD/.test(l.msg))).toEqual([]);
     const reqs = await waitFor(async () => {
       const r = await requests();
       return r.length === 23 && r.every((q) => q.state === 'WAITING') ? r : null;

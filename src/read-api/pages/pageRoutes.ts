@@ -67,6 +67,11 @@ function html(res: http.ServerResponse, text: string): void {
   res.end(text);
 }
 
+function redirect(res: http.ServerResponse, to: string): void {
+  res.writeHead(302, { location: to, 'content-length': 0, 'cache-control': 'no-cache' });
+  res.end();
+}
+
 /** A browser asking for /graphql itself (not a GraphQL request): GraphiQL's page. */
 export function wantsGraphiql(req: http.IncomingMessage): boolean {
   if (req.method !== 'GET') return false;
@@ -105,5 +110,8 @@ export function pageRoutes(): Route[] {
     assetRoute('GET'),
     assetRoute('HEAD'),
     { method: 'GET', path: '/console', handler: (_req, res) => html(res, CONSOLE_HTML) },
+    // A person who types the host alone, or the console with a trailing slash, lands on the console.
+    { method: 'GET', path: '/', handler: (_req, res) => redirect(res, '/console') },
+    { method: 'GET', path: '/console/', handler: (_req, res) => redirect(res, '/console') },
   ];
 }

@@ -47,9 +47,15 @@ export async function sendRequests(deps: RequestDeps, reqId?: string): Promise<S
     [now, reqId ?? null],
   );
   const results: SendResult[] = [];
+  const referenceKinds: string[] = [];
   for (const row of rows) {
     const r = await sendOne(deps, row);
     if (r) results.push(r);
+    if (r?.sent && row.kind === 'RQRD') referenceKinds.push(row.refKind ?? '?');
+  }
+  // A fresh data folder asks for every reference kind at once: one line, not one per request.
+  if (referenceKinds.length > 0) {
+    deps.log.info({ count: referenceKinds.length, refKinds: referenceKinds.join(',') }, `reference requests sent: ${referenceKinds.length} (RQRD to COUTMSGS)`);
   }
   await promoteSent(deps.pool, deps.cfg.requestExpireMs);
   return results;
@@ -82,7 +88,7 @@ async function sendOne(deps: RequestDeps, row: DueRow): Promise<SendResult | nul
       "UPDATE req_track SET state = 'SENT', coutmsgs_id = $2, sent_at = $3, send_attempts = send_attempts + 1, last_error = NULL WHERE req_id = $1",
       [row.reqId, coutmsgsId, now],
     );
-    if (row.kind === 'RQRD') deps.log.info({ reqId: row.reqId, mgid: row.mgid, coutmsgsId, refKind: row.refKind }, 'reference request sent (RQRD to COUTMSGS)');
+    if (row.kind === 'RQRD') deps.log.debug({ reqId: row.reqId, mgid: row.mgid, coutmsgsId, refKind: row.refKind }, 'reference request sent (RQRD to COUTMSGS)');
     else deps.log.info({ reqId: row.reqId, mgid: row.mgid, coutmsgsId }, 'plan request sent (RQFD to COUTMSGS)');
     return { reqId: row.reqId, sent: true, coutmsgsId };
   });
