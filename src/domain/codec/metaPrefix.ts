@@ -34,7 +34,20 @@ interface Open {
 export function metaFromPrefix(text: string, tz: string): Meta | null {
   const prefix = text.length > META_PREFIX_CHARS ? text.slice(0, META_PREFIX_CHARS) : text;
   const meta = scanMeta(prefix);
-  if (meta === null) return null;
+  return meta === null ? null : checkedMeta(meta, tz);
+}
+
+/**
+ * META from values already read (the `inbox_message` META columns: `{ SNDR, SEQN, DTTM, TYPE,
+ * STYP, RCVR, MGID, RMID }`, null = absent), checked and normalized as decode does; null if invalid.
+ */
+export function metaFromFields(fields: Readonly<Record<string, string | null>>, tz: string): Meta | null {
+  const children: XmlElement[] = [];
+  for (const [name, text] of Object.entries(fields)) if (text !== null) children.push({ name, attrs: NO_ATTRS, text, children: [] });
+  return checkedMeta({ name: 'META', attrs: NO_ATTRS, text: '', children }, tz);
+}
+
+function checkedMeta(meta: XmlElement, tz: string): Meta | null {
   try {
     const r = decodeMeta({ name: 'MSG', attrs: NO_ATTRS, text: '', children: [meta] }, tz);
     return r.ok ? r.meta : null;
