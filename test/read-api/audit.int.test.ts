@@ -73,7 +73,7 @@ describe('message(id)', () => {
     ]);
   });
 
-  it('decodes META from the raw XML when the columns are empty, and shows the identity a duplicate has', async () => {
+  it('reads META from the head of the raw XML when the columns are empty, and shows the identity a duplicate has', async () => {
     const r = await h.gql(`{ message(id: "4") { sender type subtype seqn state lastError identityKey rawXml decisions { kind } deliveries { target } } }`);
     expect(r.data!.message).toEqual({
       sender: 'AODB', type: 'FLOP', subtype: 'ESTT', seqn: '2', state: 'SKIPPED', lastError: 'duplicate-of:2',

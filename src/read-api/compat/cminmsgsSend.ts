@@ -3,7 +3,7 @@
  * CMINMSGS row and answers `200 {"id":"<CMINMSGS id>"}`. It does not process the message; the
  * ingest loop picks it up like any row written by AODB.
  */
-import { decode } from '../../domain/codec/decode.ts';
+import { metaFromPrefix } from '../../domain/codec/metaPrefix.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { crossSiteRefusal } from '../../platform/http/crossSite.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -103,8 +103,11 @@ export function cminmsgsSendRoute(deps: CminmsgsSendDeps): Route {
   };
 }
 
-/** META SNDR of a message, when its envelope decodes (a MALFORMED message has none we trust). */
+/**
+ * META SNDR of a message, read from its head only (metaFromPrefix: one pass over at most 64 Ki
+ * characters), so a refused post costs that much whatever its size (docs/security.md §6). A
+ * sender read here is the one decode reads, or the message is MALFORMED and binds no identity.
+ */
 function senderOf(xml: string, tz: string): string | undefined {
-  const r = decode(xml, { tz });
-  return r.ok ? r.message.meta.sndr : r.meta?.sndr;
+  return metaFromPrefix(xml, tz)?.sndr;
 }

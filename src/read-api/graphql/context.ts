@@ -11,6 +11,8 @@ import { selectFlightsByFlid } from '../sql/selectBoard.ts';
 import { selectDetailLists } from '../sql/selectFlightLists.ts';
 import { selectDecisionsByMsgIds, type DecisionRecord } from '../sql/selectDecisions.ts';
 import { selectMessages, type MessageRecord } from '../sql/selectMessages.ts';
+import { selectRawXml } from '../sql/selectRawXml.ts';
+import { META_PREFIX_CHARS } from '../../domain/codec/metaPrefix.ts';
 import { selectReferenceByKeys, type ReferenceRow } from '../sql/selectReference.ts';
 
 /** What the read API needs from the runtime: a read-only pool and a few settings. */
@@ -38,7 +40,10 @@ export interface Loaders {
   readonly flight: BatchLoader<string, FlightState | null>;
   /** Per detail table: the lists that table holds, per flid. */
   readonly details: Readonly<Record<DetailTable, BatchLoader<string, FlightLists>>>;
+  /** The light row: no raw XML, only a META prefix when the columns are empty. */
   readonly message: BatchLoader<string, MessageRecord | null>;
+  /** Raw XML by message id, for `rawXml` only. */
+  readonly rawXml: BatchLoader<string, string | null>;
   readonly decisionsByMsg: BatchLoader<string, DecisionRecord[]>;
   /** Reference records by `kind \0 code` (every …Info field). */
   readonly reference: BatchLoader<string, ReferenceRow | null>;
@@ -58,7 +63,8 @@ export function createLoaders(db: Queryable): Loaders {
     details: Object.fromEntries(
       DETAIL_TABLES.map((t) => [t, createBatchLoader<string, FlightLists>((flids) => selectDetailLists(db, t, flids), NO_LISTS)]),
     ) as Record<DetailTable, BatchLoader<string, FlightLists>>,
-    message: createBatchLoader((ids) => selectMessages(db, ids), null),
+    message: createBatchLoader((ids) => selectMessages(db, ids, META_PREFIX_CHARS), null),
+    rawXml: createBatchLoader((ids) => selectRawXml(db, ids), null),
     decisionsByMsg: createBatchLoader((ids) => selectDecisionsByMsgIds(db, ids), []),
     reference: createBatchLoader((keys) => selectReferenceByKeys(db, keys), null),
   };

@@ -5,10 +5,10 @@
 import { toChangeView } from '../../domain/changeView.ts';
 import type { Change } from '../../domain/changes.ts';
 import { changesOf } from '../../domain/decisionPayload.ts';
-import { decode } from '../../domain/codec/decode.ts';
+import { metaFromPrefix } from '../../domain/codec/metaPrefix.ts';
 import { identityKey } from '../../domain/identity.ts';
-import type { Meta } from '../../domain/message.ts';
 import type { ReadContext } from './context.ts';
+import { messageMeta, type MessageMeta } from './messageMeta.ts';
 import { requireInt64 } from './errors.ts';
 import type { DecisionRecord } from '../sql/selectDecisions.ts';
 import { selectDeliveriesByPositions, type DeliveryRecord } from '../sql/selectDeliveries.ts';
@@ -30,38 +30,8 @@ function shownChange(c: Change, ctx: ReadContext): Change {
 /** A decision as a GraphQL parent; `onlyFlid` narrows its changes (flightHistory). */
 export type DecisionParent = DecisionRecord & { readonly onlyFlid?: string };
 
-interface MetaFields {
-  sender: string | null;
-  type: string | null;
-  subtype: string | null;
-  seqn: string | null;
-  dttm: string | null;
-  receiver: string | null;
-  mgid: string | null;
-  rmid: string | null;
-  decoded: Meta | null;
-}
-
-function decodedMeta(raw: string, tz: string): Meta | null {
-  const r = decode(raw, { tz });
-  return r.ok ? r.message.meta : r.meta ?? null;
-}
-
-/** META from the columns the pump filled, or — when they are empty — decoded from the raw XML. */
-const metaCache = new WeakMap<MessageRecord, MetaFields>();
-function metaOf(m: MessageRecord, tz: string): MetaFields {
-  let cached = metaCache.get(m);
-  if (cached) return cached;
-  const meta = m.sndr === null || m.type === null ? decodedMeta(m.rawXml, tz) : null;
-  cached = meta
-    ? { sender: meta.sndr, type: meta.rawType, subtype: meta.rawStyp, seqn: meta.seqn, dttm: meta.dttm, receiver: meta.rcvr, mgid: meta.mgid, rmid: meta.rmid, decoded: meta }
-    : { sender: m.sndr, type: m.type, subtype: m.styp, seqn: m.seqn, dttm: m.dttm, receiver: m.rcvr, mgid: m.mgid, rmid: m.rmid, decoded: null };
-  metaCache.set(m, cached);
-  return cached;
-}
-
-const metaField = (name: Exclude<keyof MetaFields, 'decoded'>) => (m: MessageRecord, _a: unknown, ctx: ReadContext) =>
-  metaOf(m, ctx.deps.tz)[name];
+const metaField = (name: Exclude<keyof MessageMeta, 'meta'>) => (m: MessageRecord, _a: unknown, ctx: ReadContext) =>
+  messageMeta(m, ctx.deps.tz)[name];
 
 /** The decision's changes, narrowed to `onlyFlid` (flight-less summaries kept, their flid lists narrowed). */
 function ownChanges(d: DecisionParent): readonly Change[] {
@@ -105,12 +75,17 @@ export const messageResolvers = {
     identityKey(m: MessageRecord, _a: unknown, ctx: ReadContext): string | null {
       if (m.identityKey !== null) return m.identityKey;
       // Not bound (a duplicate, or not decided yet): the key it would bind, when META can be read.
-      const meta = metaOf(m, ctx.deps.tz).decoded ?? decodedMeta(m.rawXml, ctx.deps.tz);
+      const meta = messageMeta(m, ctx.deps.tz).meta;
       return meta ? identityKey(meta, { includeDay: ctx.deps.identityIncludeDay }) : null;
     },
-    // VIPL messages carry personal data: no raw text unless MSGX_EXPOSE_PERSONAL_DATA=true.
-    rawXml: (m: MessageRecord, _a: unknown, ctx: ReadContext) =>
-      ctx.deps.exposePersonalData !== true && isPersonalType(metaOf(m, ctx.deps.tz).type ?? decodedMeta(m.rawXml, ctx.deps.tz)?.type) ? null : m.rawXml,
+    // Loaded only when asked for (up to 16 MiB, weighted in costLimit.ts). VIPL messages carry
+    // personal data: no raw text unless MSGX_EXPOSE_PERSONAL_DATA=true.
+    async rawXml(m: MessageRecord, _a: unknown, ctx: ReadContext): Promise<string | null> {
+      const raw = await ctx.loaders.rawXml.load(m.id);
+      if (raw === null || ctx.deps.exposePersonalData === true) return raw;
+      const type = messageMeta(m, ctx.deps.tz).type ?? metaFromPrefix(raw, ctx.deps.tz)?.type;
+      return isPersonalType(type) ? null : raw;
+    },
     state: (m: MessageRecord) => m.state ?? 'PENDING',
     attempts: (m: MessageRecord) => m.attempts ?? 0,
     decisions: (m: MessageRecord, _a: unknown, ctx: ReadContext): Promise<DecisionParent[]> => ctx.loaders.decisionsByMsg.load(m.id),

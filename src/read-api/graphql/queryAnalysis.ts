@@ -45,7 +45,7 @@ const PLAIN_PAGES = new Set(['messagesInState']);
 
 /**
  * Per-instance weight of fields whose resolution is dearer than a column: the raw XML (up to
- * 16 MiB each), META/identity decoded from it, a fold of the log (`flight(asOf:)`), the pipeline
+ * 16 MiB each), the identity key (META checked again), a fold of the log (`flight(asOf:)`), the pipeline
  * counts, a decision's whole payload (a plan snapshot can name thousands of flights), a count.
  */
 export const FIELD_WEIGHTS: Readonly<Record<string, number>> = {
