@@ -67,9 +67,10 @@ export async function restoreLibraryLinks(packageDir: string, name: string): Pro
       const code = (err as { code?: unknown }).code;
       if (code === 'EEXIST') continue; // another msgx made it meanwhile
       throw new RefusedError(
-        `the embedded PostgreSQL cannot start: the install script of ${name} did not run (npm ignore-scripts, or allowScripts ` +
-          `does not approve its version), and msgx may not make the library links it makes (${String(code)} in ${native}).\n` +
-          `Fix: ${rebuild(name)}, in msgx's folder as the user who installed it (or set MSGX_DATABASE_URL).`,
+        `the embedded PostgreSQL cannot start: the install script of ${name} did not run (npm ignore-scripts, or ` +
+          `allowScripts does not approve its version), and msgx may not make the library links it makes (${String(code)} in ${native}).\n` +
+          `Fix, in msgx's folder as the user who installed it: npm rebuild ${name} --ignore-scripts=false\n` +
+          `(npm 12 runs it only for a version allowScripts approves: npm install-scripts approve ${name}), or set MSGX_DATABASE_URL.`,
         { cause: err },
       );
     }
@@ -106,10 +107,6 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-function rebuild(name: string): string {
-  return `npm rebuild ${name} --ignore-scripts=false (npm 12 runs it once allowScripts approves the installed version: npm install-scripts approve ${name})`;
-}
-
 function reinstall(name: string): string {
-  return `npm ci (installs the dependencies afresh; ${name}'s install script must run: see README.md)`;
+  return `npm ci (installs the dependencies afresh; ${name}'s install script must run, see README.md)`;
 }
