@@ -55,6 +55,8 @@ export const HTTP_LIMITS = Object.freeze({
   defaultMaxConnectionsPerClient: 128,
   /** a connection past the caps must send its (health) request within this, or it is closed */
   healthOnlyWindowMs: 2_000,
+  /** connections past the caps kept for health answers at most; past this, 503 written and closed */
+  healthOnlyMax: 1_000,
 });
 
 /** Answered on any connection, also one past the caps: cheap, no body, never streamed. */
@@ -135,6 +137,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
       maxConnections: opts.maxConnections ?? HTTP_LIMITS.defaultMaxConnections,
       maxPerClient: opts.maxConnectionsPerClient ?? HTTP_LIMITS.defaultMaxConnectionsPerClient,
       healthOnlyWindowMs: HTTP_LIMITS.healthOnlyWindowMs,
+      healthOnlyMax: HTTP_LIMITS.healthOnlyMax,
     },
     opts.log,
   );

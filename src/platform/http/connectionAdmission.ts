@@ -10,7 +10,7 @@ import type { Logger } from '../logger.ts';
  *   still answered when the slots are full. Any other request on it gets 429 (this client holds
  *   its share) or 503 (the server is full) and the connection is closed; a health-only socket that
  *   has not sent its request within `healthOnlyWindowMs` is closed, so trickled headers cannot
- *   hold one. At most `maxConnections` of them are open at once;
+ *   hold one. At most `healthOnlyMax` of them are open at once;
  * - past that, the socket gets a 503 written at once and is closed.
  */
 export type Admission = 'admitted' | 'client-full' | 'server-full';
@@ -19,6 +19,8 @@ export interface ConnectionLimits {
   readonly maxConnections: number;
   readonly maxPerClient: number;
   readonly healthOnlyWindowMs: number;
+  /** health-only sockets open at most */
+  readonly healthOnlyMax: number;
 }
 
 export interface ConnectionAdmission {
@@ -73,7 +75,7 @@ export function admitConnections(server: net.Server, limits: ConnectionLimits, l
     }
     const admission: Admission = admitted >= limits.maxConnections ? 'server-full' : 'client-full';
     noteRefusal(admission, key);
-    if (healthOnly >= limits.maxConnections) {
+    if (healthOnly >= limits.healthOnlyMax) {
       socket.end(REFUSED_RAW);
       socket.setTimeout(1000, () => socket.destroy());
       return;
