@@ -105,6 +105,8 @@ describe('connection slots (issue 27 finding 5)', () => {
     await waitFor(async () => (await Promise.all(second.map((e) => Promise.race([e.status, Promise.resolve(-1)])))).filter((s) => s === 503).length === 12, {
       what: '12 refusals of the global cap',
     });
+    // yoga streams multipart/mixed too: counted the same way.
+    expect(await send('127.0.0.11', get(SUBSCRIBE, 'Accept: multipart/mixed\r\n')).status).toBe(503);
 
     // Health, readiness and the compat entry are served meanwhile, also to the flooding address.
     expect(await getOnce('127.0.0.10', '/healthz')).toBe(200);

@@ -2,7 +2,8 @@ import type http from 'node:http';
 import { clientKey } from '../../platform/http/connectionAdmission.ts';
 
 /**
- * Live subscriptions (GraphQL over SSE: a request that accepts `text/event-stream`) hold a
+ * Live subscriptions (GraphQL over SSE: a request that accepts `text/event-stream`, or
+ * `multipart/mixed`, which yoga streams as well) hold a
  * connection for as long as the client likes, so they are counted apart from connections
  * (docs/security.md §2, "Connections"): at most `perClient` per remote address and `max` in all.
  * A request past either cap is answered at once (429 / 503, a one-line JSON body) and never
@@ -22,9 +23,9 @@ export interface StreamAdmission {
   open(): number;
 }
 
-/** A request that asks for a stream of events (SSE). */
+/** A request that asks for a stream of results: SSE, or yoga's other streaming answer, multipart/mixed. */
 export function wantsEventStream(req: http.IncomingMessage): boolean {
-  return /\btext\/event-stream\b/i.test(String(req.headers.accept ?? ''));
+  return /\b(text\/event-stream|multipart\/mixed)\b/i.test(String(req.headers.accept ?? ''));
 }
 
 export function createStreamAdmission(limits: StreamLimits): StreamAdmission {
