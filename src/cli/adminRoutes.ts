@@ -8,9 +8,9 @@
  * sent). Browsers cannot send the header cross-site without a CORS preflight, which msgx does not
  * grant, so these are not reachable from another site's page.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import { REFERENCE_KIND_NAMES, referenceKindsOf } from '../domain/reference/kinds.ts';
+import { sameSecret } from '../platform/http/sameSecret.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { json, type Route } from '../read-api/httpServer.ts';
 import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
@@ -48,12 +48,13 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
   const authorised = (req: http.IncomingMessage): boolean => {
     const m = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''));
     if (!m || !token) return false;
-    const given = Buffer.from(m[1]!.trim());
-    const expected = Buffer.from(token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return sameSecret(m[1]!.trim(), token);
   };
 
-  const actions: Record<string, (body: Record<string, unknown>, operator: string) => Promise<unknown>> = {
+  type Action = (body: Record<string, unknown>, operator: string) => Promise<unknown>;
+  // A Map, not an object literal: `/admin/constructor` or `/admin/toString` must not find
+  // Object.prototype's members (docs/security.md §12).
+  const actions = new Map<string, Action>(Object.entries({
     async replay(body, operator) {
       const errorClass = body.class as ReplayClass;
       if (!REPLAY_CLASSES.includes(errorClass)) throw new HttpError(400, `class must be one of ${REPLAY_CLASSES.join(', ')}`);
@@ -109,7 +110,7 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
       });
       return { started: true, position: started.position, operation: started.operationId, requestedBy: operator };
     },
-  };
+  } satisfies Record<string, Action>));
 
   const handler: Route['handler'] = async (req, res) => {
     const name = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/^\/admin\/?/, '');
@@ -118,7 +119,7 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
       res.setHeader('www-authenticate', 'Bearer');
       return json(res, 401, { error: 'Authorization: Bearer <MSGX_ADMIN_TOKEN> required' });
     }
-    const action = actions[name];
+    const action = actions.get(name);
     if (!action) return json(res, 404, { error: `no admin action '${name}'` });
     if (req.method !== 'POST') return json(res, 405, { error: 'POST only' });
     try {

@@ -75,6 +75,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
     routes,
     readiness,
     maxConnections: rt.cfg.httpMaxConnections,
+    maxConnectionsPerClient: rt.cfg.httpClients.maxConnectionsPerClient,
     mode: async () => modeName(await mode()),
   });
   services.push(http);

@@ -54,9 +54,15 @@ export function byFlid(a: FlightState, b: FlightState): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
-function csvField(v: unknown): string {
-  const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+/**
+ * RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. A text that a
+ * spreadsheet would read as a formula (it starts with =, +, -, @, a tab or a CR) gets a leading
+ * `'` first (OWASP "CSV injection"; docs/security.md §12): the values come from messages, which
+ * anyone who can post to the compat entry writes.
+ */
+export function csvField(v: unknown): string {
+  const raw = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const text = typeof v === 'string' && /^[=+\-@\t\r]/.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -138,6 +138,11 @@ const schema = z.object({
     .default(0.01),
   MSGX_SHADOW: bool.default(false),
   MSGX_SHADOW_TOPIC_PREFIX: z.string().trim().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be a non-empty Kafka topic prefix such as shadow.').default('shadow.'),
+  // --- connections and uploads (docs/security.md §2 HTTP) ---
+  MSGX_HTTP_MAX_CONNECTIONS_PER_CLIENT: int(1, 1_000_000).default(128),
+  MSGX_SUBSCRIPTIONS_MAX: int(0, 1_000_000).default(500),
+  MSGX_SUBSCRIPTIONS_PER_CLIENT: int(0, 1_000_000).default(32),
+  MSGX_UPLOAD_BUDGET_BYTES: int(16 * 1024 * 1024, 16 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   MSGX_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -200,6 +205,14 @@ export interface Config {
   };
   /** Shadow run beside the legacy system (docs/contract/design.md §11; also `msgx start --shadow`). */
   readonly shadow: { readonly enabled: boolean; readonly topicPrefix: string };
+  /** Per-client and global caps of the HTTP server (docs/security.md §2 HTTP). */
+  readonly httpClients: {
+    readonly maxConnectionsPerClient: number;
+    readonly subscriptionsMax: number;
+    readonly subscriptionsPerClient: number;
+    /** Bytes of /cminmsgs/send bodies buffered at once, at most. */
+    readonly uploadBudgetBytes: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -274,6 +287,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sampleRatio: p.MSGX_CONSISTENCY_SAMPLE_RATIO,
     }),
     shadow: Object.freeze({ enabled: p.MSGX_SHADOW, topicPrefix: p.MSGX_SHADOW_TOPIC_PREFIX }),
+    httpClients: Object.freeze({
+      maxConnectionsPerClient: p.MSGX_HTTP_MAX_CONNECTIONS_PER_CLIENT,
+      subscriptionsMax: p.MSGX_SUBSCRIPTIONS_MAX,
+      subscriptionsPerClient: p.MSGX_SUBSCRIPTIONS_PER_CLIENT,
+      uploadBudgetBytes: p.MSGX_UPLOAD_BUDGET_BYTES,
+    }),
   });
 }
 

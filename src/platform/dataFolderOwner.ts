@@ -1,5 +1,5 @@
 import { readFileSync, unlinkSync } from 'node:fs';
-import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './clock.ts';
 import { isProcessAlive } from './processAlive.ts';
@@ -19,6 +19,26 @@ export interface OwnerRecord {
 }
 
 export const OWNER_FILE = 'msgx.json';
+
+/**
+ * The data folder (docs/operations.md §data folder): created readable by its owner only (0700).
+ * It holds the embedded server's password, the owner record and the outbound NDJSON files.
+ * A folder that exists already keeps its mode (the operator chose it).
+ */
+export async function createDataFolder(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * Run as root, the embedded PostgreSQL runs as the `postgres` account, which must pass through
+ * the data folder to reach its own subfolder `pg/` (that one it owns). The folder stays root's,
+ * with group `postgres` allowed to enter it but not to list or write it (0710), so no file that
+ * root writes here (password, owner record, out/) lies in a folder another account owns.
+ */
+export async function letPostgresEnter(dataDir: string, postgres: { gid: number }): Promise<void> {
+  await chown(dataDir, process.getuid?.() ?? 0, postgres.gid);
+  await chmod(dataDir, 0o710);
+}
 
 export type Claim =
   | { readonly claimed: true; publish(url: string): Promise<void>; release(): Promise<void> }

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
-import { chown, mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from './logger.ts';
+import { createDataFolder, letPostgresEnter } from './dataFolderOwner.ts';
 import { isProcessAlive } from './processAlive.ts';
 import { LEGACY_PASSWORD, passwordForExistingFolder, passwordForFreshFolder } from './embeddedPassword.ts';
 import { loadEmbeddedPgPackage } from './embeddedPgPackage.ts';
@@ -25,7 +26,7 @@ const DEFAULT_PORT = 54329;
  */
 export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedPg> {
   const dir = path.join(dataDir, 'pg');
-  await mkdir(dataDir, { recursive: true });
+  await createDataFolder(dataDir);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   // Before initdb: its libraries' links are made by the package's install script, which may not have run.
   const { postgres } = await loadEmbeddedPgPackage(log);
@@ -46,10 +47,11 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     onError: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres'),
   });
   // As root the server runs as the `postgres` system user (initialise creates it when missing),
-  // which must be able to enter the data folder (e.g. one made by `mktemp -d`, mode 0700).
+  // which must be able to enter the data folder (e.g. one made by `mktemp -d`, mode 0700); the
+  // folder itself stays root's (letPostgresEnter), `pg/` is postgres' (initialise chowns it).
   const handOver = async () => {
     const user = isRoot ? postgresUser() : undefined;
-    if (user) await chown(dataDir, user.uid, user.gid);
+    if (user) await letPostgresEnter(dataDir, user);
     return user;
   };
   let owner = await handOver();

@@ -1,9 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import type pg from 'pg';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { redactUrl } from './config.ts';
-import { claimDataFolder, waitForOwnerUrl, type Claim } from './dataFolderOwner.ts';
+import { claimDataFolder, createDataFolder, waitForOwnerUrl, type Claim } from './dataFolderOwner.ts';
 import { createPool } from './db.ts';
 import { startEmbeddedPostgres, type EmbeddedPg } from './embeddedPostgres.ts';
 import { noFaults, type Faults } from './faults.ts';
@@ -66,7 +65,7 @@ export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = 
   let databaseUrl = cfg.databaseUrl;
   if (!databaseUrl) {
     const clock = opts.clock ?? systemClock;
-    await mkdir(cfg.dataDir, { recursive: true });
+    await createDataFolder(cfg.dataDir);
     for (;;) {
       claim = await claimDataFolder(cfg.dataDir, `msgx ${opts.command ?? 'command'}`, clock);
       if (claim.claimed) break;

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { admitConnections, type Admission } from '../platform/http/connectionAdmission.ts';
 import { applySecurityHeaders } from '../platform/http/securityHeaders.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
@@ -21,24 +22,29 @@ export interface HttpServerOptions {
   readonly readiness?: readonly ReadinessCheck[];
   /** per-check timeout for /readyz */
   readonly checkTimeoutMs?: number;
-  /** open connections at most (MSGX_HTTP_MAX_CONNECTIONS); more are refused by the kernel queue / closed */
+  /** open connections at most (MSGX_HTTP_MAX_CONNECTIONS); past it, health answers only (connectionAdmission.ts) */
   readonly maxConnections?: number;
+  /** open connections of one remote address at most (MSGX_HTTP_MAX_CONNECTIONS_PER_CLIENT) */
+  readonly maxConnectionsPerClient?: number;
   /** The run mode shown by /readyz ('shadow' | 'production'); omitted when not given. */
   readonly mode?: () => Promise<string>;
 }
 
 /**
- * Bounds of the server (docs/security.md §HTTP): a client that sends its headers slowly, a body
+ * Bounds of the server (docs/security.md §2 HTTP): a client that sends its headers slowly, a body
  * slowly, or holds idle connections cannot tie up the process. SSE subscriptions send a ping
- * every 12 s, so the idle timeout never ends a live one.
+ * every 12 s, so the idle timeout never ends a live one. Node 20's own defaults are looser
+ * (headers 60 s, request 300 s, no idle timeout) and it checks the first two only every 30 s,
+ * which let trickled headers hold a slot for 21–24 s: the check runs every second here.
  */
 export const HTTP_LIMITS = Object.freeze({
   /** request line + headers at most this many bytes → 431 */
   maxHeaderSize: 16 * 1024,
   /** headers at most this many → the rest are dropped by Node */
   maxHeadersCount: 100,
-  /** the whole header block must arrive within this → 408 */
+  /** the whole header block must arrive within this → 408 (checked every connectionsCheckingIntervalMs) */
   headersTimeoutMs: 10_000,
+  connectionsCheckingIntervalMs: 1_000,
   /** the whole request (headers and body, e.g. a 16 MiB message) must arrive within this → 408 */
   requestTimeoutMs: 60_000,
   /** a socket with no traffic for this long is closed */
@@ -46,11 +52,21 @@ export const HTTP_LIMITS = Object.freeze({
   keepAliveTimeoutMs: 5_000,
   maxRequestsPerSocket: 1_000,
   defaultMaxConnections: 1_000,
+  defaultMaxConnectionsPerClient: 128,
+  /** a connection past the caps must send its (health) request within this, or it is closed */
+  healthOnlyWindowMs: 2_000,
+  /** connections past the caps kept for health answers at most; past this, 503 written and closed */
+  healthOnlyMax: 1_000,
 });
+
+/** Answered on any connection, also one past the caps: cheap, no body, never streamed. */
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 export interface HttpServer extends Service {
   /** the bound port (useful with port 0) */
   port(): number;
+  /** open connections: within the caps, and past them (health only) */
+  connections(): { admitted: number; healthOnly: number };
 }
 
 /** One HTTP server for GraphQL, the compatibility entry, health and metrics. */
@@ -66,6 +82,17 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
       // e.g. `GET //[ HTTP/1.1`: the URL does not parse. A client's fault, answered, never thrown.
       req.resume();
       return json(res, 400, { error: 'malformed request URL' });
+    }
+    const admission = admissions.admissionOf(req.socket);
+    if (admission !== 'admitted') {
+      // A connection past the caps (connectionAdmission.ts): health only, then closed.
+      admissions.requestArrived(req.socket);
+      res.setHeader('connection', 'close');
+      if (!HEALTH_PATHS.has(pathname)) {
+        req.resume();
+        res.setHeader('retry-after', '5');
+        return json(res, refusalStatus(admission), { error: refusalReason(admission) });
+      }
     }
     // Read at request time, so routes pushed after construction (assemble.ts) are served too.
     const routes = [...builtIn, ...(opts.routes ?? [])];
@@ -90,6 +117,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
       headersTimeout: HTTP_LIMITS.headersTimeoutMs,
       requestTimeout: HTTP_LIMITS.requestTimeoutMs,
       keepAliveTimeout: HTTP_LIMITS.keepAliveTimeoutMs,
+      connectionsCheckingInterval: HTTP_LIMITS.connectionsCheckingIntervalMs,
     },
     (req, res) => {
       // Every request runs inside this guard: nothing a request does may throw out of the listener
@@ -103,12 +131,22 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
   );
   server.maxHeadersCount = HTTP_LIMITS.maxHeadersCount;
   server.maxRequestsPerSocket = HTTP_LIMITS.maxRequestsPerSocket;
-  server.maxConnections = opts.maxConnections ?? HTTP_LIMITS.defaultMaxConnections;
+  const admissions = admitConnections(
+    server,
+    {
+      maxConnections: opts.maxConnections ?? HTTP_LIMITS.defaultMaxConnections,
+      maxPerClient: opts.maxConnectionsPerClient ?? HTTP_LIMITS.defaultMaxConnectionsPerClient,
+      healthOnlyWindowMs: HTTP_LIMITS.healthOnlyWindowMs,
+      healthOnlyMax: HTTP_LIMITS.healthOnlyMax,
+    },
+    opts.log,
+  );
   server.setTimeout(HTTP_LIMITS.idleTimeoutMs);
   let started = false;
   return {
     name: 'http',
     port: () => (server.address() as AddressInfo | null)?.port ?? opts.port,
+    connections: () => admissions.open(),
     async start() {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -130,6 +168,12 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
     },
   };
 }
+
+const refusalStatus = (a: Admission): number => (a === 'client-full' ? 429 : 503);
+const refusalReason = (a: Admission): string =>
+  a === 'client-full'
+    ? 'too many connections from your address (MSGX_HTTP_MAX_CONNECTIONS_PER_CLIENT); close some and try again'
+    : 'too many connections (MSGX_HTTP_MAX_CONNECTIONS); try again later';
 
 /** The path of a request target, or undefined when it is not a URL path we can parse. */
 export function requestPath(target: string | undefined): string | undefined {

@@ -6,11 +6,13 @@
 import { createModeProbe, type ModeProbe } from '../platform/runMode.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
-import { cminmsgsSendRoute } from './compat/cminmsgsSend.ts';
+import { cminmsgsSendRoute, MAX_MESSAGE_BYTES } from './compat/cminmsgsSend.ts';
+import { createUploadBudget, withUploadBudget } from './compat/uploadBudget.ts';
 import { createReadYoga, GRAPHQL_PATH, type ReadYoga } from './graphql/createYoga.ts';
-import type { Route } from './httpServer.ts';
+import { json, type Route } from './httpServer.ts';
 import { pageRoutes, serveGraphiql, wantsGraphiql } from './pages/pageRoutes.ts';
 import { createFlightFeed, type FlightFeed } from './live/flightFeed.ts';
+import { createStreamAdmission, wantsEventStream, type StreamAdmission } from './live/streamAdmission.ts';
 import { createMetrics, type Metrics } from './metrics/createMetrics.ts';
 
 export interface ReadApi {
@@ -45,6 +47,8 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
     },
     feed,
   );
+  const limits = rt.cfg.httpClients;
+  const streams = createStreamAdmission({ max: limits.subscriptionsMax, perClient: limits.subscriptionsPerClient });
   const readiness: ReadinessCheck[] = [];
   if (rt.cfg.readDatabaseUrl !== rt.cfg.databaseUrl) {
     readiness.push({ name: 'postgres-read', check: async () => void (await rt.readPool.query('SELECT 1')) });
@@ -55,26 +59,43 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
     services: [feed],
     readiness,
     routes: [
-      { method: '*', path: GRAPHQL_PATH, handler: graphqlHandler(yoga) },
+      { method: '*', path: GRAPHQL_PATH, handler: graphqlHandler(yoga, streams) },
       // The offline GraphiQL and the operator console (pages/): same-origin files from npm packages.
       ...pageRoutes(),
-      cminmsgsSendRoute({
-        mailbox: rt.mailbox,
-        clock: rt.clock,
-        log: log.child({ scope: 'compat' }),
-        allowedOrigins: rt.cfg.allowedOrigins,
-        senders: rt.cfg.compatSenders,
-        tz: rt.cfg.airportTz,
-        mode,
-      }),
+      withUploadBudget(
+        cminmsgsSendRoute({
+          mailbox: rt.mailbox,
+          clock: rt.clock,
+          log: log.child({ scope: 'compat' }),
+          allowedOrigins: rt.cfg.allowedOrigins,
+          senders: rt.cfg.compatSenders,
+          tz: rt.cfg.airportTz,
+          mode,
+        }),
+        createUploadBudget(limits.uploadBudgetBytes),
+        MAX_MESSAGE_BYTES,
+      ),
     ],
   };
 }
 
-/** Yoga's node listener: it also writes the response (and streams SSE). A browser's page load gets msgx's own GraphiQL. */
-export function graphqlHandler(yoga: ReadYoga): Route['handler'] {
+/**
+ * Yoga's node listener: it also writes the response (and streams SSE). A browser's page load gets
+ * msgx's own GraphiQL. An SSE request holds a live-subscription slot for as long as its response
+ * is open (live/streamAdmission.ts), or is refused at once when there is none.
+ */
+export function graphqlHandler(yoga: ReadYoga, streams?: StreamAdmission): Route['handler'] {
   return async (req, res) => {
     if (wantsGraphiql(req)) return serveGraphiql(res);
+    if (streams && wantsEventStream(req)) {
+      const entry = streams.enter(req);
+      if (!entry.ok) {
+        req.resume();
+        res.setHeader('retry-after', '5');
+        return json(res, entry.status, { error: entry.reason });
+      }
+      res.once('close', entry.release);
+    }
     await yoga.requestListener(req, res);
   };
 }

@@ -7,7 +7,8 @@ import type { KafkaSink, RecordRef, SinkRecord } from './kafkaSink.ts';
  * The local stand-in for Kafka (no MSGX_KAFKA_BROKERS): each topic is a file `<dir>/<topic>.ndjson`
  * with one JSON object per record — `{ topic, key, value, headers, eventIds }`, value parsed back
  * from its JSON text — appended and fsynced before the rows count as SENT. The ref of a record is
- * the byte offset of its line.
+ * the byte offset of its line. The folder is made 0700 and the files 0600 (docs/security.md §2):
+ * they hold every message msgx delivers.
  */
 export function createNdjsonSink(dir: string): KafkaSink {
   // Appends to one file are serialised so byte offsets stay exact.
@@ -22,8 +23,8 @@ export function createNdjsonSink(dir: string): KafkaSink {
       ),
     );
     try {
-      await mkdir(dir, { recursive: true });
-      const fh = await open(file, 'a');
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const fh = await open(file, 'a', 0o600);
       try {
         let offset = (await fh.stat()).size;
         const refs = lines.map((line) => {
