@@ -7,7 +7,7 @@
  * ended or stays inside the piece just read (a tag's attribute value, a text run), never reaching
  * ahead to the end of the text from each item of a long series.
  */
-import { decodeEntities, isXmlChar } from './xmlEntities.ts';
+import { decimalValue, decodeEntities, hexValue, isXmlChar, predefinedAt } from './xmlEntities.ts';
 import {
   count, MAX_ATTRIBUTES, MAX_CHILDREN, MAX_DEPTH, MAX_ELEMENTS, MAX_NAME_LENGTH, OVER_LIMIT, XmlLimitError,
 } from './xmlLimits.ts';
@@ -29,11 +29,9 @@ const DQUOTE = 34;
 const SQUOTE = 39;
 
 const DECLARATION = /^<!(DOCTYPE|ENTITY)/i;
-const PREDEFINED_ENTITIES = new Set(['amp', 'lt', 'gt', 'quot', 'apos']);
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 const isWord = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 
 /** A well-formedness fault at offset `at`; `parseXml` turns it into a MALFORMED result. */
@@ -336,16 +334,21 @@ class Reader {
         const hex = text.charCodeAt(j) === 120; // x
         if (hex) j++;
         const digitsStart = j;
-        while (j < to && j - digitsStart < 8 && (hex ? isHex(text.charCodeAt(j)) : isDigit(text.charCodeAt(j)))) j++;
+        // The value is summed as the digits are read (no slice per reference).
+        let cp = 0;
+        for (; j < to && j - digitsStart < 8; j++) {
+          const d = hex ? hexValue(text.charCodeAt(j)) : decimalValue(text.charCodeAt(j));
+          if (d === -1) break;
+          cp = cp * (hex ? 16 : 10) + d;
+        }
         if (j === digitsStart || j >= to || text.charCodeAt(j) !== SEMI) this.fail("'&' does not start a reference", from + k);
-        const cp = parseInt(text.slice(digitsStart, j), hex ? 16 : 10);
         if (!isXmlChar(cp)) this.fail(`character reference '${text.slice(k, j + 1)}' is not an XML character`, from + k);
       } else {
         const nameStart = j;
         while (j < to && j - nameStart < 20 && isWord(text.charCodeAt(j))) j++;
         if (j === nameStart || j >= to || text.charCodeAt(j) !== SEMI) this.fail("'&' does not start a reference", from + k);
-        const name = text.slice(nameStart, j);
-        if (!PREDEFINED_ENTITIES.has(name)) this.fail(`undeclared entity '&${name};'`, from + k);
+        // A predefined name followed by ';' at nameStart is the whole word just read.
+        if (predefinedAt(text, nameStart) === -1) this.fail(`undeclared entity '&${text.slice(nameStart, j)};'`, from + k);
       }
       k = j;
     }
