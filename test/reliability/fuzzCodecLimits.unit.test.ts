@@ -119,6 +119,13 @@ describe('codec limits', () => {
     expect(ms).toBeLessThan(timeBoundMs(plan));
   });
 
+  it('places a fault after 16 million line ends without splitting the text into lines', () => {
+    const raw = `<MSG>${'\n'.repeat(LIMIT_BYTES - 20)}< `;
+    const { r, ms } = timed(raw);
+    expect(errorOf(r)).toBe(`MALFORMED: not well-formed XML: invalid space after '<' (line ${LIMIT_BYTES - 19}, col 1)`);
+    expect(ms).toBeLessThan(timeBoundMs(raw));
+  });
+
   const echoing: Record<string, string> = {
     'a 1 MiB body time': flopXml('ESTT', [['1', `<ESTT>${'9'.repeat(MiB)}</ESTT>`]]),
     'a 1 MiB flight id': flopXml('ESTT', [['9'.repeat(MiB), '<ESTT/>']]),

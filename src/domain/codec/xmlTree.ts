@@ -43,10 +43,15 @@ export type XmlParseResult = { ok: true; root: XmlElement } | { ok: false; error
 
 const LINE_END = /\r\n?/g;
 
+/** `line L, col C` of offset `at`, counted in place (splitting 16 MiB of line ends made 16 M strings). */
 function lineCol(text: string, at: number): string {
-  const before = text.slice(0, at);
-  const line = before.split('\n').length;
-  return `line ${line}, col ${at - before.lastIndexOf('\n')}`;
+  let line = 1;
+  let lineStart = 0;
+  for (let nl = text.indexOf('\n'); nl !== -1 && nl < at; nl = text.indexOf('\n', nl + 1)) {
+    line++;
+    lineStart = nl + 1;
+  }
+  return `line ${line}, col ${at - lineStart + 1}`;
 }
 
 /** Parse `raw`; never throws. */
