@@ -76,7 +76,7 @@ class Reader {
     throw new XmlLimitError(`${OVER_LIMIT}: ${problem}`, at);
   }
 
-  /** A name from `from` has reached `j` without ending: refused once it is longer than allowed. */
+  /** The name starting at `from` is longer than allowed: refused there, before the rest is read. */
   private longName(from: number): never {
     this.overLimit(`the name '${this.s.slice(from, from + 16)}…' is longer than the ${MAX_NAME_LENGTH} characters allowed per name`, from);
   }
