@@ -1,15 +1,21 @@
 /**
  * The single-pass XML reader behind `parseXml` (see `xmlTree.ts` for what it accepts): checks
- * well-formedness while it builds the element tree, and throws `XmlSyntaxError` at the first fault.
+ * well-formedness while it builds the element tree, and throws `XmlSyntaxError` at the first fault
+ * or `XmlLimitError` at the first limit crossed (`xmlLimits.ts`).
+ *
+ * Linear in the input (docs/domain.md "Decode limits"): every search starts where the last one
+ * ended or stays inside the piece just read (a tag's attribute value, a text run), never reaching
+ * ahead to the end of the text from each item of a long series.
  */
-import { decodeEntities, isXmlChar } from './xmlEntities.ts';
+import { decimalValue, decodeEntities, hexValue, isXmlChar, predefinedAt } from './xmlEntities.ts';
+import {
+  count, MAX_ATTRIBUTES, MAX_CHILDREN, MAX_DEPTH, MAX_ELEMENTS, MAX_NAME_LENGTH, OVER_LIMIT, XmlLimitError,
+} from './xmlLimits.ts';
 import { hashStep, nameAt } from './xmlNames.ts';
 import type { XmlElement } from './xmlTree.ts';
 
 const EMPTY_ATTRS: ReadonlyMap<string, string> = new Map();
 const NO_CHILDREN: readonly XmlElement[] = Object.freeze([]);
-// Open elements at most (fast-xml-parser's limit, kept so no text the first reader refused passes).
-const MAX_DEPTH = 101;
 
 const LT = 60; // <
 const GT = 62; // >
@@ -23,11 +29,9 @@ const DQUOTE = 34;
 const SQUOTE = 39;
 
 const DECLARATION = /^<!(DOCTYPE|ENTITY)/i;
-const PREDEFINED_ENTITIES = new Set(['amp', 'lt', 'gt', 'quot', 'apos']);
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 const isWord = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 
 /** A well-formedness fault at offset `at`; `parseXml` turns it into a MALFORMED result. */
@@ -66,6 +70,15 @@ class Reader {
 
   private fail(problem: string, at = this.i): never {
     throw new XmlSyntaxError(problem, at);
+  }
+
+  private overLimit(problem: string, at = this.i): never {
+    throw new XmlLimitError(`${OVER_LIMIT}: ${problem}`, at);
+  }
+
+  /** The name starting at `from` is longer than allowed: refused there, before the rest is read. */
+  private longName(from: number): never {
+    this.overLimit(`the name '${this.s.slice(from, from + 16)}…' is longer than the ${MAX_NAME_LENGTH} characters allowed per name`, from);
   }
 
   /** `<!…>` outside a comment or CDATA section: a DTD is refused by name, anything else is not XML. */
@@ -145,6 +158,7 @@ class Reader {
     const kidCounts: number[] = [];
     let root: XmlElement | undefined;
     let top = -1;
+    let elements = 0;
     do {
       if (top >= 0) {
         // Content: text up to the next markup.
@@ -152,7 +166,7 @@ class Reader {
         if (lt === -1) this.fail(`element <${raws[top]!}> is not closed`, s.length);
         if (lt > this.i) {
           const run = s.slice(this.i, lt);
-          if (run.includes('&')) this.checkReferences(this.i, lt);
+          if (run.includes('&')) this.checkReferences(run, this.i);
           runs[top] += run;
         }
         this.i = lt;
@@ -190,6 +204,14 @@ class Reader {
         }
       }
       // A start tag at this.i.
+      const tagStart = this.i;
+      if (++elements > MAX_ELEMENTS) {
+        this.overLimit(`the message has ${count(elements)} elements, more than the ${count(MAX_ELEMENTS)} allowed per message`);
+      }
+      if (top >= 0 && kidCounts[top] === MAX_CHILDREN) {
+        this.overLimit(`<${raws[top]!}> has ${count(MAX_CHILDREN + 1)} child elements, more than the ${count(MAX_CHILDREN)} ` +
+          'allowed per element (records or list items per message)');
+      }
       this.startTag();
       const el: MutableElement = { name: this.tagName, attrs: this.tagAttrs, text: '', children: NO_CHILDREN };
       if (top < 0) {
@@ -199,7 +221,7 @@ class Reader {
         kids[top]![kidCounts[top]!++] = el;
       }
       if (!this.tagEmpty) {
-        if (top + 1 >= MAX_DEPTH) this.fail(`elements nested deeper than ${MAX_DEPTH}`);
+        if (top + 1 >= MAX_DEPTH) this.overLimit(`elements nested deeper than ${MAX_DEPTH} levels, the most allowed`, tagStart);
         top++;
         els[top] = el;
         raws[top] = this.tagRaw;
@@ -221,6 +243,7 @@ class Reader {
     for (; j < s.length; j++) {
       const c = s.charCodeAt(j);
       if (c === GT || c === SLASH || isSpace(c)) break;
+      if (j - start > MAX_NAME_LENGTH) this.longName(start + 1);
       hash = hashStep(hash, c);
     }
     const { raw, name } = nameAt(s, start + 1, j, hash);
@@ -247,6 +270,7 @@ class Reader {
       for (; j < s.length; j++) {
         const ch = s.charCodeAt(j);
         if (ch === EQUALS || ch === GT || ch === SLASH || isSpace(ch)) break;
+        if (j - nameStart >= MAX_NAME_LENGTH) this.longName(nameStart);
         hash = hashStep(hash, ch);
       }
       const { raw: rawAttr, name: attrName } = nameAt(s, nameStart, j, hash);
@@ -261,10 +285,15 @@ class Reader {
       if (close === -1) this.fail(`attribute '${rawAttr}' of <${raw}> has an open quote`, j);
       attrs ??= new Map();
       if (attrs.has(attrName)) this.fail(`attribute '${rawAttr}' of <${raw}> is repeated`, nameStart);
-      const lt = s.indexOf('<', j + 1);
-      if (lt !== -1 && lt < close) this.fail(`'<' in the value of attribute '${rawAttr}' of <${raw}>`, lt);
+      if (attrs.size === MAX_ATTRIBUTES) {
+        this.overLimit(`<${raw}> has ${count(MAX_ATTRIBUTES + 1)} attributes, more than the ${count(MAX_ATTRIBUTES)} allowed per element`, nameStart);
+      }
+      // Only the value itself is searched: a search from each attribute to the next '<' was
+      // quadratic in the number of attributes.
       const value = s.slice(j + 1, close);
-      if (value.includes('&')) this.checkReferences(j + 1, close);
+      const lt = value.indexOf('<');
+      if (lt !== -1) this.fail(`'<' in the value of attribute '${rawAttr}' of <${raw}>`, j + 1 + lt);
+      if (value.includes('&')) this.checkReferences(value, j + 1);
       attrs.set(attrName, decodeEntities(value.trim()).trim());
       j = close + 1;
     }
@@ -292,28 +321,34 @@ class Reader {
   }
 
   /**
-   * Every `&` in s[from, to) must start a reference to one of the five predefined entities (there
-   * is no DTD, so no other entity is declared) or to a character XML allows (`&#0;` is not one).
+   * Every `&` in `text` (found at offset `from`: a text run or an attribute value) must start a
+   * reference to one of the five predefined entities (there is no DTD, so no other entity is
+   * declared) or to a character XML allows (`&#0;` is not one). Searches stay inside `text`.
    */
-  private checkReferences(from: number, to: number): void {
-    const s = this.s;
-    for (let k = s.indexOf('&', from); k !== -1 && k < to; k = s.indexOf('&', k + 1)) {
+  private checkReferences(text: string, from: number): void {
+    const to = text.length;
+    for (let k = text.indexOf('&'); k !== -1; k = text.indexOf('&', k + 1)) {
       let j = k + 1;
-      if (s.charCodeAt(j) === HASH) {
+      if (text.charCodeAt(j) === HASH) {
         j++;
-        const hex = s.charCodeAt(j) === 120; // x
+        const hex = text.charCodeAt(j) === 120; // x
         if (hex) j++;
         const digitsStart = j;
-        while (j < to && j - digitsStart < 8 && (hex ? isHex(s.charCodeAt(j)) : isDigit(s.charCodeAt(j)))) j++;
-        if (j === digitsStart || j >= to || s.charCodeAt(j) !== SEMI) this.fail("'&' does not start a reference", k);
-        const cp = parseInt(s.slice(digitsStart, j), hex ? 16 : 10);
-        if (!isXmlChar(cp)) this.fail(`character reference '${s.slice(k, j + 1)}' is not an XML character`, k);
+        // The value is summed as the digits are read (no slice per reference).
+        let cp = 0;
+        for (; j < to && j - digitsStart < 8; j++) {
+          const d = hex ? hexValue(text.charCodeAt(j)) : decimalValue(text.charCodeAt(j));
+          if (d === -1) break;
+          cp = cp * (hex ? 16 : 10) + d;
+        }
+        if (j === digitsStart || j >= to || text.charCodeAt(j) !== SEMI) this.fail("'&' does not start a reference", from + k);
+        if (!isXmlChar(cp)) this.fail(`character reference '${text.slice(k, j + 1)}' is not an XML character`, from + k);
       } else {
         const nameStart = j;
-        while (j < to && j - nameStart < 20 && isWord(s.charCodeAt(j))) j++;
-        if (j === nameStart || j >= to || s.charCodeAt(j) !== SEMI) this.fail("'&' does not start a reference", k);
-        const name = s.slice(nameStart, j);
-        if (!PREDEFINED_ENTITIES.has(name)) this.fail(`undeclared entity '&${name};'`, k);
+        while (j < to && j - nameStart < 20 && isWord(text.charCodeAt(j))) j++;
+        if (j === nameStart || j >= to || text.charCodeAt(j) !== SEMI) this.fail("'&' does not start a reference", from + k);
+        // A predefined name followed by ';' at nameStart is the whole word just read.
+        if (predefinedAt(text, nameStart) === -1) this.fail(`undeclared entity '&${text.slice(nameStart, j)};'`, from + k);
       }
       k = j;
     }

@@ -17,12 +17,18 @@
  * (`&#20013;`, `&#x56FD;`). Refused as not well-formed: `<` inside an attribute value, an `&` that
  * does not start such a reference (`AT&T`, the undeclared `&nbsp;`, `&#0;`), and any DOCTYPE or
  * ENTITY declaration (no DTDs, ever) — the same characters inside CDATA or a comment are just text.
- * Nesting deeper than 101 elements is refused. Line ends are normalized to `\n`.
+ * Line ends are normalized to `\n`.
+ *
+ * Limits (`xmlLimits.ts`, docs/domain.md "Decode limits"): names of 64 characters, 64 attributes
+ * per element, 100,000 child elements per element, 2,000,000 elements per message, 101 levels of
+ * nesting. A text over one is refused as soon as the reader crosses it, with a reason that names
+ * the limit and the count (`over a decode limit: <MSG> has 65 attributes, …`).
  *
  * Text (interface.md): the whole text content of the element — text runs (entity-decoded) and
  * CDATA sections (verbatim) joined with the whitespace between them; only the ends are trimmed.
  * There is no DTD, so no user-defined or external entity can exist.
  */
+import { XmlLimitError } from './xmlLimits.ts';
 import { readDocument, XmlSyntaxError } from './xmlReader.ts';
 
 export interface XmlElement {
@@ -37,10 +43,15 @@ export type XmlParseResult = { ok: true; root: XmlElement } | { ok: false; error
 
 const LINE_END = /\r\n?/g;
 
+/** `line L, col C` of offset `at`, counted in place (splitting 16 MiB of line ends made 16 M strings). */
 function lineCol(text: string, at: number): string {
-  const before = text.slice(0, at);
-  const line = before.split('\n').length;
-  return `line ${line}, col ${at - before.lastIndexOf('\n')}`;
+  let line = 1;
+  let lineStart = 0;
+  for (let nl = text.indexOf('\n'); nl !== -1 && nl < at; nl = text.indexOf('\n', nl + 1)) {
+    line++;
+    lineStart = nl + 1;
+  }
+  return `line ${line}, col ${at - lineStart + 1}`;
 }
 
 /** Parse `raw`; never throws. */
@@ -53,6 +64,7 @@ export function parseXml(raw: string): XmlParseResult {
     if (err instanceof XmlSyntaxError) {
       return { ok: false, error: `not well-formed XML: ${err.problem} (${lineCol(text, err.at)})` };
     }
+    if (err instanceof XmlLimitError) return { ok: false, error: `${err.problem} (${lineCol(text, err.at)})` };
     // Not an input fault we know of (e.g. out of memory on a huge text): still this text's problem.
     return { ok: false, error: `not parseable XML: ${err instanceof Error ? err.message : String(err)}` };
   }

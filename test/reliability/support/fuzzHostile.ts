@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import type { DecodeResult } from '../../../src/domain/codec/decode.ts';
+import { MAX_ATTRIBUTES, MAX_CHILDREN, MAX_ELEMENTS } from '../../../src/domain/codec/xmlLimits.ts';
 import { flopXml, msgXml } from '../../domain/support/buildXml.ts';
 import { corpusXmls } from '../../support/corpusDir.ts';
 import type { Family, FuzzCase, Planted } from './fuzzCase.ts';
@@ -113,27 +114,66 @@ export const deepNesting: Family = {
 };
 
 /** Message-sized extremes, each kind once per default run (numbers of MiB are the input's size). */
-export const HUGE_KINDS = ['text', 'remark', 'elements', 'blocks', 'entities', 'attributes', 'cjk', 'truncated', 'bad-time'] as const;
+export const HUGE_KINDS = [
+  'text', 'remark', 'elements', 'blocks', 'entities', 'attributes', 'attribute-flood', 'cjk', 'truncated', 'bad-time',
+] as const;
 type HugeKind = (typeof HUGE_KINDS)[number];
+
+/** A decode limit's refusal (docs/domain.md "Decode limits"), or null when `r` is not one. */
+const overLimit = (what: RegExp) => (r: DecodeResult): string | null =>
+  !r.ok && r.error.startsWith('over a decode limit') && what.test(r.error) ? null : `expected a refusal matching ${what}`;
+
+/** The number of start tags (elements) in `raw`. */
+const startTags = (raw: string): number => {
+  let n = 0;
+  for (let i = raw.indexOf('<'); i !== -1; i = raw.indexOf('<', i + 1)) {
+    const c = raw[i + 1];
+    if (c !== '/' && c !== '!' && c !== '?') n++;
+  }
+  return n;
+};
+
+/** `count` copies of `unit` in groups of at most `perGroup`, each group in a `<G>` element. */
+const grouped = (unit: string, count: number, perGroup: number): string => {
+  const groups: string[] = [];
+  for (let left = count; left > 0; left -= perGroup) groups.push(`<G>${unit.repeat(Math.min(left, perGroup))}</G>`);
+  return groups.join('');
+};
 
 function hugeCase(kind: HugeKind, mib: number): FuzzCase {
   const n = Math.floor(mib * MiB);
   switch (kind) {
     case 'text': return { raw: flopXml('ESTT', [['1', `<ESTT>14MAR250930</ESTT><X>${'x'.repeat(n)}</X>`]]), expect: ['ok'] };
     case 'remark': return { raw: exss('r'.repeat(n)), expect: ['ok'], check: (r) => (remarkOf(r)?.length === n ? null : 'remark length') };
-    case 'elements': return { raw: flopXml('ESTT', [['1', `<ESTT>14MAR250930</ESTT>${'<X/>'.repeat(n / 4)}`]]), expect: ['ok'] };
+    case 'elements': {
+      // Grouped under the limit of children per element; past 2,000,000 elements, refused.
+      const count = Math.floor(n / 4);
+      const raw = flopXml('ESTT', [['1', `<ESTT>14MAR250930</ESTT>${grouped('<X/>', count, MAX_CHILDREN)}`]]);
+      return startTags(raw) <= MAX_ELEMENTS ? { raw, expect: ['ok'] } : { raw, expect: ['MALFORMED'], check: overLimit(/elements, more than/) };
+    }
     case 'blocks': {
       const block = '<FLOP><FLID>1</FLID><ESTT>14MAR250930</ESTT></FLOP>';
       const count = Math.floor(n / block.length);
+      const raw = msgXml({ styp: 'ESTT' }, block.repeat(count));
+      // META and the blocks are MSG's children: past 100,000, refused (records per message).
+      if (count + 1 > MAX_CHILDREN) return { raw, expect: ['MALFORMED'], check: overLimit(/<MSG> has 100,001 child elements/) };
       return {
-        raw: msgXml({ styp: 'ESTT' }, block.repeat(count)), expect: ['ok'],
+        raw, expect: ['ok'],
         check: (r) => (r.ok && r.message.type === 'FLOP' && r.message.ops.length === count ? null : 'block count'),
       };
     }
     case 'entities': return { raw: exss('&amp;'.repeat(n / 5)), expect: ['ok'], check: (r) => (remarkOf(r) === '&'.repeat(n / 5) ? null : 'entity text') };
     case 'attributes': {
-      const count = Math.floor(n / 12);
-      return { raw: flopXml('ESTT', [['1', `<ESTT>14MAR250930</ESTT><X ${Array.from({ length: count }, (_, i) => `a${i}="1"`).join(' ')}/>`]]), expect: ['ok'] };
+      // As many attributes as fit, 64 (the most allowed) per element.
+      const element = `<X ${Array.from({ length: MAX_ATTRIBUTES }, (_, i) => `a${i}="1"`).join(' ')}/>`;
+      return { raw: flopXml('ESTT', [['1', `<ESTT>14MAR250930</ESTT>${grouped(element, Math.floor(n / element.length), 10_000)}`]]), expect: ['ok'] };
+    }
+    case 'attribute-flood': {
+      // All on one element (the attack that took 292 s at 16 MiB): refused at the 65th. Up to 13
+      // characters per attribute (` a1199999="1"`), so the message stays within 16 MiB.
+      const count = Math.floor(n / 13.5);
+      const raw = flopXml('ESTT', [['1', `<ESTT>14MAR250930</ESTT><X ${Array.from({ length: count }, (_, i) => `a${i}="1"`).join(' ')}/>`]]);
+      return { raw, expect: ['MALFORMED'], check: overLimit(/<X> has 65 attributes, more than the 64 allowed per element/) };
     }
     case 'cjk': return { raw: exss('延误'.repeat(n / 6)), expect: ['ok'] }; // 6 UTF-8 bytes per repeat
     case 'truncated': return { raw: flopXml('ESTT', [['1', `<ESTT>14MAR250930</ESTT><X>${'x'.repeat(n)}</X>`]]).slice(0, -3), expect: ['MALFORMED'] };
@@ -143,7 +183,7 @@ function hugeCase(kind: HugeKind, mib: number): FuzzCase {
 
 /** Sizes (MiB) per kind in the default run; the soak run draws sizes up to 16 MiB. */
 const DEFAULT_MIB: Record<HugeKind, number> = {
-  text: 5, remark: 5, elements: 5, blocks: 2, entities: 2, attributes: 0.25, cjk: 5, truncated: 5, 'bad-time': 1,
+  text: 5, remark: 5, elements: 5, blocks: 2, entities: 2, attributes: 2, 'attribute-flood': 5, cjk: 5, truncated: 5, 'bad-time': 1,
 };
 
 export const hugeBodies = {
@@ -153,7 +193,7 @@ export const hugeBodies = {
   // The body's size: up to 16 MiB less ~10 KiB for the envelope, so a whole message stays within the
   // 16 MiB limit (a drawn 16.0 made a valid message 16 MiB + its envelope, refused as too large).
   arb: fc.tuple(fc.constantFrom(...HUGE_KINDS), fc.double({ min: 0.5, max: 15.99, noNaN: true }))
-    .map(([kind, mib]) => hugeCase(kind, kind === 'attributes' ? Math.min(mib, 1) : mib)),
+    .map(([kind, mib]) => hugeCase(kind, mib)),
   /** Run every time, before the generated ones. */
   examples: HUGE_KINDS.map((k) => hugeCase(k, DEFAULT_MIB[k])),
 } satisfies Family & { examples: FuzzCase[] };
