@@ -51,7 +51,7 @@ log "the README's one-message example"
 PORT="$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
 MSGX_HTTP_PORT="$PORT" MSGX_DATA_DIR="$WORK/data" MSGX_HISTORY_KEEP_DAYS=3650 npm start >"$WORK/msgx.log" 2>&1 &
 MSGX_PID=$!
-QUERY='{"query":"{ flight(flid: \"880001\") { flid airline flightNo } }"}'
+QUERY='{"query":"{ flight(flid: \"990001\") { flid airline flightNo } }"}'
 found=""
 for _ in $(seq 1 120); do
   kill -0 "$MSGX_PID" 2>/dev/null || break
@@ -60,7 +60,7 @@ for _ in $(seq 1 120); do
     sent=1
   fi
   if [ -n "${sent:-}" ] && curl -sf -H 'content-type: application/json' "http://127.0.0.1:$PORT/graphql" -d "$QUERY" \
-      | grep -q '"flid":"880001"'; then
+      | grep -q '"flid":"990001"'; then
     found=1
     break
   fi
@@ -71,7 +71,7 @@ if [ -z "$found" ]; then
   tail -n 40 "$WORK/msgx.log"
   exit 1
 fi
-log "flight 880001 is served; stopping msgx with SIGTERM"
+log "flight 990001 is served; stopping msgx with SIGTERM"
 kill -TERM "$MSGX_PID"
 rc=0
 wait "$MSGX_PID" || rc=$?
