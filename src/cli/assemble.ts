@@ -7,6 +7,8 @@ import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { ServiceSequence, type ReadinessCheck, type Service } from '../platform/service.ts';
 import { createWriterLock } from '../write/writerLock.ts';
+import { WriteModel } from '../write/pump/writeModel.ts';
+import { createModelFollower } from '../write/snapshot/modelFollower.ts';
 import type { WriterFence } from '../platform/writerFence.ts';
 import { cutOver, enterShadow, ShadowRefused } from '../write/shadow/runModeChange.ts';
 import { unsafeForShadow } from '../write/shadow/shadowSafety.ts';
@@ -93,10 +95,15 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
       }, LOST_EXIT_MS).unref();
     };
     const lock = createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost });
+    // A warm standby (docs/operations.md "Warm standby"): its write model follows the log while it
+    // waits for the lock, so that its pump starts from the head, not from a snapshot or position 0.
+    const model = new WriteModel();
+    const follower = opts.standby ? createModelFollower(rt, model, { follow: true }) : undefined;
+    if (follower) services.push(follower);
     services.push(lock);
     // Everything else of the writer is built once the lock is held: its mode (shadow, cut-over) is
     // decided then, by the one writer, and every service is built for that mode.
-    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide, fence: lock }));
+    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide, fence: lock, model, follower }));
   }
 
   const sequence = new ServiceSequence((err, service) => rt.log.error({ err, service }, 'stop failed'));
@@ -115,7 +122,10 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
  */
 function writerServices(
   rt: Runtime,
-  opts: { shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined; fence: WriterFence },
+  opts: {
+    shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined; fence: WriterFence;
+    model: WriteModel; follower: Service | undefined;
+  },
 ): Service {
   const log = rt.log.child({ role: 'writer' });
   const sequence = new ServiceSequence((err, service) => log.error({ err, service }, 'stop failed'));
@@ -142,7 +152,7 @@ function writerServices(
   }
 
   function build(mode: RunMode): readonly Service[] {
-    const writer = createWriterServices(rt, { mode, fence: opts.fence, decide: opts.decide });
+    const writer = createWriterServices(rt, { mode, fence: opts.fence, decide: opts.decide, model: opts.model });
     opts.readiness.push(...writer.readiness);
     return writer.services;
   }
@@ -150,6 +160,8 @@ function writerServices(
   return {
     name: 'writer',
     async start() {
+      // The lock is ours: the standby's model stops following, the pump folds from here on.
+      await opts.follower?.stop();
       await sequence.start(build(await decideMode()));
     },
     stop: () => sequence.stop(),

@@ -22,6 +22,8 @@ export type FaultPoint =
   | `projector.${string}.committed`
   /** deliverRows: the sink (Kafka) acknowledged, the rows are not marked SENT yet. */
   | `delivery.${string}.acked`
+  /** saveSnapshot: a write-model snapshot inserted inside its transaction, not committed. */
+  | 'snapshot.inserted'
   /** backfill: CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS written, proc_state not marked DONE yet. */
   | 'backfill.written';
 

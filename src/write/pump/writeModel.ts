@@ -6,6 +6,7 @@ import type { Queryable } from '../../platform/db.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
 import type { FlightOverlay } from './flightOverlay.ts';
+import type { ModelImage } from '../snapshot/snapshotCodec.ts';
 
 const PAGE = 5000;
 
@@ -25,6 +26,7 @@ export class WriteModel {
   private pos = 0n;
   private latest: string | null = null;
   private catchingUp: Promise<number> | undefined;
+  private readonly watchers = new Set<() => void>();
 
   get position(): string {
     return String(this.pos);
@@ -36,6 +38,35 @@ export class WriteModel {
    */
   get latestDay(): string | null {
     return this.latest;
+  }
+
+  /**
+   * The model as of its position, for a snapshot (src/write/snapshot): a shallow copy of the
+   * flight map — its states are replaced by applyDecision, never edited once in the map — and the
+   * reference store and plan requests, which are immutable. O(flights) pointer copies, no cloning.
+   */
+  capture(): ModelImage {
+    return { position: this.position, latestDay: this.latest, flights: new Map(this.flights), reference: this.reference, planRequests: this.planRequests };
+  }
+
+  /**
+   * Start from a snapshot instead of position 0 (docs/recovery.md "Write-model snapshots"): only
+   * a model that has folded nothing yet takes one. Returns false (and changes nothing) otherwise.
+   */
+  restore(image: ModelImage): boolean {
+    if (this.pos !== 0n || this.catchingUp !== undefined) return false;
+    for (const [flid, state] of image.flights) this.flights.set(flid, state);
+    this.reference = image.reference;
+    this.planRequests = image.planRequests;
+    this.latest = image.latestDay;
+    this.pos = BigInt(image.position);
+    return true;
+  }
+
+  /** Call `fn` after every move forward (a decision folded, a group adopted). Returns the unsubscribe. */
+  watch(fn: () => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
   }
 
   /** Fold every decision after `position`. Concurrent callers share one pass. Returns how many were read. */
@@ -71,6 +102,7 @@ export class WriteModel {
     }
     this.latest = latestDayAfter(this.latest, changes);
     this.pos = p;
+    for (const fn of this.watchers) fn();
     return true;
   }
 
@@ -89,6 +121,7 @@ export class WriteModel {
     this.planRequests = folded.planRequests;
     this.latest = folded.latest;
     this.pos = BigInt(last);
+    for (const fn of this.watchers) fn();
     return true;
   }
 

@@ -1,0 +1,47 @@
+/**
+ * Bring a write model up to the log head the quick way (docs/recovery.md "Write-model
+ * snapshots"): the newest snapshot made by this fold code, then a fold of the decisions after it.
+ * Without a usable one — none yet, only snapshots of other fold code, one that cannot be read —
+ * it folds from position 0 and says why in one log line.
+ */
+import { headPosition } from '../../log/readDecisions.ts';
+import type { Pool } from '../../platform/db.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { WriteModel } from '../pump/writeModel.ts';
+import { foldFingerprint } from './foldFingerprint.ts';
+import { newestSnapshot } from './newestSnapshot.ts';
+import { decodeImage } from './snapshotCodec.ts';
+
+export interface Warmed {
+  /** The snapshot's position, or null when the fold started at 0 (or the model was already warm). */
+  readonly snapshot: string | null;
+  /** Decisions folded after it. */
+  readonly folded: number;
+  readonly ms: number;
+}
+
+export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now: () => number = Date.now): Promise<Warmed> {
+  const t0 = now();
+  if (model.position !== '0') return { snapshot: null, folded: await model.catchUp(pool), ms: now() - t0 };
+  const fingerprint = foldFingerprint();
+  const found = await newestSnapshot(pool, fingerprint, await headPosition(pool));
+  let snapshot: string | null = null;
+  if (found.usable === undefined) {
+    log.info(
+      { fingerprint, otherCode: found.foreign },
+      found.foreign > 0
+        ? 'write model: the stored snapshots were made by other fold code and are never used; folding the log from position 0'
+        : 'write model: no snapshot yet; folding the log from position 0',
+    );
+  } else {
+    try {
+      if (model.restore(await decodeImage(found.usable.body))) snapshot = found.usable.position;
+    } catch (err) {
+      log.warn({ err, snapshotId: found.usable.id, position: found.usable.position }, 'write model: snapshot cannot be read; folding the log from position 0');
+    }
+  }
+  const folded = await model.catchUp(pool);
+  const ms = now() - t0;
+  log.info({ snapshot, folded, position: model.position, flights: model.flights.size, ms }, 'write model caught up');
+  return { snapshot, folded, ms };
+}
