@@ -8,7 +8,9 @@
  *   3. fold the log up to the higher checkpoint with the domain's applyDecision (foldForCheck);
  *   4. flights: fold vs rows (flightCheck) and vs their documents (docCheck); outbox: implied vs present msg_event rows
  *      (outboxCheck); with --all, reference data vs its tables (referenceCheck); write-backs of
- *      terminal messages (writebackCheck).
+ *      terminal messages (writebackCheck: a sample looks at the newest WRITEBACK_SAMPLE of them);
+ *   5. the newest write-model snapshot vs the log up to its position (snapshotCheck).
+ * A sample check costs what its sample does, not what the history does (docs/operations.md).
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Pool, Queryable } from '../platform/db.ts';
@@ -20,7 +22,11 @@ import { checkOutbox } from './outboxCheck.ts';
 import { readFlightsLog, readWholeLog } from './readLog.ts';
 import type { CheckReport, Mismatch } from './report.ts';
 import { checkReference } from './referenceCheck.ts';
+import { checkSnapshot } from './snapshotCheck.ts';
 import { checkWritebacks } from './writebackCheck.ts';
+
+/** A check of less than every flight looks at the write-backs of this many newest terminal messages (per table). */
+export const WRITEBACK_SAMPLE = 2000;
 
 export type Selection =
   | { readonly kind: 'all' }
@@ -30,7 +36,7 @@ export type Selection =
   | { readonly kind: 'day'; readonly day: string }
   | { readonly kind: 'flights'; readonly flids: readonly string[] };
 
-export type CheckPhase = 'select' | 'fold' | 'flights' | 'outbox' | 'writebacks' | 'done';
+export type CheckPhase = 'select' | 'fold' | 'flights' | 'outbox' | 'writebacks' | 'snapshot' | 'done';
 
 export interface CheckProgress {
   readonly phase: CheckPhase;
@@ -131,15 +137,23 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
 
     progress('writebacks', upTo, fold.events, flightsChecked);
     const grace = opts.writebackGraceMs ?? DEFAULT_WRITEBACK_GRACE_MS;
-    const wb = await checkWritebacks(client, new Date(started.getTime() - grace), positions.log);
+    const wb = await checkWritebacks(client, new Date(started.getTime() - grace), positions.log, whole ? undefined : WRITEBACK_SAMPLE);
     mismatches.push(...wb.mismatches);
+
+    progress('snapshot', upTo, fold.events, flightsChecked);
+    const ratio = opts.selection.kind === 'sample' ? opts.selection.ratio : 0;
+    const snapshot = await checkSnapshot(client, positions.log, { whole, ratio });
+    mismatches.push(...snapshot.mismatches);
     await client.query('COMMIT');
     progress('done', upTo, fold.events, flightsChecked);
     return {
       checkedAt: started.toISOString(),
       scope: scopeOf(opts.selection),
       positions,
-      checked: { flights: flightsChecked, decisions: fold.outbox.positions.length, messages: wb.messages, reference: reference?.records ?? null },
+      checked: {
+        flights: flightsChecked, decisions: fold.outbox.positions.length, messages: wb.messages, reference: reference?.records ?? null,
+        ...(snapshot.position === null ? {} : { snapshot: { position: snapshot.position, flights: snapshot.flights } }),
+      },
       mismatches,
       seconds: (opts.clock.now().getTime() - started.getTime()) / 1000,
     };

@@ -3,7 +3,7 @@
  * MSGX_SNAPSHOT_EVERY decisions and one whenever the latest operation day moves, each written
  * while the pump carries on. Taking one is a shallow copy of the flight map between two groups
  * (WriteModel.capture); the JSON, gzip and INSERT come after, off the pump's path, one at a time
- * (a move while one is being written is looked at again on the next decision after it).
+ * (when one is written, the model is looked at again at once).
  *
  * A snapshot that cannot be written is a warning, not an outage: the log is the truth, and the
  * next start folds a little more.
@@ -54,6 +54,7 @@ export function createSnapshotWriter(rt: Runtime, model: WriteModel): SnapshotWr
     last = { position: BigInt(image.position), latestDay: image.latestDay };
     writing = write(image).finally(() => {
       writing = undefined;
+      check(); // the model may have moved past the next interval meanwhile
     });
   }
 
@@ -61,7 +62,7 @@ export function createSnapshotWriter(rt: Runtime, model: WriteModel): SnapshotWr
     name: 'snapshot',
     async start() {
       const { rows } = await rt.pool.query<{ position: string; latest_day: string | null }>(
-        'SELECT position::text AS position, latest_day FROM write_model_snapshot WHERE fingerprint = $1 ORDER BY position DESC LIMIT 1',
+        'SELECT position, latest_day FROM write_model_snapshot WHERE fingerprint = $1 ORDER BY position DESC LIMIT 1',
         [fingerprint],
       );
       if (rows[0]) last = { position: BigInt(rows[0].position), latestDay: rows[0].latest_day };
