@@ -26,6 +26,8 @@ export interface App {
   failure(): Error | undefined;
   /** The run mode as recorded in the database (or forced by --shadow / MSGX_SHADOW). */
   mode(): Promise<ModeName>;
+  /** This process took the writer lock (its stop leaves work to the next start). */
+  wrote(): boolean;
 }
 
 export interface AssembleOptions {
@@ -59,6 +61,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   const routes: Route[] = [];
   const services: Service[] = [];
   let failure: Error | undefined;
+  let lockTaken = false;
 
   routes.push(createMetricsRoute(rt, mode));
   if (opts.role === 'all' || opts.role === 'api') {
@@ -100,7 +103,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
     const model = new WriteModel();
     const follower = opts.standby ? createModelFollower(rt, model, { follow: true }) : undefined;
     if (follower) services.push(follower);
-    services.push(lock);
+    services.push(lock, { name: 'writer-lock-taken', start: async () => void (lockTaken = true), stop: async () => undefined });
     // Everything else of the writer is built once the lock is held: its mode (shadow, cut-over) is
     // decided then, by the one writer, and every service is built for that mode.
     services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide, fence: lock, model, follower }));
@@ -110,6 +113,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   return {
     httpPort: () => http.port(),
     failure: () => failure,
+    wrote: () => lockTaken,
     mode: async () => modeName(await mode()),
     start: () => sequence.start(services),
     stop: () => sequence.stop(),

@@ -13,6 +13,8 @@ import { newestSnapshot } from './newestSnapshot.ts';
 import { decodeImage } from './snapshotCodec.ts';
 
 export interface Warmed {
+  /** Where the fold started: a snapshot, position 0, or the model as it was (a warm standby's). */
+  readonly from: 'snapshot' | 'position 0' | 'warm model';
   /** The snapshot's position, or null when the fold started at 0 (or the model was already warm). */
   readonly snapshot: string | null;
   /** Decisions folded after it. */
@@ -22,7 +24,7 @@ export interface Warmed {
 
 export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now: () => number = Date.now): Promise<Warmed> {
   const t0 = now();
-  if (model.position !== '0') return { snapshot: null, folded: await model.catchUp(pool), ms: now() - t0 };
+  if (model.position !== '0') return caughtUp(log, model, 'warm model', null, await model.catchUp(pool), now() - t0);
   const fingerprint = foldFingerprint();
   const found = await newestSnapshot(pool, fingerprint, await headPosition(pool));
   let snapshot: string | null = null;
@@ -40,8 +42,10 @@ export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now:
       log.warn({ err, snapshotId: found.usable.id, position: found.usable.position }, 'write model: snapshot cannot be read; folding the log from position 0');
     }
   }
-  const folded = await model.catchUp(pool);
-  const ms = now() - t0;
-  log.info({ snapshot, folded, position: model.position, flights: model.flights.size, ms }, 'write model caught up');
-  return { snapshot, folded, ms };
+  return caughtUp(log, model, snapshot === null ? 'position 0' : 'snapshot', snapshot, await model.catchUp(pool), now() - t0);
+}
+
+function caughtUp(log: Logger, model: WriteModel, from: Warmed['from'], snapshot: string | null, folded: number, ms: number): Warmed {
+  log.info({ from, snapshot, folded, position: model.position, flights: model.flights.size, ms }, 'write model caught up');
+  return { from, snapshot, folded, ms };
 }
