@@ -166,6 +166,7 @@ function writerServices(
     async start() {
       // The lock is ours: the standby's model stops following, the pump folds from here on.
       await opts.follower?.stop();
+      rt.faults.reached('writer.takeover');
       await sequence.start(build(await decideMode()));
     },
     stop: () => sequence.stop(),
