@@ -22,6 +22,7 @@ import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
 import { createJobs } from '../write/jobs/jobsService.ts';
 import { createPump, type Pump } from '../write/pump/pumpService.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
+import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
 import { createSnapshotWriter, type SnapshotWriter } from '../write/snapshot/snapshotWriter.ts';
 
@@ -81,7 +82,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
     ...delivery.services,
     // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
-    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg }),
+    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot }),
   ];
   return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, ...delivery.readiness] };
 }

@@ -13,7 +13,7 @@ import type { Service } from '../../src/platform/service.ts';
 import { WriteModel } from '../../src/write/pump/writeModel.ts';
 import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
 import { createModelFollower } from '../../src/write/snapshot/modelFollower.ts';
-import { checkSnapshot } from '../../src/consistency/snapshotCheck.ts';
+import { checkSnapshot } from '../../src/write/snapshot/checkSnapshot.ts';
 import { headPosition } from '../../src/log/readDecisions.ts';
 import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';
 import { encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';

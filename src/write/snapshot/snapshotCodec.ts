@@ -32,7 +32,7 @@ interface Document {
 }
 
 /** Flights stringified per turn of the event loop. */
-const SLICE = 200;
+const SLICE = 50;
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -13,7 +13,7 @@ import { systemClock } from '../../../src/platform/clock.ts';
 import { silentLogger } from '../../../src/platform/logger.ts';
 import { foldLog } from '../../../src/log/foldLog.ts';
 import { rebuildFlights } from '../../../src/projections/rebuild/rebuildFlights.ts';
-import { checkSnapshot } from '../../../src/consistency/snapshotCheck.ts';
+import { checkSnapshot } from '../../../src/write/snapshot/checkSnapshot.ts';
 import { describeMismatch } from '../../../src/consistency/report.ts';
 import { startKafkaBroker } from '../../support/kafka/broker.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../../support/databases.ts';

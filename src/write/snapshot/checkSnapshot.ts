@@ -10,14 +10,26 @@
  * for the check could agree with itself and miss the writer's bug.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { FlightState } from '../domain/flight.ts';
-import { foldFlightsUpTo } from '../log/foldLog.ts';
-import type { Queryable } from '../platform/db.ts';
-import { foldFingerprint } from '../write/snapshot/foldFingerprint.ts';
-import { foldModelUpTo } from '../write/snapshot/foldUpTo.ts';
-import { newestSnapshot } from '../write/snapshot/newestSnapshot.ts';
-import { decodeImage, type ModelImage } from '../write/snapshot/snapshotCodec.ts';
-import type { Mismatch } from './report.ts';
+import type { FlightState } from '../../domain/flight.ts';
+import { foldFlightsUpTo } from '../../log/foldLog.ts';
+import type { Queryable } from '../../platform/db.ts';
+import { foldFingerprint } from './foldFingerprint.ts';
+import { foldModelUpTo } from './foldUpTo.ts';
+import { newestSnapshot } from './newestSnapshot.ts';
+import { decodeImage, type ModelImage } from './snapshotCodec.ts';
+
+/**
+ * The newest snapshot (`row`) differs from a fold of the log up to its position (`log`): the
+ * consistency report's `snapshot` mismatch (src/consistency/report.ts; the composition root hands
+ * this check to runCheck, so the roles do not import each other).
+ */
+export interface SnapshotMismatch {
+  readonly check: 'snapshot';
+  readonly position: string;
+  readonly part: string;
+  readonly log: unknown;
+  readonly row: unknown;
+}
 
 /** A sample check compares at least this many of the snapshot's flights (all, when it has fewer). */
 const MIN_SAMPLE = 20;
@@ -26,7 +38,7 @@ export interface SnapshotCheckResult {
   /** The snapshot's position; null: there is none of this fold code. */
   readonly position: string | null;
   readonly flights: number;
-  readonly mismatches: Mismatch[];
+  readonly mismatches: SnapshotMismatch[];
 }
 
 /**
@@ -43,8 +55,8 @@ function firstDifference(a: FlightState, b: FlightState): string {
   return '?';
 }
 
-function compareFlights(position: string, snap: ReadonlyMap<string, FlightState>, log: ReadonlyMap<string, FlightState>, flids: Iterable<string>): Mismatch[] {
-  const out: Mismatch[] = [];
+function compareFlights(position: string, snap: ReadonlyMap<string, FlightState>, log: ReadonlyMap<string, FlightState>, flids: Iterable<string>): SnapshotMismatch[] {
+  const out: SnapshotMismatch[] = [];
   for (const flid of flids) {
     const s = snap.get(flid);
     const l = log.get(flid);
@@ -59,7 +71,7 @@ function compareFlights(position: string, snap: ReadonlyMap<string, FlightState>
   return out;
 }
 
-function compareWhole(image: ModelImage, log: ModelImage): Mismatch[] {
+function compareWhole(image: ModelImage, log: ModelImage): SnapshotMismatch[] {
   const out = compareFlights(image.position, image.flights, log.flights, new Set([...image.flights.keys(), ...log.flights.keys()]));
   const parts: [string, unknown, unknown][] = [
     ['latest day', log.latestDay, image.latestDay],
