@@ -15,6 +15,8 @@ import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
 import { createModelFollower } from '../../src/write/snapshot/modelFollower.ts';
 import { checkSnapshot } from '../../src/write/snapshot/checkSnapshot.ts';
 import { headPosition } from '../../src/log/readDecisions.ts';
+import { runCheck } from '../../src/consistency/runCheck.ts';
+import { formatReport } from '../../src/consistency/report.ts';
 import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';
 import { encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';
 import { warmModel } from '../../src/write/snapshot/warmModel.ts';
@@ -104,6 +106,11 @@ describe('write-model snapshots', () => {
     // msgx verify --all and the sample check agree with it.
     expect(await checkSnapshot(rt.pool, head, { whole: true, ratio: 1 })).toMatchObject({ position: newest, flights: 40, mismatches: [] });
     expect(await checkSnapshot(rt.pool, head, { whole: false, ratio: 0.01 })).toMatchObject({ position: newest, flights: 20, mismatches: [] });
+    // As msgx verify hands it to runCheck (no projectors ran here: only the snapshot's part is looked at).
+    const report = await runCheck(rt.pool, { selection: { kind: 'all' }, clock: rt.clock, snapshot: checkSnapshot });
+    expect(report.checked.snapshot).toEqual({ position: newest, flights: 40 });
+    expect(report.mismatches.filter((x) => x.check === 'snapshot')).toEqual([]);
+    expect(formatReport(report)).toContain(`40 flight(s) of the write-model snapshot at position ${newest}`);
   });
 
   it('a snapshot that does not match the log is reported by the check, naming the flight and field', { timeout: 60_000 }, async () => {
