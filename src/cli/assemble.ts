@@ -9,6 +9,7 @@ import { ServiceSequence, type ReadinessCheck, type Service } from '../platform/
 import { createWriterLock } from '../write/writerLock.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
+import { newestImage } from '../write/snapshot/warmModel.ts';
 import type { WriterFence } from '../platform/writerFence.ts';
 import { cutOver, enterShadow, ShadowRefused } from '../write/shadow/runModeChange.ts';
 import { unsafeForShadow } from '../write/shadow/shadowSafety.ts';
@@ -100,7 +101,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
     const lock = createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost });
     // A warm standby (docs/operations.md "Warm standby"): its write model follows the log while it
     // waits for the lock, so that its pump starts from the head, not from a snapshot or position 0.
-    const model = new WriteModel();
+    const model = new WriteModel({ newestImage });
     const follower = opts.standby ? createModelFollower(rt, model, { follow: true }) : undefined;
     if (follower) services.push(follower);
     services.push(lock, { name: 'writer-lock-taken', start: async () => void (lockTaken = true), stop: async () => undefined });

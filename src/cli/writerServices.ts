@@ -25,6 +25,7 @@ import { WriteModel } from '../write/pump/writeModel.ts';
 import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
 import { createSnapshotWriter, type SnapshotWriter } from '../write/snapshot/snapshotWriter.ts';
+import { newestImage } from '../write/snapshot/warmModel.ts';
 
 export interface WriterServicesOptions {
   /** Default PRODUCTION_MODE. */
@@ -57,7 +58,7 @@ export interface WriterServices {
 export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = {}): WriterServices {
   const mode = opts.mode ?? PRODUCTION_MODE;
   const wrt: Runtime = mode.shadow ? { ...rt, mailbox: shadowMailbox(rt.mailbox) } : rt;
-  const model = opts.model ?? new WriteModel();
+  const model = opts.model ?? new WriteModel({ newestImage });
   const backfill = createBackfill(wrt);
   const pump = createPump(wrt, {
     model,

@@ -19,7 +19,7 @@ import { runCheck } from '../../src/consistency/runCheck.ts';
 import { formatReport } from '../../src/consistency/report.ts';
 import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';
 import { encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';
-import { warmModel } from '../../src/write/snapshot/warmModel.ts';
+import { newestImage, warmModel } from '../../src/write/snapshot/warmModel.ts';
 import { captureLog } from '../reliability/support/captureLog.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { generateTraffic } from './support/traffic.ts';
@@ -102,6 +102,13 @@ describe('write-model snapshots', () => {
     expect(warmed).toMatchObject({ snapshot: newest, folded: Number(BigInt(head) - BigInt(newest)) });
     expect(contents(m)).toEqual(contents(await foldedFromZero()));
     expect(cap.text()).toContain('write model caught up');
+
+    // A reload (a projection rebuild asks the pump for one) starts from the newest snapshot too.
+    const reloading = new WriteModel({ newestImage });
+    await reloading.catchUp(rt.pool);
+    expect(await reloading.reload(rt.pool)).toBe(Number(BigInt(head) - BigInt(newest)));
+    expect(contents(reloading)).toEqual(contents(m));
+    expect(await new WriteModel().reload(rt.pool)).toBe(Number(head));
 
     // msgx verify --all and the sample check agree with it.
     expect(await checkSnapshot(rt.pool, head, { whole: true, ratio: 1 })).toMatchObject({ position: newest, flights: 40, mismatches: [] });

@@ -17,6 +17,14 @@ const PAGE = 5000;
  * `apply` folds one decision that this process just committed. Both are idempotent by position, so
  * a decision seen through both paths is folded once.
  */
+export interface WriteModelOptions {
+  /**
+   * The newest usable snapshot of the model (src/write/snapshot/warmModel.ts), handed in by the
+   * composition root: `reload` starts from it instead of position 0. Absent: reload folds from 0.
+   */
+  readonly newestImage?: (q: Queryable) => Promise<ModelImage | undefined>;
+}
+
 export class WriteModel {
   readonly flights = new Map<string, FlightState>();
   /** The reference store (kind → code → elements), folded from the same log; replaced, never edited. */
@@ -27,6 +35,8 @@ export class WriteModel {
   private latest: string | null = null;
   private catchingUp: Promise<number> | undefined;
   private readonly watchers = new Set<() => void>();
+
+  constructor(private readonly opts: WriteModelOptions = {}) {}
 
   get position(): string {
     return String(this.pos);
@@ -77,7 +87,11 @@ export class WriteModel {
     return this.catchingUp;
   }
 
-  /** Drop everything and fold the whole log again (after a failed commit left doubt, or on request). */
+  /**
+   * Drop everything and fold the log again (after a failed commit left doubt, or on request): from
+   * the newest snapshot of this fold code when there is one (it equals a fold from 0 up to its
+   * position: docs/recovery.md "Write-model snapshots"), else from position 0.
+   */
   async reload(q: Queryable): Promise<number> {
     await this.catchingUp?.catch(() => undefined);
     this.flights.clear();
@@ -85,6 +99,8 @@ export class WriteModel {
     this.planRequests = NO_PLAN_REQUESTS;
     this.pos = 0n;
     this.latest = null;
+    const image = await this.opts.newestImage?.(q);
+    if (image !== undefined) this.restore(image);
     return this.catchUp(q);
   }
 

@@ -5,12 +5,12 @@
  * it folds from position 0 and says why in one log line.
  */
 import { headPosition } from '../../log/readDecisions.ts';
-import type { Pool } from '../../platform/db.ts';
+import type { Pool, Queryable } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { WriteModel } from '../pump/writeModel.ts';
 import { foldFingerprint } from './foldFingerprint.ts';
 import { newestSnapshot } from './newestSnapshot.ts';
-import { decodeImage } from './snapshotCodec.ts';
+import { decodeImage, type ModelImage } from './snapshotCodec.ts';
 
 export interface Warmed {
   /** Where the fold started: a snapshot, position 0, or the model as it was (a warm standby's). */
@@ -48,4 +48,13 @@ export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now:
 function caughtUp(log: Logger, model: WriteModel, from: Warmed['from'], snapshot: string | null, folded: number, ms: number): Warmed {
   log.info({ from, snapshot, folded, position: model.position, flights: model.flights.size, ms }, 'write model caught up');
   return { from, snapshot, folded, ms };
+}
+
+/**
+ * The newest usable snapshot as an image, or undefined (none, other fold code, unreadable): what
+ * WriteModel.reload starts from (it folds from 0 without one).
+ */
+export async function newestImage(q: Queryable): Promise<ModelImage | undefined> {
+  const { usable } = await newestSnapshot(q, foldFingerprint(), await headPosition(q));
+  return usable === undefined ? undefined : decodeImage(usable.body).catch(() => undefined);
 }
