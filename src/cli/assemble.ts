@@ -7,6 +7,9 @@ import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { ServiceSequence, type ReadinessCheck, type Service } from '../platform/service.ts';
 import { createWriterLock } from '../write/writerLock.ts';
+import { WriteModel } from '../write/pump/writeModel.ts';
+import { createModelFollower } from '../write/snapshot/modelFollower.ts';
+import { newestImage } from '../write/snapshot/warmModel.ts';
 import type { WriterFence } from '../platform/writerFence.ts';
 import { cutOver, enterShadow, ShadowRefused } from '../write/shadow/runModeChange.ts';
 import { unsafeForShadow } from '../write/shadow/shadowSafety.ts';
@@ -24,6 +27,8 @@ export interface App {
   failure(): Error | undefined;
   /** The run mode as recorded in the database (or forced by --shadow / MSGX_SHADOW). */
   mode(): Promise<ModeName>;
+  /** This process took the writer lock (its stop leaves work to the next start). */
+  wrote(): boolean;
 }
 
 export interface AssembleOptions {
@@ -57,6 +62,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   const routes: Route[] = [];
   const services: Service[] = [];
   let failure: Error | undefined;
+  let lockTaken = false;
 
   routes.push(createMetricsRoute(rt, mode));
   if (opts.role === 'all' || opts.role === 'api') {
@@ -94,16 +100,22 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
       }, LOST_EXIT_MS).unref();
     };
     const lock = createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost });
-    services.push(lock);
+    // A warm standby (docs/operations.md "Warm standby"): its write model follows the log while it
+    // waits for the lock, so that its pump starts from the head, not from a snapshot or position 0.
+    const model = new WriteModel({ newestImage });
+    const follower = opts.standby ? createModelFollower(rt, model, { follow: true }) : undefined;
+    if (follower) services.push(follower);
+    services.push(lock, { name: 'writer-lock-taken', start: async () => void (lockTaken = true), stop: async () => undefined });
     // Everything else of the writer is built once the lock is held: its mode (shadow, cut-over) is
     // decided then, by the one writer, and every service is built for that mode.
-    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide, fence: lock }));
+    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide, fence: lock, model, follower }));
   }
 
   const sequence = new ServiceSequence((err, service) => rt.log.error({ err, service }, 'stop failed'));
   return {
     httpPort: () => http.port(),
     failure: () => failure,
+    wrote: () => lockTaken,
     mode: async () => modeName(await mode()),
     start: () => sequence.start(services),
     stop: () => sequence.stop(),
@@ -116,7 +128,10 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
  */
 function writerServices(
   rt: Runtime,
-  opts: { shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined; fence: WriterFence },
+  opts: {
+    shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined; fence: WriterFence;
+    model: WriteModel; follower: Service | undefined;
+  },
 ): Service {
   const log = rt.log.child({ role: 'writer' });
   const sequence = new ServiceSequence((err, service) => log.error({ err, service }, 'stop failed'));
@@ -143,7 +158,7 @@ function writerServices(
   }
 
   function build(mode: RunMode): readonly Service[] {
-    const writer = createWriterServices(rt, { mode, fence: opts.fence, decide: opts.decide });
+    const writer = createWriterServices(rt, { mode, fence: opts.fence, decide: opts.decide, model: opts.model });
     opts.readiness.push(...writer.readiness);
     return writer.services;
   }
@@ -151,6 +166,9 @@ function writerServices(
   return {
     name: 'writer',
     async start() {
+      // The lock is ours: the standby's model stops following, the pump folds from here on.
+      await opts.follower?.stop();
+      rt.faults.reached('writer.takeover');
       await sequence.start(build(await decideMode()));
     },
     stop: () => sequence.stop(),

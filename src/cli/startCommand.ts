@@ -4,6 +4,7 @@ import { openRuntime } from '../platform/runtime.ts';
 import { UsageError } from './usageError.ts';
 import type { Command } from './commands.ts';
 import { assemble, ROLES, type Role } from './assemble.ts';
+import { logLeftAtStop } from './leftAtStop.ts';
 
 export const startCommand: Command = {
   summary: 'run the service (roles: all | writer | api), --standby to wait for the writer lock',
@@ -64,15 +65,26 @@ export const startCommand: Command = {
       throw err;
     }
     const runtime = rt;
+    const started = app;
     const stopped = new Promise<void>((resolve) => {
-      // Also while app.start() runs (a standby waits there for the writer lock).
+      // Also while app.start() runs (a standby waits there for the writer lock). Bounded by
+      // MSGX_STOP_TIMEOUT_MS (docs/operations.md "Stopping"): whatever a service has not finished
+      // by then is recorded in PostgreSQL and re-driven by the next start, so the process leaves.
       stopNow = () =>
-        void app
-          .stop()
-          .catch((err: unknown) => log.error({ err }, 'error while stopping'))
-          .then(() => runtime.close())
-          .catch((err: unknown) => log.error({ err }, 'error while closing'))
-          .then(resolve);
+        void (async () => {
+          const t0 = performance.now();
+          let timer: NodeJS.Timeout | undefined;
+          const timedOut = new Promise<false>((r) => (timer = setTimeout(() => r(false), cfg.stopTimeoutMs)));
+          const finished = await Promise.race([
+            started.stop().catch((err: unknown) => log.error({ err }, 'error while stopping')).then(() => true as const),
+            timedOut,
+          ]);
+          clearTimeout(timer);
+          if (started.wrote()) await logLeftAtStop(runtime.pool, log, { finished, ms: performance.now() - t0, timeoutMs: cfg.stopTimeoutMs });
+          // After a timeout the pools may hang on a service still using them: the exit closes them.
+          if (finished) await runtime.close().catch((err: unknown) => log.error({ err }, 'error while closing'));
+          resolve();
+        })();
     });
     if (signalled) {
       stopNow!(); // the signal came between start-up steps: do not start the services at all

@@ -3,6 +3,7 @@ import { runCheck, type CheckProgress, type Selection } from '../consistency/run
 import { recordCheck } from '../consistency/recordCheck.ts';
 import { formatReport } from '../consistency/report.ts';
 import { openRuntime } from '../platform/runtime.ts';
+import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import type { Command } from './commands.ts';
 import { UsageError } from './usageError.ts';
 
@@ -78,6 +79,7 @@ export const verifyCommand: Command = {
       const report = await runCheck(rt.pool, {
         selection,
         clock: rt.clock,
+        snapshot: checkSnapshot,
         onProgress: (p) => {
           // The fold reports every page: about one line a second is enough.
           if (p.phase === 'fold') {

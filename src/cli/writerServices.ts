@@ -22,6 +22,10 @@ import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
 import { createJobs } from '../write/jobs/jobsService.ts';
 import { createPump, type Pump } from '../write/pump/pumpService.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
+import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
+import { createModelFollower } from '../write/snapshot/modelFollower.ts';
+import { createSnapshotWriter, type SnapshotWriter } from '../write/snapshot/snapshotWriter.ts';
+import { newestImage } from '../write/snapshot/warmModel.ts';
 
 export interface WriterServicesOptions {
   /** Default PRODUCTION_MODE. */
@@ -35,6 +39,8 @@ export interface WriterServicesOptions {
    * write test harness, which drives the rest itself.
    */
   readonly parts?: 'all' | 'core';
+  /** The write model (default: a new one); a warm standby passes the one it kept caught up while it waited. */
+  readonly model?: WriteModel;
 }
 
 export interface WriterServices {
@@ -42,7 +48,8 @@ export interface WriterServices {
   readonly ingest: Ingest;
   readonly pump: Pump;
   readonly backfill: Backfill;
-  /** In start order (stopped in reverse): ingest → pump → backfill → jobs → projectors → delivery → sentinel. */
+  readonly snapshots: SnapshotWriter;
+  /** In start order (stopped in reverse): write model → ingest → pump → snapshots → backfill → jobs → projectors → delivery → sentinel. */
   readonly services: readonly Service[];
   /** The readiness checks of these services (ingest, and 'kafka' with 'all'). */
   readonly readiness: readonly ReadinessCheck[];
@@ -51,7 +58,7 @@ export interface WriterServices {
 export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = {}): WriterServices {
   const mode = opts.mode ?? PRODUCTION_MODE;
   const wrt: Runtime = mode.shadow ? { ...rt, mailbox: shadowMailbox(rt.mailbox) } : rt;
-  const model = new WriteModel();
+  const model = opts.model ?? new WriteModel({ newestImage });
   const backfill = createBackfill(wrt);
   const pump = createPump(wrt, {
     model,
@@ -61,9 +68,11 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     ...(opts.decide ? { decide: opts.decide } : {}),
   });
   const ingest = createIngest(wrt);
-  // No write-back in shadow mode: nothing is registered for it, and the scanner does not run.
-  const core: Service[] = [ingest, pump, ...(mode.shadow ? [] : [backfill])];
-  if (opts.parts === 'core') return { model, ingest, pump, backfill, services: core, readiness: [ingest.readiness] };
+  const snapshots = createSnapshotWriter(wrt, model);
+  // The write model from its newest snapshot first (docs/recovery.md "Write-model snapshots"). No
+  // write-back in shadow mode: nothing is registered for it, and the scanner does not run.
+  const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
+  if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
   const services: Service[] = [
     ...core,
@@ -74,7 +83,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
     ...delivery.services,
     // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
-    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg }),
+    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot }),
   ];
-  return { model, ingest, pump, backfill, services, readiness: [ingest.readiness, ...delivery.readiness] };
+  return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, ...delivery.readiness] };
 }

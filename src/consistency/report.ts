@@ -4,7 +4,7 @@
  * value the log implies (`log`) beside the value found in the table (`row`).
  */
 
-export type CheckName = 'flights' | 'outbox' | 'writebacks' | 'reference';
+export type CheckName = 'flights' | 'outbox' | 'writebacks' | 'reference' | 'snapshot';
 
 export type Mismatch =
   /** A flight field (GraphQL name) whose row value is not the fold's. */
@@ -34,7 +34,9 @@ export type Mismatch =
   | {
       check: 'writebacks'; msgId: string; state: string; problem: string;
       log: unknown; row: unknown;
-    };
+    }
+  /** The newest write-model snapshot (`row`) differs from a fold of the log up to its position (`log`). */
+  | { check: 'snapshot'; position: string; part: string; log: unknown; row: unknown };
 
 export interface CheckReport {
   /** When the snapshot was taken (ISO UTC). */
@@ -47,6 +49,8 @@ export interface CheckReport {
     readonly flights: number; readonly decisions: number; readonly messages: number;
     /** Reference rows (records, seasons, seasonal flights) compared: only with --all, else null. */
     readonly reference: number | null;
+    /** The newest write-model snapshot checked: its position and the flights compared (absent: none of this fold code). */
+    readonly snapshot?: { readonly position: string; readonly flights: number };
   };
   readonly mismatches: readonly Mismatch[];
   readonly seconds: number;
@@ -82,6 +86,8 @@ export function describeMismatch(m: Mismatch): string {
         : `reference ${m.table} ${m.key}: has a row but is not in the log`;
     case 'writebacks':
       return `write-back of message ${m.msgId} (${m.state}): ${m.problem}: log ${show(m.log)}, row ${show(m.row)}`;
+    case 'snapshot':
+      return `write-model snapshot at position ${m.position}: ${m.part}: log ${show(m.log)}, snapshot ${show(m.row)}`;
   }
 }
 
@@ -92,6 +98,7 @@ export function formatReport(r: CheckReport): string {
       `${r.checked.decisions} decision(s) at outbox position ${r.positions.outbox}, ` +
       `${r.checked.messages} terminal message(s)` +
       (r.checked.reference === null ? '' : `, ${r.checked.reference} reference row(s) at reference position ${r.positions.reference}`) +
+      (r.checked.snapshot === undefined ? '' : `, ${r.checked.snapshot.flights} flight(s) of the write-model snapshot at position ${r.checked.snapshot.position}`) +
       `; log at ${r.positions.log}; ${r.seconds.toFixed(1)} s`,
   ];
   for (const m of r.mismatches) lines.push(describeMismatch(m));

@@ -8,7 +8,9 @@
  *   3. fold the log up to the higher checkpoint with the domain's applyDecision (foldForCheck);
  *   4. flights: fold vs rows (flightCheck) and vs their documents (docCheck); outbox: implied vs present msg_event rows
  *      (outboxCheck); with --all, reference data vs its tables (referenceCheck); write-backs of
- *      terminal messages (writebackCheck).
+ *      terminal messages (writebackCheck: a sample looks at the newest WRITEBACK_SAMPLE of them);
+ *   5. the newest write-model snapshot vs the log up to its position (the `snapshot` check handed in).
+ * A sample check costs what its sample does, not what the history does (docs/operations.md).
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Pool, Queryable } from '../platform/db.ts';
@@ -22,6 +24,9 @@ import type { CheckReport, Mismatch } from './report.ts';
 import { checkReference } from './referenceCheck.ts';
 import { checkWritebacks } from './writebackCheck.ts';
 
+/** A check of less than every flight looks at the write-backs of this many newest terminal messages (per table). */
+export const WRITEBACK_SAMPLE = 2000;
+
 export type Selection =
   | { readonly kind: 'all' }
   /** A random `ratio` of the flights in the read model (of one operation day, if given). */
@@ -30,7 +35,7 @@ export type Selection =
   | { readonly kind: 'day'; readonly day: string }
   | { readonly kind: 'flights'; readonly flids: readonly string[] };
 
-export type CheckPhase = 'select' | 'fold' | 'flights' | 'outbox' | 'writebacks' | 'done';
+export type CheckPhase = 'select' | 'fold' | 'flights' | 'outbox' | 'writebacks' | 'snapshot' | 'done';
 
 export interface CheckProgress {
   readonly phase: CheckPhase;
@@ -49,7 +54,16 @@ export interface CheckOptions {
   /** The COUTMSGS routes the outbox feeder runs with (none by default, as in assemble.ts). */
   readonly routes?: readonly CoutmsgsRoute[];
   readonly onProgress?: (p: CheckProgress) => void;
+  /** The write-model snapshot check (src/write/snapshot/checkSnapshot.ts, handed in by the composition root); absent: not checked. */
+  readonly snapshot?: SnapshotCheck;
 }
+
+/** Checks the newest write-model snapshot against the log (whole, or a `ratio` of its flights). */
+export type SnapshotCheck = (
+  q: Queryable,
+  head: string,
+  opts: { readonly whole: boolean; readonly ratio: number },
+) => Promise<{ readonly position: string | null; readonly flights: number; readonly mismatches: readonly Mismatch[] }>;
 
 export const DEFAULT_WRITEBACK_GRACE_MS = 60_000;
 
@@ -131,15 +145,23 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
 
     progress('writebacks', upTo, fold.events, flightsChecked);
     const grace = opts.writebackGraceMs ?? DEFAULT_WRITEBACK_GRACE_MS;
-    const wb = await checkWritebacks(client, new Date(started.getTime() - grace), positions.log);
+    const wb = await checkWritebacks(client, new Date(started.getTime() - grace), positions.log, whole ? undefined : WRITEBACK_SAMPLE);
     mismatches.push(...wb.mismatches);
+
+    progress('snapshot', upTo, fold.events, flightsChecked);
+    const ratio = opts.selection.kind === 'sample' ? opts.selection.ratio : 0;
+    const snapshot = opts.snapshot ? await opts.snapshot(client, positions.log, { whole, ratio }) : { position: null, flights: 0, mismatches: [] };
+    mismatches.push(...snapshot.mismatches);
     await client.query('COMMIT');
     progress('done', upTo, fold.events, flightsChecked);
     return {
       checkedAt: started.toISOString(),
       scope: scopeOf(opts.selection),
       positions,
-      checked: { flights: flightsChecked, decisions: fold.outbox.positions.length, messages: wb.messages, reference: reference?.records ?? null },
+      checked: {
+        flights: flightsChecked, decisions: fold.outbox.positions.length, messages: wb.messages, reference: reference?.records ?? null,
+        ...(snapshot.position === null ? {} : { snapshot: { position: snapshot.position, flights: snapshot.flights } }),
+      },
       mismatches,
       seconds: (opts.clock.now().getTime() - started.getTime()) / 1000,
     };

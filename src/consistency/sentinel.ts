@@ -17,7 +17,7 @@ import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { nextDailyRun } from './nextDailyRun.ts';
 import { recordCheck, type CheckTrigger } from './recordCheck.ts';
 import { describeMismatch, type CheckReport } from './report.ts';
-import { runCheck } from './runCheck.ts';
+import { runCheck, type SnapshotCheck } from './runCheck.ts';
 
 /** ERROR lines per check at most; the rest are counted in one more line. */
 const LOG_LIMIT = 1000;
@@ -28,6 +28,8 @@ export interface SentinelDeps {
   readonly log: Logger;
   readonly cfg: Pick<Config, 'airportTz' | 'consistency'>;
   readonly routes?: readonly CoutmsgsRoute[];
+  /** The write-model snapshot check (absent: not checked). */
+  readonly snapshot?: SnapshotCheck;
 }
 
 export interface Sentinel extends Service {
@@ -46,6 +48,7 @@ export function createSentinel(deps: SentinelDeps): Sentinel {
       selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio },
       clock,
       ...(deps.routes ? { routes: deps.routes } : {}),
+      ...(deps.snapshot ? { snapshot: deps.snapshot } : {}),
     });
     await recordCheck(pool, trigger, report);
     report.mismatches.slice(0, LOG_LIMIT).forEach((m) => log.error({ mismatch: m, trigger }, `consistency: ${describeMismatch(m)}`));

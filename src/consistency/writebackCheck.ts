@@ -8,6 +8,8 @@
  * write-back: its `backfill_state` is empty by design.
  *
  * One scan counts the messages and the bad ones; only when there are bad ones are they listed.
+ * A sample check (`newest`) looks at the newest terminal messages of each table only — the ones
+ * whose write-back may still be under way — so its cost does not grow with the history.
  */
 import type { Queryable } from '../platform/db.ts';
 import { readRunMode } from '../platform/runMode.ts';
@@ -21,6 +23,13 @@ const TERMINAL = `SELECT msg_id, state, backfill_state, backfill_status, decided
                   UNION ALL
                   SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state_hst
                    WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1`;
+
+/** The newest `$5` terminal messages of each table (by msg_id, through their primary keys). */
+const TERMINAL_NEWEST = `(SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state
+                    WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1 ORDER BY msg_id DESC LIMIT $5)
+                  UNION ALL
+                  (SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state_hst
+                    WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1 ORDER BY msg_id DESC LIMIT $5)`;
 
 const EXPECTED_STATUS = `CASE t.state WHEN 'SUCCEEDED' THEN 'PROCESSED' WHEN 'SKIPPED' THEN 'SKIPPED' ELSE 'DEAD' END`;
 
@@ -41,22 +50,27 @@ interface Row {
   shadow_decided: boolean;
 }
 
-/** `head`: the log head of the check's snapshot (read here when not given). */
-export async function checkWritebacks(q: Queryable, olderThan: Date, headPosition?: string): Promise<{ messages: number; mismatches: Mismatch[] }> {
+/**
+ * `head`: the log head of the check's snapshot (read here when not given). `newest`: only the
+ * newest this many terminal messages of proc_state and of proc_state_hst (a sample check).
+ */
+export async function checkWritebacks(q: Queryable, olderThan: Date, headPosition?: string, newest?: number): Promise<{ messages: number; mismatches: Mismatch[] }> {
   const head = headPosition ?? (await q.query<{ h: string }>('SELECT COALESCE(max(position), 0)::text AS h FROM decision_event')).rows[0]!.h;
   const mode = await readRunMode(q);
   const shadow = [mode.shadow, mode.cutoverPosition];
+  const terminal = newest === undefined ? TERMINAL : TERMINAL_NEWEST;
+  const sample = newest === undefined ? [] : [newest];
   const counted = await q.query<{ n: number; bad: number }>(
-    `SELECT count(*)::int AS n, count(*) FILTER (WHERE ${BAD})::int AS bad FROM (${TERMINAL}) t`,
-    [olderThan, head, ...shadow],
+    `SELECT count(*)::int AS n, count(*) FILTER (WHERE ${BAD})::int AS bad FROM (${terminal}) t`,
+    [olderThan, head, ...shadow, ...sample],
   );
   const { n, bad } = counted.rows[0] ?? { n: 0, bad: 0 };
   if (bad === 0) return { messages: n, mismatches: [] };
   const { rows } = await q.query<Row>(
     `SELECT t.msg_id, t.state, t.backfill_state, t.backfill_status, ${EXPECTED_STATUS} AS expected_status, t.decided_position,
             ${SHADOW_DECIDED} AS shadow_decided
-       FROM (${TERMINAL}) t WHERE ${BAD} ORDER BY t.msg_id LIMIT $5`,
-    [olderThan, head, ...shadow, LIST_LIMIT],
+       FROM (${terminal}) t WHERE ${BAD} ORDER BY t.msg_id LIMIT $${newest === undefined ? 5 : 6}`,
+    [olderThan, head, ...shadow, ...sample, LIST_LIMIT],
   );
   const mismatches: Mismatch[] = [];
   for (const r of rows) {

@@ -136,6 +136,9 @@ const schema = z.object({
     .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio between 0 and 1, e.g. 0.01')
     .transform(Number)
     .default(0.01),
+  // --- write-model snapshots, graceful stop (docs/recovery.md "Write-model snapshots", docs/operations.md) ---
+  MSGX_SNAPSHOT_EVERY: int(1).default(50_000),
+  MSGX_STOP_TIMEOUT_MS: int(1000, 600_000).default(10_000),
   MSGX_SHADOW: bool.default(false),
   MSGX_SHADOW_TOPIC_PREFIX: z.string().trim().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be a non-empty Kafka topic prefix such as shadow.').default('shadow.'),
   // --- connections and uploads (docs/security.md §2 HTTP) ---
@@ -203,6 +206,10 @@ export interface Config {
     readonly checkAt: string;
     readonly sampleRatio: number;
   };
+  /** Write-model snapshots: one every `every` decisions and at each new latest operation day. */
+  readonly snapshot: { readonly every: number };
+  /** A graceful stop (SIGTERM) ends within this; what is left is re-driven from PostgreSQL at the next start. */
+  readonly stopTimeoutMs: number;
   /** Shadow run beside the legacy system (docs/contract/design.md §11; also `msgx start --shadow`). */
   readonly shadow: { readonly enabled: boolean; readonly topicPrefix: string };
   /** Per-client and global caps of the HTTP server (docs/security.md §2 HTTP). */
@@ -286,6 +293,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkAt: p.MSGX_CONSISTENCY_CHECK_AT,
       sampleRatio: p.MSGX_CONSISTENCY_SAMPLE_RATIO,
     }),
+    snapshot: Object.freeze({ every: p.MSGX_SNAPSHOT_EVERY }),
+    stopTimeoutMs: p.MSGX_STOP_TIMEOUT_MS,
     shadow: Object.freeze({ enabled: p.MSGX_SHADOW, topicPrefix: p.MSGX_SHADOW_TOPIC_PREFIX }),
     httpClients: Object.freeze({
       maxConnectionsPerClient: p.MSGX_HTTP_MAX_CONNECTIONS_PER_CLIENT,

@@ -22,6 +22,10 @@ export type FaultPoint =
   | `projector.${string}.committed`
   /** deliverRows: the sink (Kafka) acknowledged, the rows are not marked SENT yet. */
   | `delivery.${string}.acked`
+  /** saveSnapshot: a write-model snapshot inserted inside its transaction, not committed. */
+  | 'snapshot.inserted'
+  /** A standby took the writer lock (epoch bumped) with its warm model; nothing decided yet. Once per process. */
+  | 'writer.takeover'
   /** backfill: CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS written, proc_state not marked DONE yet. */
   | 'backfill.written';
 

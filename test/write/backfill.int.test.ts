@@ -4,16 +4,18 @@ import type { Mailbox } from '../../src/platform/mailbox/port.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { MALFORMED_XML, adft, estt } from './support/messages.ts';
-import { insertCminmsgs, procStates, startWriter, testRuntime, unfinished } from './support/writeHarness.ts';
+import { generateTraffic } from './support/traffic.ts';
+import { insertCminmsgs, insertCminmsgsBulk, procStates, startWriter, testRuntime, unfinished } from './support/writeHarness.ts';
 
 let db: TestDatabase;
 let my: TestMailbox;
+const dropAfter: { drop(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   [db, my] = await Promise.all([createTestDatabase('backfill'), createTestMailbox('backfill')]);
 });
 afterAll(async () => {
-  await Promise.all([db?.drop(), my?.drop()]);
+  await Promise.all([db?.drop(), my?.drop(), ...dropAfter.map((s) => s.drop())]);
 });
 
 /** The real MariaDB mailbox whose write-back fails while `down` (a mailbox outage). */
@@ -74,6 +76,47 @@ describe('CMINMSGS backfill', () => {
     } finally {
       await w.stop();
       await rt.close();
+    }
+  });
+
+  it('a stop ends after the batch in flight, however long the backlog; the rest stays pending and the next start writes it back', { timeout: 120_000 }, async () => {
+    // Stores of its own: the messages of the tests above stay out of the counts.
+    const [db, my] = await Promise.all([createTestDatabase('backfillstop'), createTestMailbox('backfillstop')]);
+    dropAfter.push(db, my);
+    await insertCminmsgsBulk(my, generateTraffic(1200));
+    // Decide everything with no write-back running: a backlog of 1,200 write-backs.
+    const rt = testRuntime(db, my);
+    const w = await startWriter(rt, { backfill: false });
+    await waitFor(async () => (await procStates(db)).length === 1200 && (await unfinished(db)) === 0, { timeoutMs: 60_000, what: 'all decided' });
+    await w.stop();
+    const pending = async () => Number((await db.pool.query<{ n: string }>("SELECT count(*) AS n FROM proc_state WHERE backfill_state = 'PENDING'")).rows[0]!.n);
+    expect(await pending()).toBe(1200);
+
+    // The first batch's write to the mailbox waits until the stop has been asked for.
+    const real = createMysqlMailbox(my.url, 'Asia/Shanghai');
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let batches = 0;
+    const gated: Mailbox = { ...real, async backfill(items) { batches++; await gate; return real.backfill(items); } };
+    const rt2 = testRuntime(db, my, { mailbox: gated });
+    const w2 = await startWriter(rt2, { ingest: false });
+    await waitFor(() => batches === 1, { what: 'the first write-back batch in flight' });
+    const stopped = w2.stop();
+    release();
+    await stopped;
+    await rt2.close();
+    expect(batches).toBe(1);
+    expect(await pending()).toBe(1200 - 500);
+
+    const rt3 = testRuntime(db, my);
+    const w3 = await startWriter(rt3, { ingest: false });
+    try {
+      await waitFor(async () => (await pending()) === 0, { timeoutMs: 60_000, what: 'the rest written back by the next start' });
+      const [rows] = await my.pool.query('SELECT COUNT(*) AS n FROM CMINMSGS WHERE CMINMSGS_DATE_PROCESSED IS NULL');
+      expect(Number((rows as { n: number }[])[0]!.n)).toBe(0);
+    } finally {
+      await w3.stop();
+      await rt3.close();
     }
   });
 });

@@ -24,10 +24,13 @@ export function createBackfill(rt: Runtime): Backfill {
   const { pool, mailbox, clock, cfg } = rt;
   const log = rt.log.child({ role: 'backfill' });
   let failing = false;
+  let stopping = false;
 
   async function runOnce(): Promise<number> {
     let written = 0;
-    for (;;) {
+    // A stop ends the pass after the batch in flight: the rest stays PENDING in proc_state and the
+    // next start writes it back (docs/operations.md "Stopping"), so a backlog never holds a stop.
+    while (!stopping) {
       const now = clock.now();
       const due = await dueBackfills(pool, now, BATCH);
       if (due.length === 0) return written;
@@ -48,6 +51,7 @@ export function createBackfill(rt: Runtime): Backfill {
       written += due.length;
       if (due.length < BATCH) return written;
     }
+    return written;
   }
 
   const loop = createServiceLoop({
@@ -64,7 +68,10 @@ export function createBackfill(rt: Runtime): Backfill {
   return {
     name: 'backfill',
     start: async () => loop.start(),
-    stop: () => loop.stop(),
+    stop: () => {
+      stopping = true;
+      return loop.stop();
+    },
     kick: () => loop.wake(),
     runOnce,
   };

@@ -6,6 +6,7 @@ import type { Queryable } from '../../platform/db.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
 import type { FlightOverlay } from './flightOverlay.ts';
+import type { ModelImage } from '../snapshot/snapshotCodec.ts';
 
 const PAGE = 5000;
 
@@ -16,6 +17,14 @@ const PAGE = 5000;
  * `apply` folds one decision that this process just committed. Both are idempotent by position, so
  * a decision seen through both paths is folded once.
  */
+export interface WriteModelOptions {
+  /**
+   * The newest usable snapshot of the model (src/write/snapshot/warmModel.ts), handed in by the
+   * composition root: `reload` starts from it instead of position 0. Absent: reload folds from 0.
+   */
+  readonly newestImage?: (q: Queryable) => Promise<ModelImage | undefined>;
+}
+
 export class WriteModel {
   readonly flights = new Map<string, FlightState>();
   /** The reference store (kind → code → elements), folded from the same log; replaced, never edited. */
@@ -25,6 +34,9 @@ export class WriteModel {
   private pos = 0n;
   private latest: string | null = null;
   private catchingUp: Promise<number> | undefined;
+  private readonly watchers = new Set<() => void>();
+
+  constructor(private readonly opts: WriteModelOptions = {}) {}
 
   get position(): string {
     return String(this.pos);
@@ -38,6 +50,35 @@ export class WriteModel {
     return this.latest;
   }
 
+  /**
+   * The model as of its position, for a snapshot (src/write/snapshot): a shallow copy of the
+   * flight map — its states are replaced by applyDecision, never edited once in the map — and the
+   * reference store and plan requests, which are immutable. O(flights) pointer copies, no cloning.
+   */
+  capture(): ModelImage {
+    return { position: this.position, latestDay: this.latest, flights: new Map(this.flights), reference: this.reference, planRequests: this.planRequests };
+  }
+
+  /**
+   * Start from a snapshot instead of position 0 (docs/recovery.md "Write-model snapshots"): only
+   * a model that has folded nothing yet takes one. Returns false (and changes nothing) otherwise.
+   */
+  restore(image: ModelImage): boolean {
+    if (this.pos !== 0n || this.catchingUp !== undefined) return false;
+    for (const [flid, state] of image.flights) this.flights.set(flid, state);
+    this.reference = image.reference;
+    this.planRequests = image.planRequests;
+    this.latest = image.latestDay;
+    this.pos = BigInt(image.position);
+    return true;
+  }
+
+  /** Call `fn` after every move forward (a decision folded, a group adopted). Returns the unsubscribe. */
+  watch(fn: () => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
+  }
+
   /** Fold every decision after `position`. Concurrent callers share one pass. Returns how many were read. */
   catchUp(q: Queryable): Promise<number> {
     this.catchingUp ??= this.fold(q).finally(() => {
@@ -46,7 +87,11 @@ export class WriteModel {
     return this.catchingUp;
   }
 
-  /** Drop everything and fold the whole log again (after a failed commit left doubt, or on request). */
+  /**
+   * Drop everything and fold the log again (after a failed commit left doubt, or on request): from
+   * the newest snapshot of this fold code when there is one (it equals a fold from 0 up to its
+   * position: docs/recovery.md "Write-model snapshots"), else from position 0.
+   */
   async reload(q: Queryable): Promise<number> {
     await this.catchingUp?.catch(() => undefined);
     this.flights.clear();
@@ -54,6 +99,8 @@ export class WriteModel {
     this.planRequests = NO_PLAN_REQUESTS;
     this.pos = 0n;
     this.latest = null;
+    const image = await this.opts.newestImage?.(q);
+    if (image !== undefined) this.restore(image);
     return this.catchUp(q);
   }
 
@@ -71,6 +118,7 @@ export class WriteModel {
     }
     this.latest = latestDayAfter(this.latest, changes);
     this.pos = p;
+    for (const fn of this.watchers) fn();
     return true;
   }
 
@@ -89,6 +137,7 @@ export class WriteModel {
     this.planRequests = folded.planRequests;
     this.latest = folded.latest;
     this.pos = BigInt(last);
+    for (const fn of this.watchers) fn();
     return true;
   }
 

@@ -25,7 +25,13 @@ export const MATRIX_POINTS: readonly FaultPoint[] = [
   'delivery.KAFKA_MSG.acked',
   'delivery.KAFKA_SCHD.acked',
   'backfill.written',
+  // Write-model snapshots (CRASH_ENV takes one every 50 decisions) and a standby's takeover.
+  'snapshot.inserted',
+  'writer.takeover',
 ];
+
+/** Points a process reaches once at most (every child takes the writer lock once): killed on their first hit. */
+const ONCE_PER_PROCESS: ReadonlySet<FaultPoint> = new Set(['writer.takeover']);
 
 export type Kill =
   | { readonly kind: 'point'; readonly point: FaultPoint; readonly hit: number }
@@ -51,7 +57,7 @@ export function planKills(seed: number, opts: PlanOptions): Kill[] {
     return xs;
   };
   const points = shuffle([...opts.points]).slice(0, opts.pointKills);
-  const kills: Kill[] = points.map((point) => ({ kind: 'point', point, hit: int(1, opts.maxHit) }));
+  const kills: Kill[] = points.map((point) => ({ kind: 'point', point, hit: ONCE_PER_PROCESS.has(point) ? 1 : int(1, opts.maxHit) }));
   const stages = [...STAGES, 'uptime'] as const;
   for (let i = 0; i < opts.randomKills; i++) {
     const stage = stages[int(0, stages.length - 1)]!;

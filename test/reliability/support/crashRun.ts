@@ -13,6 +13,8 @@ import { systemClock } from '../../../src/platform/clock.ts';
 import { silentLogger } from '../../../src/platform/logger.ts';
 import { foldLog } from '../../../src/log/foldLog.ts';
 import { rebuildFlights } from '../../../src/projections/rebuild/rebuildFlights.ts';
+import { checkSnapshot } from '../../../src/write/snapshot/checkSnapshot.ts';
+import { describeMismatch } from '../../../src/consistency/report.ts';
 import { startKafkaBroker } from '../../support/kafka/broker.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../../support/databases.ts';
 import { waitFor } from '../../support/waitFor.ts';
@@ -44,6 +46,8 @@ export const CRASH_ENV: Readonly<Record<string, string>> = Object.freeze({
   MSGX_SCHD_FLUSH_MS: '100',
   // COUTMSGS is compared with an uninterrupted run: no reference requests (RQRD) at start beside it.
   MSGX_REQUEST_REFERENCE_AT_START: 'false',
+  // Snapshots often, so that kills land while one is written and restarts start from one.
+  MSGX_SNAPSHOT_EVERY: '50',
 });
 
 export interface CrashRunResult {
@@ -60,8 +64,12 @@ export interface CrashRunResult {
     readonly schd: string[];
     readonly readModels: string[];
     readonly backfill: string[];
+    /** Each stored write-model snapshot against a fold of the log up to its position. */
+    readonly snapshots: string[];
     readonly process: string[];
   };
+  /** Write-model snapshots stored at the end of the crash run. */
+  readonly snapshotsStored: number;
   /** What the reference decided, to show the mix had every outcome. */
   readonly outcomes: { readonly kinds: string[]; readonly reasons: string[]; readonly deadClasses: string[]; readonly handlers: string[] };
   /** The crash run's history-sweep decisions (payloads). */
@@ -158,12 +166,14 @@ export async function runCrashMatrix(seed: number, plan: PlanOptions): Promise<C
         schd: schdProblems(flights, broker.records('schd'), CRASH_TZ),
         readModels: rebuilt.ok ? snapshotDifferences(live, await flightSnapshot(db.pool)) : [`rebuild: ${JSON.stringify(rebuilt)}`],
         backfill: await backfillProblems(my, procs),
+        snapshots: await snapshotProblems(db),
         process: [
           ...(chain.stopCode === 0 ? [] : [`the last msgx stopped with code ${chain.stopCode}:\n${chain.output}`]),
           ...broker.internalErrors.map((e) => `kafka test broker: ${e.message}`),
         ],
       },
       outcomes: outcomesOf(ref.log, handlerRows.map((r) => r.handler)),
+      snapshotsStored: Number((await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM write_model_snapshot')).rows[0]!.n),
       sweeps: log.filter((d) => d.kind === 'FlightsArchived').map((d) => d.payload),
       kafka: { changes: msg.changes, records: msg.records, duplicates: msg.duplicates },
       timings: { referenceMs: ref.ms, crashMs, checksMs: Date.now() - t1, totalMs: Date.now() - t0 },
@@ -174,6 +184,18 @@ export async function runCrashMatrix(seed: number, plan: PlanOptions): Promise<C
     await Promise.allSettled([refDb.drop(), refMy.drop(), db.drop(), my.drop()]);
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Every stored snapshot (not only the newest) against a fold of the log up to its position. */
+async function snapshotProblems(db: TestDatabase): Promise<string[]> {
+  const { rows } = await db.pool.query<{ position: string }>('SELECT position FROM write_model_snapshot ORDER BY position');
+  const out: string[] = [];
+  for (const { position } of rows) {
+    const r = await checkSnapshot(db.pool, position, { whole: true, ratio: 1 });
+    if (r.position !== position) out.push(`snapshot at ${position}: not found as the newest at its position (${r.position})`);
+    out.push(...r.mismatches.map(describeMismatch));
+  }
+  return out;
 }
 
 /** One line per run for the test output. */

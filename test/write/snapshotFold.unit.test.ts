@@ -1,0 +1,108 @@
+/**
+ * Write-model snapshots (docs/recovery.md "Write-model snapshots"): for any position of a log,
+ * a snapshot taken there — through the stored document (JSON, gzip) — plus a fold of the rest
+ * equals a fold of the whole log from position 0. The logs are generated days (bench/generate.ts)
+ * decided through the pump's own path (DomainMirror), with reference records, plan requests and
+ * history sweeps mixed in at generated positions.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { generateDay } from '../../bench/generate.ts';
+import { DomainMirror } from '../../bench/harness/domainMirror.ts';
+import type { Change } from '../../src/domain/changes.ts';
+import { WriteModel } from '../../src/write/pump/writeModel.ts';
+import { foldFingerprint, FOLD_VERSION } from '../../src/write/snapshot/foldFingerprint.ts';
+import { decodeImage, encodeImage, SnapshotCancelled, SnapshotFormatError } from '../../src/write/snapshot/snapshotCodec.ts';
+
+interface LoggedDecision {
+  readonly msgId: string | null;
+  readonly recordedAt: Date;
+  readonly changes: readonly Change[];
+}
+
+/** Two generated days (flights of the second day created later), decided in order. */
+async function decidedDays(seed: number): Promise<LoggedDecision[]> {
+  const mirror = new DomainMirror();
+  const out: LoggedDecision[] = [];
+  let msg = 0;
+  for (const [i, day] of (['2025-03-13', '2025-03-14'] as const).entries()) {
+    const { messages } = generateDay({ seed: seed * 10 + i, day, flights: 12, flopsPerFlight: 4, firstFlid: 500_000 + i * 100, firstSeqn: 1_000_000 + i * 10_000, fullLists: true });
+    for (const raw of messages) {
+      const msgId = String(++msg);
+      const outcome = await mirror.evaluate(raw, msgId);
+      mirror.commit(msgId, outcome);
+      out.push({ msgId, recordedAt: new Date(Date.UTC(2025, 2, 13) + msg * 1000), changes: outcome.kind === 'Applied' ? outcome.changes : [] });
+    }
+  }
+  return out;
+}
+
+const extra = fc.oneof(
+  fc.record({ type: fc.constant('ReferenceUpserted' as const), kind: fc.constantFrom('ARPT', 'ALCD'), code: fc.constantFrom('PEK', 'SHA', 'CA'), fields: fc.dictionary(fc.constantFrom('NAME', 'CITY'), fc.string({ maxLength: 4 })) }),
+  fc.record({ type: fc.constant('ReferenceDeleted' as const), kind: fc.constantFrom('ARPT', 'ALCD'), code: fc.constantFrom('PEK', 'SHA', 'CA'), reason: fc.constant('del' as const) }),
+  fc.record({ type: fc.constant('PlanRequested' as const), mgid: fc.constantFrom('M1', 'M2'), windowStart: fc.constant('2025-03-14T00:00:00.000Z'), windowEnd: fc.constant('2025-03-15T00:00:00.000Z') }),
+  fc.record({ type: fc.constant('FlightsArchived' as const), flids: fc.subarray(['500000', '500001', '500005', '500100'], { minLength: 1 }), beforeDay: fc.constant('2025-03-14') }),
+);
+
+function foldAll(model: WriteModel, log: readonly LoggedDecision[], from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const d = log[i]!;
+    expect(model.apply(String(i + 1), d.msgId, d.recordedAt, d.changes)).toBe(true);
+  }
+}
+
+const plain = (m: WriteModel) => ({
+  position: m.position,
+  latestDay: m.latestDay,
+  // JSON leaves out the unset (undefined) keys of `sources`, which read as unset all the same (stale.ts).
+  flights: JSON.parse(JSON.stringify([...m.flights.entries()].sort(([a], [b]) => (a < b ? -1 : 1)))),
+  reference: [...m.reference].map(([k, v]) => [k, [...v]]),
+  planRequests: [...m.planRequests],
+});
+
+describe('write-model snapshot + fold of the rest = fold from 0', () => {
+  it('for any position, with reference records, plan requests and sweeps mixed in', { timeout: 120_000 }, async () => {
+    const days = await Promise.all([1, 2, 3].map(decidedDays));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(0, 1, 2),
+        fc.array(fc.tuple(fc.nat(), extra), { maxLength: 8 }),
+        fc.nat(),
+        async (which, extras, cut) => {
+          const log: LoggedDecision[] = [...days[which]!];
+          for (const [at, change] of extras) log.splice(at % (log.length + 1), 0, { msgId: null, recordedAt: new Date(0), changes: [change as Change] });
+          const at = cut % (log.length + 1);
+          const whole = new WriteModel();
+          foldAll(whole, log, 0, log.length);
+          const before = new WriteModel();
+          foldAll(before, log, 0, at);
+          const image = before.capture();
+          // The model carries on after the capture: the image must not move with it.
+          foldAll(before, log, at, log.length);
+          const resumed = new WriteModel();
+          expect(resumed.restore(await decodeImage(await encodeImage(image)))).toBe(true);
+          foldAll(resumed, log, at, log.length);
+          expect(plain(resumed)).toEqual(plain(whole));
+          expect(plain(before)).toEqual(plain(whole));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a model that folded anything takes no snapshot; a bad document is a SnapshotFormatError; a stop cancels the encoding', async () => {
+    const log = await decidedDays(4);
+    const m = new WriteModel();
+    foldAll(m, log, 0, 1);
+    expect(m.restore(m.capture())).toBe(false);
+    await expect(decodeImage(Buffer.from('not gzip'))).rejects.toBeInstanceOf(SnapshotFormatError);
+    const big = new WriteModel();
+    foldAll(big, log, 0, log.length);
+    await expect(encodeImage(big.capture(), () => true)).rejects.toBeInstanceOf(SnapshotCancelled);
+  });
+
+  it('the fold fingerprint names FOLD_VERSION and is stable within a process', () => {
+    expect(foldFingerprint()).toMatch(new RegExp(`^${FOLD_VERSION}:[0-9a-f]{20}$`));
+    expect(foldFingerprint()).toBe(foldFingerprint());
+  });
+});
