@@ -18,14 +18,11 @@ import type { Mismatch } from './report.ts';
 /** At most this many messages with a write-back mismatch are listed (all are counted). */
 const LIST_LIMIT = 1000;
 
-const TERMINAL = `SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state
-                   WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1
-                  UNION ALL
-                  SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state_hst
-                   WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1`;
-
-/** The newest `$5` terminal messages of each table (by msg_id, through their primary keys). */
-const TERMINAL_NEWEST = `(SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state
+/**
+ * The newest `$5` terminal messages of each table (by msg_id, through their primary keys); a null
+ * `$5` is PostgreSQL's LIMIT ALL: every terminal message.
+ */
+const TERMINAL = `(SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state
                     WHERE state IN ('SUCCEEDED', 'SKIPPED', 'DEAD') AND updated_at < $1 ORDER BY msg_id DESC LIMIT $5)
                   UNION ALL
                   (SELECT msg_id, state, backfill_state, backfill_status, decided_position FROM proc_state_hst
@@ -58,19 +55,18 @@ export async function checkWritebacks(q: Queryable, olderThan: Date, headPositio
   const head = headPosition ?? (await q.query<{ h: string }>('SELECT COALESCE(max(position), 0)::text AS h FROM decision_event')).rows[0]!.h;
   const mode = await readRunMode(q);
   const shadow = [mode.shadow, mode.cutoverPosition];
-  const terminal = newest === undefined ? TERMINAL : TERMINAL_NEWEST;
-  const sample = newest === undefined ? [] : [newest];
+  const sample = newest ?? null;
   const counted = await q.query<{ n: number; bad: number }>(
-    `SELECT count(*)::int AS n, count(*) FILTER (WHERE ${BAD})::int AS bad FROM (${terminal}) t`,
-    [olderThan, head, ...shadow, ...sample],
+    `SELECT count(*)::int AS n, count(*) FILTER (WHERE ${BAD})::int AS bad FROM (${TERMINAL}) t`,
+    [olderThan, head, ...shadow, sample],
   );
   const { n, bad } = counted.rows[0] ?? { n: 0, bad: 0 };
   if (bad === 0) return { messages: n, mismatches: [] };
   const { rows } = await q.query<Row>(
     `SELECT t.msg_id, t.state, t.backfill_state, t.backfill_status, ${EXPECTED_STATUS} AS expected_status, t.decided_position,
             ${SHADOW_DECIDED} AS shadow_decided
-       FROM (${terminal}) t WHERE ${BAD} ORDER BY t.msg_id LIMIT $${newest === undefined ? 5 : 6}`,
-    [olderThan, head, ...shadow, ...sample, LIST_LIMIT],
+       FROM (${TERMINAL}) t WHERE ${BAD} ORDER BY t.msg_id LIMIT $6`,
+    [olderThan, head, ...shadow, sample, LIST_LIMIT],
   );
   const mismatches: Mismatch[] = [];
   for (const r of rows) {
