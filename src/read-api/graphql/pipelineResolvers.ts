@@ -2,6 +2,7 @@ import type { ReadContext } from './context.ts';
 import { modeName, readRunMode } from '../../platform/runMode.ts';
 import { selectPipeline } from '../sql/selectPipeline.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
+import { countSkippedToday, selectWriter } from '../sql/selectConsoleFacts.ts';
 
 /** At most this many not-yet-copied CMINMSGS rows are counted into the backlog per query. */
 export const UNCOPIED_COUNT_LIMIT = 1000;
@@ -67,6 +68,8 @@ export const pipelineResolvers = {
           oldestPendingAgeSeconds: ageSeconds(now, o.oldestPendingAt),
         })),
         consistency: async () => (await selectConsistency(ctx.deps.db)).latest,
+        skippedToday: () => countSkippedToday(ctx.deps.db, now, ctx.deps.tz),
+        writer: () => selectWriter(ctx.deps.db),
       };
     },
   },
