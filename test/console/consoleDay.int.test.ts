@@ -30,7 +30,8 @@ interface AxeViolation { id: string; impact: string | null; help: string; nodes:
 
 /** Serious and critical violations axe finds on the page as it is now. */
 async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: await axeSource() });
+  // evaluated over the DevTools protocol: the page's CSP (no inline script) stays as it is
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(`${await axeSource()}\n;true`);
   const violations = await page.evaluate(async () => {
     const r = await (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe.run();
     return r.violations;
@@ -94,6 +95,7 @@ describe('console on a realistic day', () => {
     await waitFor(async () => (await w.page.$('[data-testid=flight-880002]')) === null, { timeoutMs: 30_000, what: 'departures filtered out' });
     await w.page.selectOption('[data-testid=board-dir]', '');
     await w.page.click('[data-testid=sort-flight]');
+    await waitFor(async () => w.page.url().includes('sort=flight'), { timeoutMs: 30_000, what: 'sorted by flight' });
     await w.page.click('[data-testid=sort-flight]');
     await waitFor(async () => (await w.page.$$eval('[data-testid=board] tbody tr', (rs) => rs.map((r) => r.getAttribute('data-testid'))))[0] === 'flight-880012', { timeoutMs: 30_000, what: 'sorted by flight, descending' });
     expect(w.page.url()).toContain('sort=flight');

@@ -136,7 +136,10 @@ export class BoardView extends Component {
     const select = (key, label, options) => h('label', null, `${label} `,
       h('select', { value: q[key] || '', 'data-testid': `board-${key}`, onChange: (e) => setHashQuery({ [key]: e.target.value }) },
         h('option', { value: '' }, 'all'), options.map(([v, t]) => h('option', { value: v }, t))));
-    const sortBy = (key) => setHashQuery({ sort: key, desc: q.sort === key && q.desc !== '1' ? '1' : '' });
+    const sortBy = (key) => {
+      const now = hashQuery(); // the URL, not this render's copy: two quick clicks toggle twice
+      setHashQuery({ sort: key, desc: now.sort === key && now.desc !== '1' ? '1' : '' });
+    };
     return h(
       'section',
       { 'data-testid': 'board' },
