@@ -97,7 +97,7 @@ describe('console on a realistic day', () => {
     await w.page.click('[data-testid=sort-flight]');
     await waitFor(async () => w.page.url().includes('sort=flight'), { timeoutMs: 30_000, what: 'sorted by flight' });
     await w.page.click('[data-testid=sort-flight]');
-    await waitFor(async () => (await w.page.$$eval('[data-testid=board] tbody tr', (rs) => rs.map((r) => r.getAttribute('data-testid'))))[0] === 'flight-880012', { timeoutMs: 30_000, what: 'sorted by flight, descending' });
+    await waitFor(async () => (await w.page.$$eval('[data-testid=board] tbody tr', (rs) => rs.map((r) => r.getAttribute('data-testid'))))[0] === 'flight-880003', { timeoutMs: 30_000, what: 'sorted by flight number, descending: MU5123 first' });
     expect(w.page.url()).toContain('sort=flight');
   }, 120_000);
 

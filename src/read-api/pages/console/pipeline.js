@@ -16,9 +16,9 @@ const PIPELINE = `{ pipeline { mode shadow { active topicPrefix since } backlog 
 
 const POLL_MS = 2000;
 
-/** A problem count: a link to the list behind it, red when not zero. */
-const tile = (label, n, href, testid) =>
-  h('a', { class: `tile ${n ? 'bad' : 'ok'}`, href, 'data-testid': testid }, h('span', { class: 'n' }, String(n)), h('span', { class: 'label' }, label));
+/** A problem count: a link to the list behind it, red (skipped: amber) when not zero. */
+const tile = (label, n, href, testid, tone = 'bad') =>
+  h('a', { class: `tile ${n ? tone : 'ok'}`, href, 'data-testid': testid }, h('span', { class: 'n' }, String(n)), h('span', { class: 'label' }, label));
 
 /** A hand-drawn SVG sparkline of `values` (one per minute), with its last and highest value in words. */
 export function sparkline(label, values, testid) {
@@ -67,7 +67,7 @@ export class PipelineView extends Component {
         tile('parked', p.parked, '#/messages?states=PARKED', 'tile-parked'),
         tile('dead', p.dead, '#/messages?states=DEAD', 'tile-dead'),
         tile('failed (retrying)', p.failed, '#/messages?states=FAILED', 'tile-failed'),
-        tile('skipped today', p.skippedToday, '#/messages?states=SKIPPED', 'tile-skipped'),
+        tile('skipped today', p.skippedToday, '#/messages?states=SKIPPED', 'tile-skipped', 'warn'),
         tile('outbox dead', p.outbox.reduce((n, o) => n + o.dead, 0), '#/pipeline', 'tile-outbox-dead')),
       h('div', { class: 'charts' },
         sparkline('decisions per minute', data.pipelineHistory.map((m) => m.decisions), 'chart-decisions'),
