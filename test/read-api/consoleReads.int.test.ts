@@ -2,6 +2,7 @@
 // pipeline's last hour per minute, skipped today, the writer, and the narrowed message list —
 // with their bounds refused as bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WRITER_LOCK_KEY } from '../../src/write/writerLock.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { appendBatch } from '../support/decisions.ts';
 import { createHarness, type Harness } from './support/harness.ts';
@@ -55,6 +56,24 @@ describe('the console reads', () => {
     const r = await h.gql('{ pipeline { skippedToday writer { lockHeld holder epoch } } }');
     expect(r.errors).toBeUndefined();
     expect(r.data!.pipeline).toEqual({ skippedToday: 1, writer: { lockHeld: false, holder: null, epoch: '0' } });
+  });
+
+  it('sees the writer lock of this database only (advisory locks are per database)', async () => {
+    const other = await createTestDatabase('raconsole2');
+    const elsewhere = await other.pool.connect();
+    const here = await db.pool.connect();
+    try {
+      await elsewhere.query('SELECT pg_advisory_lock($1)', [WRITER_LOCK_KEY]);
+      const held = async () => ((await h.gql('{ pipeline { writer { lockHeld } } }')).data!.pipeline as { writer: { lockHeld: boolean } }).writer.lockHeld;
+      expect(await held()).toBe(false);
+      await here.query('SELECT pg_advisory_lock($1)', [WRITER_LOCK_KEY]);
+      expect(await held()).toBe(true);
+      await here.query('SELECT pg_advisory_unlock($1)', [WRITER_LOCK_KEY]);
+    } finally {
+      here.release();
+      elsewhere.release();
+      await other.drop();
+    }
   });
 
   it('narrows the message list by state, type, subtype, sender and ingest time', async () => {

@@ -76,7 +76,7 @@ export async function countSkippedToday(q: Queryable, now: Date, tz: string): Pr
 }
 
 export interface WriterRecord {
-  /** Some session holds the writer's advisory lock now (false on a read replica, which has no locks of the primary). */
+  /** Some session holds the writer's advisory lock on this database now (advisory locks are per database; pg_locks shows the cluster's) (false on a read replica, which has no locks of the primary). */
   readonly lockHeld: boolean;
   readonly holder: string | null;
   readonly since: Date | null;
@@ -86,7 +86,8 @@ export interface WriterRecord {
 
 export async function selectWriter(q: Queryable): Promise<WriterRecord> {
   const { rows } = await q.query<WriterRecord>(
-    `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1 AND objsubid = 1) AS "lockHeld",
+    `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1 AND objsubid = 1
+                      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS "lockHeld",
             f.holder, f.taken_at AS since, f.epoch::text AS epoch
        FROM writer_fence f WHERE f.id = 1`,
     [WRITER_LOCK_KEY],
