@@ -82,6 +82,18 @@ describe('console on a realistic day', () => {
     if (SHOTS) await w.page.screenshot({ path: shot('board'), fullPage: true });
   }, 180_000);
 
+  it('marks the row a live update changed', async () => {
+    await waitFor(async () => (await text('[data-testid=board-live]')) === 'live', { timeoutMs: 90_000, what: 'the subscription' });
+    await setting.mailbox().insertInbound(
+      '<MSG><META><SNDR>AODB</SNDR><SEQN>990101</SEQN><DTTM>20250314100000</DTTM><TYPE>FLOP</TYPE><STYP>ESTT</STYP></META><FLOP><FLID>880012</FLID><ESTT>14MAR251725</ESTT></FLOP></MSG>',
+      new Date(),
+    );
+    await w.page.waitForSelector('[data-testid=flight-880012].changed', { timeout: 90_000 });
+    await waitFor(async () => (await text('[data-testid=flight-880012]')).includes('delayed +55 min'), { timeoutMs: 90_000, what: 'the new estimate on the board' });
+    // the mark is for a moment only
+    await w.page.waitForSelector('[data-testid=flight-880012]:not(.changed)', { timeout: 90_000 });
+  }, 180_000);
+
   it('searches, filters and sorts the board, all in the URL', async () => {
     await w.page.fill('[data-testid=board-search]', 'HU70');
     await waitFor(async () => (await text('[data-testid=board-count]')).startsWith('2 of'), { timeoutMs: 30_000, what: 'two HU flights' });
