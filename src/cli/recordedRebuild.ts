@@ -8,6 +8,7 @@ import type { Runtime } from '../platform/runtime.ts';
 import { formatProgress } from '../projections/rebuild/progress.ts';
 import { rebuildFlights, type RebuildResult } from '../projections/rebuild/rebuildFlights.ts';
 import { rebuildReference, type RebuildReferenceResult } from '../projections/reference/rebuildReference.ts';
+import { newestImage } from '../write/snapshot/warmModel.ts';
 import { startOperation, type OperationOutcome, type OperationRecorder } from './operationProgress.ts';
 
 export interface RebuildRun {
@@ -15,6 +16,8 @@ export interface RebuildRun {
   readonly startedBy: string;
   readonly signal?: AbortSignal;
   readonly pageSize?: number;
+  /** Fold from position 0 even when a write-model snapshot of this fold code is stored. */
+  readonly full?: boolean;
   /** Each progress line, as a terminal shows it (rate-limited by the rebuild's own tracker). */
   readonly onLine?: (line: string) => void;
   /** Once it is on record: the RebuildRequested decision's position and the operation_progress row. */
@@ -56,6 +59,7 @@ export function rebuildFlightsRecorded(rt: Runner, run: RebuildRun): Promise<Reb
         log: rt.log.child({ role: 'rebuild' }),
         ...(run.signal ? { signal: run.signal } : {}),
         ...(run.pageSize ? { pageSize: run.pageSize } : {}),
+        ...(run.full ? {} : { startFrom: () => newestImage(rt.pool) }),
         onProgress: (p) => {
           run.onLine?.(formatProgress('flights', p));
           rec.update({ phase: p.phase, done: p.events, total: p.total });
@@ -83,7 +87,7 @@ export function rebuildReferenceRecorded(rt: Runner, run: RebuildRun): Promise<R
 export function describeFlights(r: RebuildResult): string {
   if (r.ok) {
     const rate = r.seconds > 0 ? Math.round(r.events / r.seconds) : r.events;
-    return `rebuilt flights: ${r.events} events, ${r.flights} flights, up to position ${r.position}, in ${r.seconds.toFixed(1)} s (${rate} events/s)`;
+    return `rebuilt flights from ${r.from}: ${r.events} events, ${r.flights} flights, up to position ${r.position}, in ${r.seconds.toFixed(1)} s (${rate} events/s)`;
   }
   switch (r.reason) {
     case 'cancelled':
