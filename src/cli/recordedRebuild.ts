@@ -87,7 +87,7 @@ export function rebuildReferenceRecorded(rt: Runner, run: RebuildRun): Promise<R
 export function describeFlights(r: RebuildResult): string {
   if (r.ok) {
     const rate = r.seconds > 0 ? Math.round(r.events / r.seconds) : r.events;
-    return `rebuilt flights from ${r.from}: ${r.events} events, ${r.flights} flights, up to position ${r.position}, in ${r.seconds.toFixed(1)} s (${rate} events/s)`;
+    return `rebuilt flights: ${r.events} events, ${r.flights} flights, up to position ${r.position}, from ${r.from}, in ${r.seconds.toFixed(1)} s (${rate} events/s)`;
   }
   switch (r.reason) {
     case 'cancelled':
