@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
-import { REPLAY_CLASSES, replay, type ReplayClass } from '../write/replay/replay.ts';
+import { REPLAY_CLASSES, type ReplayClass } from '../domain/contract.ts';
+import { replay } from '../write/replay/replay.ts';
 import type { Command } from './commands.ts';
 import { UsageError } from './usageError.ts';
 import { operatorName } from './operator.ts';

@@ -9,7 +9,8 @@ import type { Queryable } from '../../platform/db.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import { selectOpsGauges } from '../sql/selectOpsGauges.ts';
 import type { ModeProbe } from '../../platform/runMode.ts';
-import { OUTBOX_TARGETS, selectPipeline } from '../sql/selectPipeline.ts';
+import { TARGETS } from '../../domain/contract.ts';
+import { selectPipeline } from '../sql/selectPipeline.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
 import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
 
@@ -71,7 +72,7 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
   let consistencySeen = 0;
 
   let decisionMark = '0';
-  const sentMarks = new Map<string, string>(OUTBOX_TARGETS.map((t) => [t, '0']));
+  const sentMarks = new Map<string, string>(TARGETS.map((t) => [t, '0']));
   let inFlight: Promise<string> | null = null;
 
   async function refresh(): Promise<void> {

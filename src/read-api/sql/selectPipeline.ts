@@ -1,7 +1,7 @@
+import { TARGETS } from '../../domain/contract.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { projectionStatus, type ProjectionStatus } from '../../readModel/projectionStatus.ts';
 
-export const OUTBOX_TARGETS = ['KAFKA_MSG', 'KAFKA_SCHD', 'COUTMSGS'] as const;
 
 export interface PipelineRecord {
   readonly watermark: string | null;
@@ -44,7 +44,7 @@ export async function selectPipeline(q: Queryable): Promise<PipelineRecord> {
                                  count(*) FILTER (WHERE state = 'DEAD')::int AS dead,
                                  min(created_at) FILTER (WHERE state = 'PENDING') AS oldest
                             FROM msg_event WHERE state IN ('PENDING', 'DEAD') GROUP BY target) o ON o.target = t.target) AS outbox`,
-    [OUTBOX_TARGETS],
+    [TARGETS],
   );
   return { ...rows[0]!, projections: await projectionStatus(q) };
 }
