@@ -1,4 +1,4 @@
-import { adminRoutes } from './adminRoutes.ts';
+import { adminRoutes } from '../operations/http/adminRoutes.ts';
 import { createWriterServices } from './writerServices.ts';
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
 import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';

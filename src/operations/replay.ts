@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import type { Clock } from '../../platform/clock.ts';
-import { withTransaction } from '../../platform/db.ts';
-import { appendDecisions, lockPipeline, type NewDecisionOf } from '../../log/appendDecisions.ts';
-import { Channels, notify } from '../../platform/channels.ts';
+import type { Clock } from '../platform/clock.ts';
+import { withTransaction } from '../platform/db.ts';
+import { appendDecisions, lockPipeline, type NewDecisionOf } from '../log/appendDecisions.ts';
+import { Channels, notify } from '../platform/channels.ts';
 
-import type { ReplayClass } from '../../domain/contract.ts';
+import type { ReplayClass } from '../domain/contract.ts';
 
 export interface ReplayFilter {
   readonly errorClass: ReplayClass;
