@@ -1,7 +1,7 @@
 /** `msgx status`: its times carry the airport offset (interface.md: every outward time), text and --json. */
 import { expect, it } from 'vitest';
 import { formatMode, formatStatus, withOffsets } from '../../src/cli/statusCommand.ts';
-import type { PipelineStatus } from '../../src/write/pump/pipelineStatus.ts';
+import type { StatusView as PipelineStatus } from '../../src/cli/statusCommand.ts';
 
 const TZ = 'Asia/Shanghai';
 const status: PipelineStatus = {
