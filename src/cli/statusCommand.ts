@@ -88,7 +88,9 @@ export function formatStatus(s: StatusView, now: Date, tz: string): string {
   );
   lines.push(`watermark      ${s.watermark}`);
   lines.push(`log position   ${s.lastPosition}`);
-  for (const p of s.projections) lines.push(`projection     ${p.name} at ${p.position} (lag ${BigInt(s.lastPosition) - BigInt(p.position)})`);
+  // The positions are read after the log head: a projector may have passed that head meanwhile (lag 0, never negative).
+  const lag = (position: string): bigint => (BigInt(s.lastPosition) > BigInt(position) ? BigInt(s.lastPosition) - BigInt(position) : 0n);
+  for (const p of s.projections) lines.push(`projection     ${p.name} at ${p.position} (lag ${lag(p.position)})`);
   lines.push(`backfill       ${s.backfillPending} pending`);
   return lines.join('\n') + '\n';
 }

@@ -26,3 +26,9 @@ it('--json: every Date with the offset, the rest as it is', () => {
   expect(json.head).toMatchObject({ ingestedAt: '2025-03-14T08:00:00+08:00', nextAttemptAt: '2025-03-14T09:30:05.250+08:00', attempts: 2 });
   expect(json.gaps).toEqual(status.gaps);
 });
+
+it('shows a projector that passed the log head read just before it with lag 0, never a negative lag', () => {
+  const text = formatStatus({ ...status, lastPosition: '3', projections: [{ name: 'flights', position: '5' }, { name: 'outbox', position: '1' }] }, new Date('2025-03-14T00:00:10Z'), TZ);
+  expect(text).toContain('projection     flights at 5 (lag 0)');
+  expect(text).toContain('projection     outbox at 1 (lag 2)');
+});
