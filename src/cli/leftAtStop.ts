@@ -21,14 +21,13 @@ const REDRIVEN = ['flights', 'outbox'];
 /** Read from the pipeline status (src/readModel/pipelineStatus.ts). */
 export async function leftAtStop(q: Queryable): Promise<LeftAtStop> {
   const s = await pipelineStatus(q);
-  const positions = s.projections.filter((p) => REDRIVEN.includes(p.name)).map((p) => BigInt(p.position));
-  const lowest = positions.length > 0 ? positions.reduce((a, b) => (b < a ? b : a)) : 0n;
-  const behind = BigInt(s.lastPosition) - lowest;
+  const positions = s.projections.filter((p) => REDRIVEN.includes(p.name)).map((p) => Number(p.position));
+  const lowest = positions.length > 0 ? Math.min(...positions) : 0;
   return {
     undecided: s.backlog,
     writeBacks: s.backfillPending,
     deliveries: s.outbox.reduce((n, o) => n + o.pending, 0),
-    unprojected: behind > 0n ? Number(behind) : 0,
+    unprojected: Math.max(0, Number(s.lastPosition) - lowest),
   };
 }
 
