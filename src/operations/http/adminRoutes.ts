@@ -2,8 +2,8 @@
  * Operator actions for the web console (docs/contract/design.md §12): POST /admin/replay,
  * /admin/replay-deliveries, /admin/request-plan, /admin/request-reference, /admin/rebuild — the
  * same operations as the CLI commands, with the same input checks (../inputs.ts), each an audited
- * decision naming its operator (a rebuild's
- * progress goes to operation_progress, which the console reads through the read API). They require
+ * decision naming its operator (a rebuild's progress goes to operation_progress, which the console
+ * reads through the read API). They require
  * `Authorization: Bearer $MSGX_ADMIN_TOKEN`; with the variable unset every /admin path is 404.
  * A token `label:secret` names the operator `console:label` (plus an `X-Msgx-Operator` name, if
  * sent). Browsers cannot send the header cross-site without a CORS preflight, which msgx does not
