@@ -1,10 +1,11 @@
-import { adminRoutes } from './adminRoutes.ts';
+import { adminRoutes } from '../operations/http/adminRoutes.ts';
 import { createWriterServices } from './writerServices.ts';
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
 import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
 import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, type RunMode } from '../platform/runMode.ts';
 import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
+import { ping } from '../platform/db.ts';
 import { ServiceSequence, type ReadinessCheck, type Service } from '../platform/service.ts';
 import { createWriterLock } from '../write/writerLock.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
@@ -56,7 +57,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   // What /readyz, /metrics, pipeline and the compat entry say: the database's mode, shadow at once when asked for.
   const mode: ModeProbe = createModeProbe(rt.readPool, shadow ? { shadow: true, topicPrefix: rt.cfg.shadow.topicPrefix } : null);
   const readiness: ReadinessCheck[] = [
-    { name: 'postgres', check: async () => void (await rt.pool.query('SELECT 1')) },
+    { name: 'postgres', check: () => ping(rt.pool) },
     { name: 'mailbox', check: () => rt.mailbox.ping() },
   ];
   const routes: Route[] = [];

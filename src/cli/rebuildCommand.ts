@@ -4,7 +4,7 @@ import type { Command } from './commands.ts';
 import { createProgressLine } from './progressLine.ts';
 import { UsageError } from './usageError.ts';
 import { operatorName } from './operator.ts';
-import { describeFlights, describeReference, rebuildFlightsRecorded, rebuildReferenceRecorded } from './recordedRebuild.ts';
+import { describeFlights, describeReference, rebuildFlightsRecorded, rebuildReferenceRecorded } from '../operations/rebuild.ts';
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
 const CANCELLED = 130;

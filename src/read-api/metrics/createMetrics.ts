@@ -7,9 +7,9 @@ import client from 'prom-client';
 import type { Clock } from '../../platform/clock.ts';
 import type { Queryable } from '../../platform/db.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
-import { selectOpsGauges } from '../sql/selectOpsGauges.ts';
 import type { ModeProbe } from '../../platform/runMode.ts';
-import { OUTBOX_TARGETS, selectPipeline } from '../sql/selectPipeline.ts';
+import { TARGETS } from '../../domain/contract.ts';
+import { pipelineStatus } from '../../readModel/pipelineStatus.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
 import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
 
@@ -71,18 +71,18 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
   let consistencySeen = 0;
 
   let decisionMark = '0';
-  const sentMarks = new Map<string, string>(OUTBOX_TARGETS.map((t) => [t, '0']));
+  const sentMarks = new Map<string, string>(TARGETS.map((t) => [t, '0']));
   let inFlight: Promise<string> | null = null;
 
   async function refresh(): Promise<void> {
-    const p = await selectPipeline(deps.db);
+    const p = await pipelineStatus(deps.db);
     const now = deps.clock.now().getTime();
     if (deps.mode) shadow.set((await deps.mode()).shadow ? 1 : 0);
     backlog.set(p.backlog);
     failed.set(p.failed);
     dead.set(p.dead);
-    headAge.set(p.headIngestedAt ? Math.max(0, (now - p.headIngestedAt.getTime()) / 1000) : 0);
-    logPosition.set(Number(p.logPosition));
+    headAge.set(p.head ? Math.max(0, (now - p.head.ingestedAt.getTime()) / 1000) : 0);
+    logPosition.set(Number(p.lastPosition));
     projPosition.reset();
     projLag.reset();
     for (const pr of p.projections) {
@@ -92,13 +92,12 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
     for (const o of p.outbox) {
       outboxPending.set({ target: o.target }, o.pending);
       outboxDead.set({ target: o.target }, o.dead);
-      outboxAge.set({ target: o.target }, o.oldestPendingAt ? Math.max(0, (now - Date.parse(o.oldestPendingAt)) / 1000) : 0);
+      outboxAge.set({ target: o.target }, o.oldestPendingAt ? Math.max(0, (now - o.oldestPendingAt.getTime()) / 1000) : 0);
     }
-    const ops = await selectOpsGauges(deps.db);
-    openGaps.set(ops.openGaps);
-    gapAge.set(ops.oldestOpenGapAt ? Math.max(0, (now - Date.parse(ops.oldestOpenGapAt)) / 1000) : 0);
-    parked.set(ops.parked);
-    writeBacks.set(ops.pendingWriteBacks);
+    openGaps.set(p.gaps.open);
+    gapAge.set(p.gaps.oldestOpenedAt ? Math.max(0, (now - p.gaps.oldestOpenedAt.getTime()) / 1000) : 0);
+    parked.set(p.parked);
+    writeBacks.set(p.backfillPending);
     if (deps.mailbox) mailboxUp.set((await reachable(deps.mailbox)) ? 1 : 0);
     const c = await selectConsistency(deps.db);
     if (c.checkedTotal > consistencySeen) consistencyChecked.inc(c.checkedTotal - consistencySeen);

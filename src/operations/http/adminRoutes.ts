@@ -1,28 +1,28 @@
 /**
  * Operator actions for the web console (docs/contract/design.md §12): POST /admin/replay,
  * /admin/replay-deliveries, /admin/request-plan, /admin/request-reference, /admin/rebuild — the
- * same operations as the CLI commands, each an audited decision naming its operator (a rebuild's
- * progress goes to operation_progress, which the console reads through the read API). They require
+ * same operations as the CLI commands, with the same input checks (../inputs.ts), each an audited
+ * decision naming its operator (a rebuild's progress goes to operation_progress, which the console
+ * reads through the read API). They require
  * `Authorization: Bearer $MSGX_ADMIN_TOKEN`; with the variable unset every /admin path is 404.
  * A token `label:secret` names the operator `console:label` (plus an `X-Msgx-Operator` name, if
  * sent). Browsers cannot send the header cross-site without a CORS preflight, which msgx does not
  * grant, so these are not reachable from another site's page.
  */
-import { MsgxError, RefusedError, TooLargeError, UsageError } from '../platform/errors.ts';
 import type http from 'node:http';
-import { REFERENCE_KIND_NAMES, referenceKindsOf } from '../domain/reference/kinds.ts';
-import { sameSecret } from '../platform/http/sameSecret.ts';
-import type { Runtime } from '../platform/runtime.ts';
-import { json, type Route } from '../read-api/httpServer.ts';
-import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
-import { isTarget, TARGETS } from '../write/delivery/targets.ts';
-import { REPLAY_CLASSES, replay, type ReplayClass } from '../write/replay/replay.ts';
-import { requestPlanAsOperator, requestReferenceAsOperator } from '../write/requests/operatorRequests.ts';
-import { describeWindow } from '../write/requests/requestPlan.ts';
-import { parseWindowTime } from '../write/requests/requestWindow.ts';
-import { rebuildFlightsRecorded } from './recordedRebuild.ts';
+import { MsgxError, RefusedError, TooLargeError, UsageError } from '../../platform/errors.ts';
+import { json, type Route } from '../../platform/http/routes.ts';
+import { sameSecret } from '../../platform/http/sameSecret.ts';
+import type { Runtime } from '../../platform/runtime.ts';
+import { describeWindow } from '../../write/requests/requestPlan.ts';
+import { replayDeliveriesInput, replayInput, requestPlanInput, requestReferenceInput } from '../inputs.ts';
+import { rebuildFlightsRecorded } from '../rebuild.ts';
+import { replay } from '../replay.ts';
+import { replayDeadDeliveries } from '../replayDeliveries.ts';
+import { requestPlanAsOperator, requestReferenceAsOperator } from '../requests.ts';
 
-const MAX_BODY = 16 * 1024;
+/** Room for MAX_IDS ids of 19 digits as a JSON array (about 220 KB): the ids bound, not the bytes, refuses a long list. */
+const MAX_BODY = 256 * 1024;
 
 export interface AdminRoutes {
   readonly routes: Route[];
@@ -51,30 +51,23 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
   // Object.prototype's members (docs/security.md §12).
   const actions = new Map<string, Action>(Object.entries({
     async replay(body, operator) {
-      const errorClass = body.class as ReplayClass;
-      if (!REPLAY_CLASSES.includes(errorClass)) throw new UsageError(`class must be one of ${REPLAY_CLASSES.join(', ')}`);
-      const ids = idList(body.ids);
-      const done = await replay(rt.pool, rt.clock, { errorClass, ...(ids ? { ids } : {}), requestedBy: operator });
+      const input = replayInput(body);
+      const done = await replay(rt.pool, rt.clock, { ...input, requestedBy: operator });
       return { replayed: done.map((r) => ({ msgId: r.msgId, fromState: r.fromState, position: r.position })), requestedBy: operator };
     },
     async 'replay-deliveries'(body, operator) {
-      const target = String(body.target ?? '');
-      if (!isTarget(target)) throw new UsageError(`target must be one of ${TARGETS.join(', ')}`);
-      const eventIds = idList(body.ids);
-      const r = await replayDeadDeliveries(rt.pool, rt.clock, { target, ...(eventIds ? { eventIds } : {}), requestedBy: operator });
+      const r = await replayDeadDeliveries(rt.pool, rt.clock, { ...replayDeliveriesInput(body), requestedBy: operator });
       return { ...r, requestedBy: operator };
     },
     async 'request-plan'(body, operator) {
-      const from = parseWindowTime(String(body.from ?? ''), rt.cfg.airportTz);
-      const to = parseWindowTime(String(body.to ?? ''), rt.cfg.airportTz);
-      if (!from || !to || to <= from) throw new UsageError('from and to must be ISO-8601 date-times, to after from');
+      const { from, to } = requestPlanInput(body, rt.cfg.airportTz);
       const r = await requestPlanAsOperator(requestDeps(), from, to, operator);
       const window = describeWindow(from, to, rt.cfg.airportTz);
       if (r.shadow) return { window, sent: false, shadow: true, position: r.position, requestedBy: operator };
       return { mgid: r.mgid, reqId: r.reqId, window, sent: r.send?.sent ?? false, position: r.position, requestedBy: operator };
     },
     async 'request-reference'(body, operator) {
-      const kinds = kindList(body.kinds);
+      const { kinds } = requestReferenceInput(body);
       const r = await requestReferenceAsOperator(requestDeps(), kinds, operator);
       if (r.shadow) return { kinds, sent: 0, shadow: true, position: r.position, requestedBy: operator };
       return {
@@ -128,22 +121,6 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
     }
   };
   return { routes: [{ method: '*', path: '/admin*', handler }] };
-}
-
-/** `kinds`: a list or a comma string of reference kinds; absent → all of them. */
-function kindList(v: unknown): string[] {
-  if (v === undefined || v === null || v === '') return [...REFERENCE_KIND_NAMES];
-  const kinds = referenceKindsOf(Array.isArray(v) ? v.map(String) : String(v).split(','));
-  if (!kinds) throw new UsageError(`kinds must be reference kinds (${REFERENCE_KIND_NAMES.join(',')})`);
-  return kinds;
-}
-
-function idList(v: unknown): string[] | undefined {
-  if (v === undefined || v === null || v === '') return undefined;
-  const list = Array.isArray(v) ? v.map(String) : String(v).split(',');
-  const ids = list.map((s) => s.trim()).filter(Boolean);
-  if (ids.length === 0 || ids.length > 10_000 || !ids.every((s) => /^\d{1,19}$/.test(s))) throw new UsageError('ids must be a list of whole numbers');
-  return ids;
 }
 
 async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {

@@ -1,7 +1,7 @@
 /**
  * A rebuild as an operator action, for `msgx rebuild` and the console's button alike: audited as a
  * `RebuildRequested` decision naming the operator, its progress and outcome in operation_progress
- * (operationProgress.ts) so that the console shows it whichever process runs it.
+ * (progress.ts) so that the console shows it whichever process runs it.
  */
 import { recordOperatorAction } from '../log/operatorAction.ts';
 import type { Runtime } from '../platform/runtime.ts';
@@ -9,7 +9,7 @@ import { formatProgress } from '../projections/rebuild/progress.ts';
 import { rebuildFlights, type RebuildResult } from '../projections/rebuild/rebuildFlights.ts';
 import { rebuildReference, type RebuildReferenceResult } from '../projections/reference/rebuildReference.ts';
 import { newestImage } from '../write/snapshot/warmModel.ts';
-import { startOperation, type OperationOutcome, type OperationRecorder } from './operationProgress.ts';
+import { startOperation, type OperationOutcome, type OperationRecorder } from './progress.ts';
 
 export interface RebuildRun {
   /** --operator / user@host / console:<label>/<name>. */

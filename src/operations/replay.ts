@@ -1,11 +1,10 @@
 import type pg from 'pg';
-import type { Clock } from '../../platform/clock.ts';
-import { withTransaction } from '../../platform/db.ts';
-import { appendDecisions, lockPipeline, type NewDecisionOf } from '../../log/appendDecisions.ts';
-import { Channels, notify } from '../../platform/channels.ts';
+import type { Clock } from '../platform/clock.ts';
+import { withTransaction } from '../platform/db.ts';
+import { appendDecisions, lockPipeline, type NewDecisionOf } from '../log/appendDecisions.ts';
+import { Channels, notify } from '../platform/channels.ts';
 
-export const REPLAY_CLASSES = ['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED'] as const;
-export type ReplayClass = (typeof REPLAY_CLASSES)[number];
+import type { ReplayClass } from '../domain/contract.ts';
 
 export interface ReplayFilter {
   readonly errorClass: ReplayClass;

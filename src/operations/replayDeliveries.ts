@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import type { Clock } from '../../platform/clock.ts';
-import { withTransaction } from '../../platform/db.ts';
-import { appendDecisions, lockPipeline, type DecisionKind } from '../../log/appendDecisions.ts';
-import { compareIds } from './outboxRows.ts';
-import type { Target } from './targets.ts';
-import { Channels, notify } from '../../platform/channels.ts';
+import type { Clock } from '../platform/clock.ts';
+import { withTransaction } from '../platform/db.ts';
+import { appendDecisions, lockPipeline, type DecisionKind } from '../log/appendDecisions.ts';
+import { compareIds } from '../write/delivery/outboxRows.ts';
+import type { Target } from '../domain/contract.ts';
+import { Channels, notify } from '../platform/channels.ts';
 
 export interface ReplayRequest {
   readonly target: Target;

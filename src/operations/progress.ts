@@ -10,12 +10,12 @@
  * Best effort: a failing write is logged once and never fails the operation it describes.
  */
 import os from 'node:os';
+import type { OperationKind, OperationOutcome } from '../domain/contract.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
 
-export type OperationKind = 'rebuild-flights' | 'rebuild-reference' | 'redecide';
-export type OperationOutcome = 'done' | 'failed' | 'cancelled' | 'refused';
+export type { OperationKind, OperationOutcome };
 
 export interface ProgressSnapshot {
   readonly phase?: string;

@@ -7,13 +7,13 @@
  * left for a production writer to send after the cut-over: the request is recorded as a decision
  * with `sent: false` (`PlanRequestRecorded`, `ReferenceRequested`).
  */
-import type { Config } from '../../platform/config.ts';
-import { commandMode } from '../../platform/runMode.ts';
-import { recordOperatorAction } from '../../log/operatorAction.ts';
-import { NOT_SENT_IN_SHADOW, recordShadowRequest } from './recordShadowRequest.ts';
-import { requestPlan, type PlanRequestResult } from './requestPlan.ts';
-import { requestReference, type ReferenceRequestResult } from './requestReference.ts';
-import type { RequestDeps } from './sendRequests.ts';
+import type { Config } from '../platform/config.ts';
+import { commandMode } from '../platform/runMode.ts';
+import { recordOperatorAction } from '../log/operatorAction.ts';
+import { NOT_SENT_IN_SHADOW, recordShadowRequest } from '../write/requests/recordShadowRequest.ts';
+import { requestPlan, type PlanRequestResult } from '../write/requests/requestPlan.ts';
+import { requestReference, type ReferenceRequestResult } from '../write/requests/requestReference.ts';
+import type { RequestDeps } from '../write/requests/sendRequests.ts';
 
 export type OperatorRequestDeps = RequestDeps & { readonly cfg: RequestDeps['cfg'] & Pick<Config, 'shadow'> };
 
