@@ -34,6 +34,17 @@ export interface HeadDecoder {
   close(): Promise<void>;
 }
 
+/** What a decoder did so far (tests, the bench). */
+export interface DecoderStats {
+  /** Worker threads started (one, plus one after each decode cut short or worker failure). */
+  workers: number;
+  /** Heads decoded in the worker, and inline. */
+  inWorker: number;
+  inline: number;
+  /** Decodes cut short at the budget. */
+  overBudget: number;
+}
+
 export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay'>;
 
 export interface DecodeWorkerData {
@@ -71,7 +82,7 @@ interface Thread {
   pending: { readonly id: number; settle(d: DecodedHead): void } | null;
 }
 
-export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder {
+export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { readonly stats: Readonly<DecoderStats> } {
   const { cfg, log } = opts;
   const inlineBelow = opts.inlineBelowChars ?? INLINE_DECODE_CHARS;
   const data: DecodeWorkerData = { cfg: { airportTz: cfg.airportTz, identityIncludeDay: cfg.identityIncludeDay } };
@@ -82,8 +93,10 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder {
   let queue: Promise<unknown> = Promise.resolve();
   /** The worker could not start: decode inline from then on (said once). */
   let noWorker = false;
+  const stats: DecoderStats = { workers: 0, inWorker: 0, inline: 0, overBudget: 0 };
 
   function inline(rawXml: string, nulReplaced: boolean): TimedDecode {
+    stats.inline += 1;
     const t0 = performance.now();
     let decoded: DecodedHead;
     try {
@@ -97,6 +110,7 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder {
   function start(): Thread {
     const worker = startTsWorker(moduleBeside('decodeWorker', import.meta.url), data);
     worker.unref(); // never what keeps the process alive
+    stats.workers += 1;
     let readyResolve!: () => void;
     let readyReject!: (err: Error) => void;
     const t: Thread = {
@@ -138,6 +152,7 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder {
       return inline(rawXml, nulReplaced);
     }
     const id = ++ids;
+    stats.inWorker += 1;
     const t0 = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const decoded = await new Promise<DecodedHead>((resolve) => {
@@ -145,6 +160,7 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder {
       timer = setTimeout(() => {
         if (t.pending?.id !== id) return;
         t.pending = null;
+        stats.overBudget += 1;
         // Cut it short: the decode cannot be interrupted inside the thread, the thread can.
         if (thread === t) thread = undefined;
         void t.worker.terminate().catch(() => undefined);
@@ -159,6 +175,7 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder {
   }
 
   return {
+    stats,
     decode(rawXml, nulReplaced) {
       if (rawXml.length < inlineBelow) return Promise.resolve(inline(rawXml, nulReplaced));
       const next = queue.then(() => inWorker(rawXml, nulReplaced));
