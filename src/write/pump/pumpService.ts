@@ -388,6 +388,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
           prefetched = undefined;
           return 0;
         }
+        // The head moved within the scan (a long scan must not look stuck to /readyz).
+        const moved = heads[decided.end];
+        if (moved !== undefined) front = { msgId: moved.msgId, since: clock.now() };
         const next = await ahead.shift()!;
         if (next === undefined) return 0;
         // The group before it is folded into the model now: read through the model, not through it.
