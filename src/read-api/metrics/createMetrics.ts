@@ -65,19 +65,18 @@ export function createMetrics(deps: {
     registers: [registry],
   });
 
-  if (deps.fenced) {
-    const fenced = deps.fenced;
-    let seen = 0;
-    new client.Counter({
-      name: 'msgx_writer_fenced_total',
-      help: 'Commits and sends of this writer refused because it no longer holds the writer lock; the process exits with code 1 after the first',
-      registers: [registry],
-      collect() {
-        if (fenced.value > seen) this.inc(fenced.value - seen);
-        seen = fenced.value;
-      },
-    });
-  }
+  // In memory, counted by this process's writer lock (0 in a process that is not the writer).
+  let fencedSeen = 0;
+  new client.Counter({
+    name: 'msgx_writer_fenced_total',
+    help: 'Commits and sends of this writer refused because it no longer holds the writer lock; the process exits with code 1 after the first',
+    registers: [registry],
+    collect() {
+      const now = deps.fenced?.value ?? 0;
+      if (now > fencedSeen) this.inc(now - fencedSeen);
+      fencedSeen = now;
+    },
+  });
 
   const consistencyChecked = new client.Counter({
     name: 'msgx_consistency_checked_total',
