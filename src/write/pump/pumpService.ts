@@ -186,7 +186,12 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     log.warn({ err: lastErr, msgId: head.msgId }, 'decision transaction failed; recording INFRA failure');
     const infra: Outcome = { ...failureVerdict(cfg, now, head, 'INFRA', error), identity: null, meta: null };
     const items = [{ head, outcome: infra }];
-    await settle(items, await commitDecisions(pool, items, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }));
+    try {
+      await settle(items, await commitDecisions(pool, items, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }));
+    } catch (err) {
+      if (err instanceof FencedError) return fenced(err);
+      throw err;
+    }
     return 'again';
   }
 
