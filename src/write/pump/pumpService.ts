@@ -1,7 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import { outageRetryDelay } from '../../platform/config.ts';
 import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
-import { performance } from 'node:perf_hooks';
 import type { ReadinessCheck, Service } from '../../platform/service.ts';
 import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
