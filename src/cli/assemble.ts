@@ -11,7 +11,7 @@ import { createWriterLock } from '../write/writerLock.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
 import { newestImage } from '../write/snapshot/warmModel.ts';
-import type { WriterFence } from '../platform/writerFence.ts';
+import { FencedCount, type WriterFence } from '../platform/writerFence.ts';
 import { cutOver, enterShadow, ShadowRefused } from '../write/shadow/runModeChange.ts';
 import { unsafeForShadow } from '../write/shadow/shadowSafety.ts';
 
@@ -65,7 +65,9 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   let failure: Error | undefined;
   let lockTaken = false;
 
-  routes.push(createMetricsRoute(rt, mode));
+  // msgx_writer_fenced_total: counted by the writer lock, shown by this process's /metrics.
+  const fencedCount = new FencedCount();
+  routes.push(createMetricsRoute(rt, mode, writerRole ? fencedCount : undefined));
   if (opts.role === 'all' || opts.role === 'api') {
     // GraphQL (+ SSE subscriptions), POST /cminmsgs/send; the live-update feed runs as a service.
     routes.push(...adminRoutes(rt).routes); // /admin/*: operator actions for the console (404 unless MSGX_ADMIN_TOKEN)
@@ -100,7 +102,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
         process.exit(1);
       }, LOST_EXIT_MS).unref();
     };
-    const lock = createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost });
+    const lock = createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost, fencedCount });
     // A warm standby (docs/operations.md "Warm standby"): its write model follows the log while it
     // waits for the lock, so that its pump starts from the head, not from a snapshot or position 0.
     const model = new WriteModel({ newestImage });

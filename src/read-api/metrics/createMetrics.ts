@@ -25,7 +25,11 @@ export interface Metrics {
 /** How long a scrape waits for the mailbox to answer before calling it unreachable. */
 const MAILBOX_PING_MS = 2000;
 
-export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe }): Metrics {
+export function createMetrics(deps: {
+  db: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe;
+  /** This process's fenced commits and sends (a writer's; in memory, not from SQL: docs/operations.md "Writer fenced"). */
+  fenced?: { readonly value: number };
+}): Metrics {
   const registry = new client.Registry();
   if (deps.defaultMetrics !== false) client.collectDefaultMetrics({ register: registry, prefix: 'msgx_process_' });
   const g = (name: string, help: string, labelNames: string[] = []) =>
@@ -59,6 +63,19 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
     labelNames: ['target'],
     buckets: DELIVERY_LATENCY_BUCKETS,
     registers: [registry],
+  });
+
+  // In memory, counted by this process's writer lock (0 in a process that is not the writer).
+  let fencedSeen = 0;
+  new client.Counter({
+    name: 'msgx_writer_fenced_total',
+    help: 'Commits and sends of this writer refused because it no longer holds the writer lock; the process exits with code 1 after the first',
+    registers: [registry],
+    collect() {
+      const now = deps.fenced?.value ?? 0;
+      if (now > fencedSeen) this.inc(now - fencedSeen);
+      fencedSeen = now;
+    },
   });
 
   const consistencyChecked = new client.Counter({
