@@ -3,6 +3,7 @@ import type { Change } from '../../domain/changes.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
+import { readChangesAfter } from '../../log/readDecisions.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
 import type { FlightOverlay } from './flightOverlay.ts';
@@ -144,13 +145,9 @@ export class WriteModel {
   private async fold(q: Queryable): Promise<number> {
     let read = 0;
     for (;;) {
-      const { rows } = await q.query<{ position: string; msg_id: string | null; recorded_at: Date; changes: Change[] | null }>(
-        `SELECT position, msg_id, recorded_at, payload->'changes' AS changes
-           FROM decision_event WHERE position > $1::bigint ORDER BY position LIMIT $2`,
-        [String(this.pos), PAGE],
-      );
+      const rows = await readChangesAfter(q, String(this.pos), PAGE);
       for (const r of rows) {
-        if (!this.apply(r.position, r.msg_id, r.recorded_at, Array.isArray(r.changes) ? r.changes : [])) {
+        if (!this.apply(r.position, r.msgId, r.recordedAt, r.changes)) {
           throw new Error(`decision_event has a hole before position ${r.position} (model at ${this.position})`);
         }
       }
