@@ -1,7 +1,6 @@
 import { latestDayAfter } from '../../domain/archive.ts';
 import type { Change } from '../../domain/changes.ts';
 import { applyDecision } from '../../domain/evolve.ts';
-import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { readChangesAfter } from '../../log/readDecisions.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
