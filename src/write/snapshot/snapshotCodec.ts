@@ -15,6 +15,7 @@
  * (ModelImage), so the pump carries on meanwhile.
  */
 import { CancelledError } from '../../platform/errors.ts';
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { FlightState } from '../../domain/flight.ts';
@@ -122,18 +123,35 @@ export class SnapshotCancelled extends CancelledError {
   }
 }
 
+/** gzip of the JSON array of `flights`, stringified SLICE flights per turn of the event loop and streamed into gzip. */
+async function gzipSlices(flights: readonly FlightState[], cancelled: () => boolean): Promise<Buffer> {
+  const zip = zlib.createGzip({ level: 6 });
+  const out: Buffer[] = [];
+  zip.on('data', (b: Buffer) => out.push(b));
+  const ended = once(zip, 'end');
+  const write = async (text: string): Promise<void> => {
+    if (!zip.write(text)) await once(zip, 'drain');
+  };
+  await write('[');
+  for (let i = 0; i < flights.length; i += SLICE) {
+    await write(`${i > 0 ? ',' : ''}${JSON.stringify(flights.slice(i, i + SLICE)).slice(1, -1)}`);
+    await turn();
+    if (cancelled()) {
+      zip.destroy();
+      throw new SnapshotCancelled();
+    }
+  }
+  zip.end(']');
+  await ended;
+  return Buffer.concat(out);
+}
+
 export async function encodeImage(image: ModelImage, cancelled: () => boolean = () => false): Promise<Buffer> {
   const { kept, days } = groupFlights(image.flights);
   const chunks: ChunkEntry[] = kept.map((c) => ({ day: c.day, flids: [...c.keys], bytes: c.body.length }));
   const bodies: Buffer[] = kept.map((c) => c.body);
   for (const [day, flights] of days) {
-    const parts: string[] = [];
-    for (let i = 0; i < flights.length; i += SLICE) {
-      parts.push(JSON.stringify(flights.slice(i, i + SLICE)).slice(1, -1));
-      await turn();
-      if (cancelled()) throw new SnapshotCancelled();
-    }
-    const body = await gzip(`[${parts.join(',')}]`);
+    const body = await gzipSlices(flights, cancelled);
     chunks.push({ day, flids: flights.map((f) => f.flid), bytes: body.length });
     bodies.push(body);
   }
