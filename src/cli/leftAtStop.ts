@@ -6,6 +6,7 @@
  */
 import type { Queryable } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
+import { pipelineStatus, type StatusDay } from '../readModel/pipelineStatus.ts';
 
 export interface LeftAtStop {
   readonly undecided: number;
@@ -14,23 +15,28 @@ export interface LeftAtStop {
   readonly unprojected: number;
 }
 
-export async function leftAtStop(q: Queryable): Promise<LeftAtStop> {
-  const { rows } = await q.query<LeftAtStop>(
-    `SELECT (SELECT count(*)::int FROM proc_state WHERE state IN ('PENDING', 'FAILED')) AS undecided,
-            (SELECT count(*)::int FROM proc_state WHERE backfill_state = 'PENDING') AS "writeBacks",
-            (SELECT count(*)::int FROM msg_event WHERE state = 'PENDING') AS deliveries,
-            GREATEST(0, (SELECT last_position FROM pipeline_lock WHERE id = 1)
-                        - COALESCE((SELECT min(position) FROM projection_checkpoint WHERE name IN ('flights', 'outbox')), 0))::int AS unprojected`,
-  );
-  return rows[0]!;
+/** The projectors whose lag counts as `unprojected`: the flight read model and the outbox feeder. */
+const REDRIVEN = ['flights', 'outbox'];
+
+/** Read from the pipeline status (src/readModel/pipelineStatus.ts). */
+export async function leftAtStop(q: Queryable, day: StatusDay): Promise<LeftAtStop> {
+  const s = await pipelineStatus(q, day);
+  const positions = s.projections.filter((p) => REDRIVEN.includes(p.name)).map((p) => Number(p.position));
+  const lowest = positions.length > 0 ? Math.min(...positions) : 0;
+  return {
+    undecided: s.backlog,
+    writeBacks: s.backfillPending,
+    deliveries: s.outbox.reduce((n, o) => n + o.pending, 0),
+    unprojected: Math.max(0, Number(s.lastPosition) - lowest),
+  };
 }
 
 /** One line: what is left, or — when it cannot be read within `boundMs` — that it could not be. */
-export async function logLeftAtStop(q: Queryable, log: Logger, stop: { readonly finished: boolean; readonly ms: number; readonly timeoutMs: number }, boundMs = 2000): Promise<void> {
+export async function logLeftAtStop(q: Queryable, day: StatusDay, log: Logger, stop: { readonly finished: boolean; readonly ms: number; readonly timeoutMs: number }, boundMs = 2000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${boundMs} ms`)), boundMs)));
   try {
-    const left = await Promise.race([leftAtStop(q), bound]);
+    const left = await Promise.race([leftAtStop(q, day), bound]);
     const what = { ...left, stopMs: Math.round(stop.ms) };
     if (stop.finished) log.info(what, 'left to the next start (recorded in PostgreSQL, re-driven at start)');
     else log.warn({ ...what, timeoutMs: stop.timeoutMs }, 'stop took longer than MSGX_STOP_TIMEOUT_MS: exiting now; left to the next start (recorded in PostgreSQL, re-driven at start)');

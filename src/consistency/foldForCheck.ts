@@ -9,7 +9,7 @@ import { applyDecision } from '../domain/evolve.ts';
 import type { FlightState } from '../domain/flight.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { emptyPendingReference, foldReferenceEvents, type PendingReference } from '../projections/reference/referenceFold.ts';
-import type { LogEvent } from './readLog.ts';
+import type { LogEvent } from '../log/readForFlights.ts';
 import { OutboxExpectation } from './outboxCheck.ts';
 
 export interface FoldResult {

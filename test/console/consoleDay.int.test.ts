@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { pipelineStatus } from '../../src/write/pump/pipelineStatus.ts';
+import { pipelineStatus } from '../../src/readModel/pipelineStatus.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { openPage, type WatchedPage } from './browser.ts';
 import { consoleSetting, type ConsoleSetting } from './consoleSetting.ts';
@@ -146,11 +146,13 @@ describe('console on a realistic day', () => {
   it('pipeline tiles agree with msgx status and link to their lists; the message list shows SKIPPED too', async () => {
     await w.page.goto(`${origin}/console#/pipeline`);
     await w.page.waitForSelector('[data-testid=tile-parked]', { timeout: 60_000 });
-    const status = await pipelineStatus(setting.db.pool);
+    // msgx runs with the default airport zone (MSGX_AIRPORT_TZ): "today" is its day
+    const status = await pipelineStatus(setting.db.pool, { now: new Date(), tz: 'Asia/Shanghai' });
     const count = (state: string) => status.counts.filter((c) => c.state === state).reduce((n, c) => n + Number(c.n), 0);
     expect(count('PARKED')).toBeGreaterThan(0);
     expect(await text('[data-testid=tile-parked] .n')).toBe(String(count('PARKED')));
     expect(await text('[data-testid=tile-dead] .n')).toBe(String(count('DEAD')));
+    expect(await text('[data-testid=tile-skipped] .n')).toBe(String(status.skippedToday));
     expect(await w.page.getAttribute('[data-testid=tile-parked]', 'class')).toContain('bad');
     expect(await text('[data-testid=chart-decisions]')).toMatch(/decisions per minute: now \d+, highest [1-9]/);
     expect(await text('[data-testid=writer]')).toContain('since');

@@ -2,7 +2,7 @@
 // pipeline's last hour per minute, skipped today, the writer, and the narrowed message list —
 // with their bounds refused as bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WRITER_LOCK_KEY } from '../../src/write/writerLock.ts';
+import { WRITER_LOCK_KEY } from '../../src/domain/contract.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { appendBatch } from '../support/decisions.ts';
 import { createHarness, type Harness } from './support/harness.ts';

@@ -1,8 +1,7 @@
 import type { ReadContext } from './context.ts';
 import { modeName, readRunMode } from '../../platform/runMode.ts';
-import { selectPipeline } from '../sql/selectPipeline.ts';
+import { pipelineStatus } from '../../readModel/pipelineStatus.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
-import { countSkippedToday, selectWriter } from '../sql/selectConsoleFacts.ts';
 
 /** At most this many not-yet-copied CMINMSGS rows are counted into the backlog per query. */
 export const UNCOPIED_COUNT_LIMIT = 1000;
@@ -38,9 +37,9 @@ const unreadable = new WeakSet<object>();
 export const pipelineResolvers = {
   Query: {
     async pipeline(_: unknown, _args: unknown, ctx: ReadContext) {
-      const p = await selectPipeline(ctx.deps.db);
-      const notCopied = await uncopied(ctx, p.watermark);
       const now = ctx.deps.clock.now();
+      const p = await pipelineStatus(ctx.deps.db, { now, tz: ctx.deps.tz });
+      const notCopied = await uncopied(ctx, p.watermark);
       const mode = await (ctx.deps.mode ?? (() => readRunMode(ctx.deps.db)))();
       return {
         mode: modeName(mode),
@@ -57,9 +56,9 @@ export const pipelineResolvers = {
         failed: p.failed,
         dead: p.dead,
         parked: p.parked,
-        head: p.headId === null ? null : () => ctx.loaders.message.load(p.headId!),
-        headAgeSeconds: ageSeconds(now, p.headIngestedAt),
-        logPosition: p.logPosition,
+        head: p.head === null ? null : () => ctx.loaders.message.load(p.head!.msgId),
+        headAgeSeconds: ageSeconds(now, p.head?.ingestedAt ?? null),
+        logPosition: p.lastPosition,
         projections: p.projections,
         outbox: p.outbox.map((o) => ({
           target: o.target,
@@ -68,8 +67,8 @@ export const pipelineResolvers = {
           oldestPendingAgeSeconds: ageSeconds(now, o.oldestPendingAt),
         })),
         consistency: async () => (await selectConsistency(ctx.deps.db)).latest,
-        skippedToday: () => countSkippedToday(ctx.deps.db, now, ctx.deps.tz),
-        writer: () => selectWriter(ctx.deps.db),
+        skippedToday: p.skippedToday,
+        writer: p.writer,
       };
     },
   },
