@@ -1,7 +1,7 @@
 import type { Queryable } from '../../platform/db.ts';
 import { projectionStatus, type ProjectionStatus } from '../../readModel/projectionStatus.ts';
 
-export const OUTBOX_TARGETS = ['KAFKA_MSG', 'KAFKA_SCHD', 'COUTMSGS'] as const;
+export const OUTBOX_TARGETS = ['KAFKA_MSG', 'KAFKA_SCHD', 'COUTMSGS', 'AIDX'] as const;
 
 export interface PipelineRecord {
   readonly watermark: string | null;
