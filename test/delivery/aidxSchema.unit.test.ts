@@ -46,7 +46,7 @@ const code = fc.string({ minLength: 1, maxLength: 9 });
 const flights = fc.record({
   direction: fc.constantFrom('A' as const, 'D' as const),
   airline: fc.oneof(fc.constantFrom('CA', 'MU', '3U', 'B6', 'CSN'), code),
-  flightNo: fc.oneof(fc.constantFrom('1234', '88', '0123', '731A', '12345'), code),
+  flightNo: fc.oneof(fc.constantFrom('1234', '88', '0123', '731A', '12345', 'CA1501', 'MU5123B'), code),
   other: fc.oneof(fc.constantFrom('SHA', 'KMG', 'EDDF'), code),
   scheduledTime: maybe(instant), estimatedTime: maybe(instant), actualTime: maybe(instant),
   eobt: maybe(instant), tobt: maybe(instant), cobt: maybe(instant), ctot: maybe(instant),
@@ -182,6 +182,8 @@ describe('aidxMessage: the mapping', () => {
     expect(splitFlightNumber('01234')).toEqual({ number: '1234', suffix: undefined });
     expect(splitFlightNumber('88b')).toEqual({ number: '88', suffix: 'b' });
     expect(splitFlightNumber('12345')).toBeNull();
+    expect(splitFlightNumber('CA1501', 'CA')).toEqual({ number: '1501', suffix: undefined });
+    expect(splitFlightNumber('3U8888', '3U')).toEqual({ number: '8888', suffix: undefined });
   });
 });
 

@@ -56,9 +56,14 @@ function fitting(values: readonly (string | null)[], shape: ElementShape): strin
   return out;
 }
 
-/** msgx's flight number (digits and an optional letter) → AIDX number and operational suffix. */
-export function splitFlightNumber(flightNo: string | null): { number: string; suffix: string | undefined } | null {
-  const m = /^\s*0*(\d{1,4})([A-Za-z])?\s*$/.exec(flightNo ?? '');
+/**
+ * msgx's flight number → AIDX number and operational suffix. The AODB writes it with the airline
+ * designator in front (`CA1501`, interface.md FLNO), which is taken off when it is `airline`.
+ */
+export function splitFlightNumber(flightNo: string | null, airline?: string): { number: string; suffix: string | undefined } | null {
+  let no = (flightNo ?? '').trim();
+  if (airline && no.toUpperCase().startsWith(airline.toUpperCase())) no = no.slice(airline.length);
+  const m = /^\s*0*(\d{1,4})([A-Za-z])?\s*$/.exec(no);
   return m ? { number: m[1]!, suffix: m[2] } : null;
 }
 
@@ -81,7 +86,7 @@ export function otherAirport(f: FlightState, ours: string): string | undefined {
 export function aidxLeg(f: FlightState, ours: string): AidxLeg | AidxSkipReason {
   const airline = fit(f.airline?.toUpperCase(), F.airline);
   if (!airline) return 'no-airline';
-  const no = splitFlightNumber(f.flightNo);
+  const no = splitFlightNumber(f.flightNo, airline);
   if (!no) return 'no-flight-number';
   if (f.direction !== 'A' && f.direction !== 'D') return 'no-direction';
   const other = otherAirport(f, ours);
@@ -177,7 +182,7 @@ function legDataNode(f: FlightState): AidxNode {
   }
   const shareAirline = fit(f.masterAirline?.toUpperCase(), F.airline);
   if (shareAirline) {
-    const no = splitFlightNumber(f.masterFlightNo);
+    const no = splitFlightNumber(f.masterFlightNo, shareAirline);
     kids.CodeShareInfo = [{ attrs: { RepeatIndex: '1' }, kids: { Airline: [{ text: shareAirline }], ...(no ? { FlightNumber: [{ text: no.number }] } : {}) } }];
   }
   const resource = resourceNode(f);

@@ -1,0 +1,100 @@
+/**
+ * The AIDX target end to end (docs/delivery.md "AIDX"): corpus 01 through the whole app with the
+ * NDJSON file sink and MSGX_AIDX_OUT on. Each decided flight change gives one AIDX record whose
+ * SequenceNmbr is the decision's log position, in per-flight log order, each fitting our
+ * description of the schema; a rebuild of the flights adds none; a shadow run's records go to the
+ * prefixed topic.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/platform/logger.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { PRODUCTION_MODE } from '../../src/platform/runMode.ts';
+import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
+import { AIDX_NOTIF_SHAPE } from '../../src/write/delivery/aidx/aidxShape.ts';
+import { aidxRecord } from '../../src/write/delivery/aidxRecord.ts';
+import type { KafkaSink, SinkRecord } from '../../src/write/delivery/kafkaSink.ts';
+import { shadowTopics } from '../../src/write/delivery/shadowTopics.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { readScenario } from '../support/corpusDir.ts';
+import { startApp, type RunningApp } from '../support/testApp.ts';
+import { waitFor } from '../support/waitFor.ts';
+import { checkAidx } from './support/aidxCheck.ts';
+
+interface Line { topic: string; key: string | null; value: unknown; headers: Record<string, string>; eventIds: string[] }
+
+let db: TestDatabase;
+let app: RunningApp;
+beforeAll(async () => {
+  db = await createTestDatabase('aidx_out');
+  app = await startApp(db, { env: { MSGX_AIDX_OUT: 'true', MSGX_AIRPORT_IATA: 'XXX', MSGX_AIDX_ORIGINATOR: 'TESTAPT' } });
+});
+afterAll(async () => {
+  await app?.stop();
+  await db?.drop();
+});
+
+const lines = async (topic: string): Promise<Line[]> =>
+  (await readFile(path.join(app.cfg.dataDir, 'out', `${topic}.ndjson`), 'utf8').catch(() => ''))
+    .split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Line);
+const allSent = async () => (await db.pool.query("SELECT 1 FROM msg_event WHERE state <> 'SENT'")).rowCount === 0;
+
+describe('AIDX out through the file sink', () => {
+  it('one record per changed flight, SequenceNmbr = log position, per-flight log order, each fitting the schema description', async () => {
+    await app.send(readScenario('01-plan-and-operations').files.map((f) => f.xml));
+    await app.drained('corpus 01 decided');
+    await waitFor(allSent, { what: 'every record written' });
+
+    const records = await lines('aidx');
+    const rows = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM msg_event WHERE target = 'AIDX'");
+    expect(records.length).toBe(rows.rows[0]!.n);
+    expect(records.length).toBeGreaterThan(5);
+    const positions = new Set((await db.pool.query<{ position: string }>('SELECT position::text FROM decision_event')).rows.map((r) => r.position));
+    const lastOf = new Map<string, bigint>();
+    for (const r of records) {
+      const xml = r.value as string;
+      expect(typeof xml).toBe('string');
+      expect(checkAidx(xml, AIDX_NOTIF_SHAPE)).toEqual([]);
+      const seq = /SequenceNmbr="(\d+)"/.exec(xml)![1]!;
+      expect(seq).toBe(r.headers['log-position']);
+      expect(positions.has(seq)).toBe(true);
+      expect(xml).toContain('<Originator CompanyShortName="TESTAPT" Code="TESTAPT"/>');
+      expect(xml).toMatch(/<(DepartureAirport|ArrivalAirport)>XXX</);
+      // Per flight (the record key), positions only grow.
+      const before = lastOf.get(r.key!);
+      if (before !== undefined) expect(BigInt(seq) > before).toBe(true);
+      lastOf.set(r.key!, BigInt(seq));
+    }
+  });
+
+  it('a rebuild of the flight read models sends nothing again', async () => {
+    const before = (await lines('aidx')).length;
+    const res = await rebuildFlights({ pool: app.rt.pool, clock: systemClock, log: silentLogger });
+    expect(res.ok).toBe(true);
+    await app.drained('after the rebuild');
+    await waitFor(allSent, { what: 'every record written' });
+    expect((await lines('aidx')).length).toBe(before);
+    const dup = await db.pool.query("SELECT source_position, flid FROM msg_event WHERE target = 'AIDX' GROUP BY 1, 2 HAVING count(*) > 1");
+    expect(dup.rowCount).toBe(0);
+  });
+});
+
+describe('AIDX out in a shadow run', () => {
+  it('records go to the prefixed topic (shadow.aidx, the file shadow.aidx.ndjson)', async () => {
+    const sent: string[] = [];
+    const sink: KafkaSink = {
+      kind: 'file', description: 'test',
+      send: async (topic: string, records: readonly SinkRecord[]) => {
+        sent.push(...records.map(() => topic));
+        return records.map((_, i) => ({ topic, file: topic, byteOffset: i }));
+      },
+      check: async () => undefined,
+      close: async () => undefined,
+    };
+    const shadow = shadowTopics(sink, { ...PRODUCTION_MODE, shadow: true, topicPrefix: 'shadow.' });
+    const row = { eventId: '1', target: 'AIDX' as const, sourcePosition: '5', msgId: null, flid: '9', payload: { xml: '<x/>' }, headers: {}, attempts: 0, nextAttemptAt: null, batchId: null };
+    await shadow.send(app.cfg.kafka.topicAidx, [aidxRecord(row)]);
+    expect(sent).toEqual(['shadow.aidx']);
+  });
+});
