@@ -20,6 +20,7 @@ import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { readScenario } from '../support/corpusDir.ts';
 import { startApp, type RunningApp } from '../support/testApp.ts';
 import { waitFor } from '../support/waitFor.ts';
+import { startKafkaBroker, type KafkaTestBroker } from '../support/kafka/broker.ts';
 import { checkAidx } from './support/aidxCheck.ts';
 
 interface Line { topic: string; key: string | null; value: unknown; headers: Record<string, string>; eventIds: string[] }
@@ -96,5 +97,36 @@ describe('AIDX out in a shadow run', () => {
     const row = { eventId: '1', target: 'AIDX' as const, sourcePosition: '5', msgId: null, flid: '9', payload: { xml: '<x/>' }, headers: {}, attempts: 0, nextAttemptAt: null, batchId: null };
     await shadow.send(app.cfg.kafka.topicAidx, [aidxRecord(row)]);
     expect(sent).toEqual(['shadow.aidx']);
+  });
+});
+
+describe('AIDX out to Kafka (the in-process test broker)', () => {
+  let kdb: TestDatabase;
+  let kapp: RunningApp | undefined;
+  let broker: KafkaTestBroker;
+  beforeAll(async () => {
+    kdb = await createTestDatabase('aidx_out_kafka');
+    broker = await startKafkaBroker({ topics: { msg: 1, schd: 1, 'flight-aidx': 2 } });
+    kapp = await startApp(kdb, {
+      env: { MSGX_AIDX_OUT: 'true', MSGX_AIRPORT_IATA: 'XXX', MSGX_KAFKA_BROKERS: broker.brokers[0]!, MSGX_KAFKA_TOPIC_AIDX: 'flight-aidx' },
+    });
+  });
+  afterAll(async () => {
+    await kapp?.stop();
+    await broker?.close();
+    await kdb?.drop();
+  });
+
+  it('each AIDX row becomes one record on MSGX_KAFKA_TOPIC_AIDX, keyed by flid, value the XML', async () => {
+    await kapp!.send(readScenario('01-plan-and-operations').files.map((f) => f.xml));
+    await kapp!.drained('corpus 01 decided');
+    const rows = (await kdb.pool.query<{ flid: string; position: string; xml: string }>(
+      "SELECT flid, source_position::text AS position, payload->>'xml' AS xml FROM msg_event WHERE target = 'AIDX' ORDER BY event_id",
+    )).rows;
+    expect(rows.length).toBeGreaterThan(5);
+    const records = await broker.waitFor('flight-aidx', rows.length, { timeoutMs: 120_000 });
+    const seen = records.map((r) => `${r.key}|${r.headers['log-position']}|${r.value}`).sort();
+    expect(seen).toEqual(rows.map((r) => `${r.flid}|${r.position}|${r.xml}`).sort());
+    for (const r of records) expect(checkAidx(String(r.value), AIDX_NOTIF_SHAPE)).toEqual([]);
   });
 });
