@@ -5,7 +5,9 @@
  * description of the schema; a rebuild of the flights adds none; a shadow run's records go to the
  * prefixed topic.
  */
-import { readFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/platform/logger.ts';
@@ -67,6 +69,21 @@ describe('AIDX out through the file sink', () => {
       if (before !== undefined) expect(BigInt(seq) > before).toBe(true);
       lastOf.set(r.key!, BigInt(seq));
     }
+    // With the IATA 2019.2 schema set at hand (not in this repository) and xmllint: the real schema.
+    const xsdDir = process.env.MSGX_TEST_AIDX_XSD_DIR;
+    if (!xsdDir || spawnSync('xmllint', ['--version']).status !== 0) {
+      console.info('AIDX records not run through xmllint: MSGX_TEST_AIDX_XSD_DIR unset or xmllint missing');
+      return;
+    }
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'msgx-aidx-int-'));
+    const files = await Promise.all(records.map(async (r, i) => {
+      const file = path.join(dir, `r${i}.xml`);
+      await writeFile(file, r.value as string);
+      return file;
+    }));
+    const res = spawnSync('xmllint', ['--noout', '--schema', path.join(xsdDir, 'IATA_AIDX_FlightLegNotifRQ.xsd'), ...files], { encoding: 'utf8' });
+    expect(res.stderr.split('\n').filter((l) => l !== '' && !l.endsWith(' validates'))).toEqual([]);
+    expect(res.status).toBe(0);
   });
 
   it('a rebuild of the flight read models sends nothing again', async () => {
