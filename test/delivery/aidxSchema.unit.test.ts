@@ -166,6 +166,13 @@ describe('aidxMessage: the mapping', () => {
     expect(xml).not.toContain('AircraftTerminal');
   });
 
+  it('markup in a value is escaped, a control character leaves the value out', () => {
+    const xml = xmlOf(flight({ currentStand: '<a&"b\'>', registration: 'B-1\u0001' }));
+    expect(xml).toContain('<AircraftParkingPosition Qualifier="STAND">&lt;a&amp;&quot;b&apos;&gt;</AircraftParkingPosition>');
+    expect(xml).not.toContain('Registration');
+    expect(checkAidx(xml, AIDX_NOTIF_SHAPE)).toEqual([]);
+  });
+
   it('no identifiable leg, no message: each reason', () => {
     const reason = (f: FlightState) => {
       const o = aidxMessage(f, '1', '2025-03-14T00:00:01.000Z', RULES);
