@@ -6,6 +6,7 @@ import { openRuntime } from '../platform/runtime.ts';
 import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import type { Command } from './commands.ts';
 import { UsageError } from './usageError.ts';
+import { aidxRules } from '../write/delivery/aidx/aidxMessage.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const FLID = /^\d{1,19}$/;
@@ -80,6 +81,7 @@ export const verifyCommand: Command = {
         selection,
         clock: rt.clock,
         snapshot: checkSnapshot,
+        ...(aidxRules(cfg) ? { aidx: aidxRules(cfg) } : {}),
         onProgress: (p) => {
           // The fold reports every page: about one line a second is enough.
           if (p.phase === 'fold') {

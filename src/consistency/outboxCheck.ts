@@ -11,12 +11,14 @@
  * the fold and the changes are those flights' only, so the `seq` of a row (its place among all
  * rows of the decision for that target) is not known: rows are compared by (target, position,
  * flid), counting repeats.
- * AIDX rows (docs/delivery.md "AIDX") are not compared yet: whether a flight gets one depends on
- * MSGX_AIDX_OUT and on its leg, which this check is not given.
+ * AIDX rows (MSGX_AIDX_OUT, docs/delivery.md "AIDX"): one per touched flight that still exists and
+ * whose leg can be named (`aidxLeg`, the very test the feeder's `aidxMessage` starts with), in
+ * touched order.
  */
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
+import { aidxLeg, type AidxRules } from '../write/delivery/aidx/aidxMessage.ts';
 import { coutmsgsOutputs, changeFlid, isSentKind, sentChanges } from '../projections/decisionOutbox.ts';
 import type { LogEvent } from './readLog.ts';
 import type { Mismatch } from './report.ts';
@@ -37,6 +39,7 @@ export class OutboxExpectation {
   constructor(
     private readonly whole: boolean,
     private readonly routes: readonly CoutmsgsRoute[] = [],
+    private readonly aidx?: AidxRules,
   ) {}
 
   expect(e: LogEvent, touched: ReadonlySet<string>, flights: ReadonlyMap<string, FlightState>): void {
@@ -49,6 +52,13 @@ export class OutboxExpectation {
     coutmsgsOutputs(event, changes, flights, this.routes).forEach((o, seq) => this.add('COUTMSGS', seq, o.flid, e.position));
     let seq = 0;
     for (const flid of touched) if (flights.has(flid)) this.add('KAFKA_SCHD', seq++, flid, e.position);
+    if (this.aidx) {
+      let k = 0;
+      for (const flid of touched) {
+        const state = flights.get(flid);
+        if (state && typeof aidxLeg(state, this.aidx.airport) !== 'string') this.add('AIDX', k++, flid, e.position);
+      }
+    }
   }
 
   private add(target: string, seq: number, flid: string | null, position: string): void {
@@ -90,7 +100,7 @@ export async function checkOutbox(
   if (flids === undefined) {
     // Every row: the key built by the server (one text column per row, nothing to assemble here).
     const { rows } = await q.query<{ k: string }>(
-      `SELECT target || '|' || source_position || '|' || seq || '|' || coalesce(flid, '') AS k FROM msg_event WHERE target <> 'AIDX'`,
+      `SELECT target || '|' || source_position || '|' || seq || '|' || coalesce(flid, '') AS k FROM msg_event`,
     );
     for (const { k } of rows) {
       take(k, () => {
@@ -100,7 +110,7 @@ export async function checkOutbox(
     }
   } else {
     const { rows } = await q.query<OutboxKeyRow>(
-      "SELECT target, source_position, seq, flid FROM msg_event WHERE target <> 'AIDX' AND source_position = ANY($1::bigint[]) AND flid = ANY($2::text[])",
+      'SELECT target, source_position, seq, flid FROM msg_event WHERE source_position = ANY($1::bigint[]) AND flid = ANY($2::text[])',
       [expected.positions, flids],
     );
     for (const r of rows) take(expected.keyOf(r.target, r.source_position, r.seq, r.flid), () => r);

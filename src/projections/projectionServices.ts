@@ -17,7 +17,7 @@ import { createReferenceProjector } from './reference/referenceProjector.ts';
 import { Wakeup } from '../platform/wakeup.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Config } from '../platform/config.ts';
-import type { AidxRules, AidxSkipReason } from '../write/delivery/aidx/aidxMessage.ts';
+import { aidxRules, type AidxRules, type AidxSkipReason } from '../write/delivery/aidx/aidxMessage.ts';
 
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */
@@ -72,11 +72,6 @@ function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): Service[] {
     },
     loop,
   ];
-}
-
-/** The AIDX target's rules when MSGX_AIDX_OUT is on (docs/delivery.md "AIDX"). */
-export function aidxRules(cfg: Config): AidxRules | undefined {
-  return cfg.aidxOut && cfg.airportIata ? { airport: cfg.airportIata, originator: cfg.aidxOriginator } : undefined;
 }
 
 /**

@@ -14,6 +14,8 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { PRODUCTION_MODE } from '../../src/platform/runMode.ts';
 import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
+import { runCheck } from '../../src/consistency/runCheck.ts';
+import { aidxRules } from '../../src/write/delivery/aidx/aidxMessage.ts';
 import { AIDX_NOTIF_SHAPE } from '../../src/write/delivery/aidx/aidxShape.ts';
 import { aidxRecord } from '../../src/write/delivery/aidxRecord.ts';
 import type { KafkaSink, SinkRecord } from '../../src/write/delivery/kafkaSink.ts';
@@ -84,6 +86,17 @@ describe('AIDX out through the file sink', () => {
     const res = spawnSync('xmllint', ['--noout', '--schema', path.join(xsdDir, 'IATA_AIDX_FlightLegNotifRQ.xsd'), ...files], { encoding: 'utf8' });
     expect(res.stderr.split('\n').filter((l) => l !== '' && !l.endsWith(' validates'))).toEqual([]);
     expect(res.status).toBe(0);
+  });
+
+  it('msgx verify expects exactly these AIDX rows (and calls them orphans with the target off)', async () => {
+    const rules = aidxRules(app.cfg)!;
+    for (const selection of [{ kind: 'all' as const }, { kind: 'sample' as const, ratio: 1 }]) {
+      const on = await runCheck(db.pool, { selection, clock: systemClock, writebackGraceMs: 0, aidx: rules });
+      expect(on.mismatches).toEqual([]);
+    }
+    const off = await runCheck(db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 0 });
+    expect(off.mismatches.length).toBeGreaterThan(0);
+    expect(JSON.stringify(off.mismatches)).toContain('AIDX');
   });
 
   it('a rebuild of the flight read models sends nothing again', async () => {

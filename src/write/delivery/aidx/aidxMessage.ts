@@ -8,6 +8,7 @@
  * (5 statuses, 3 gates, 5 belts/counters, 8 delays, 20 code shares, 50 times).
  */
 import type { Allocation, FlightState, Instant } from '../../../domain/flight.ts';
+import type { Config } from '../../../platform/config.ts';
 import { AIDX_NOTIF_SHAPE, AIDX_VERSION, childShape, type ElementShape, type Format, FORMATS as F } from './aidxShape.ts';
 import { renderAidx, type AidxNode } from './aidxXml.ts';
 
@@ -16,6 +17,11 @@ export interface AidxRules {
   readonly airport: string;
   /** MSGX_AIDX_ORIGINATOR. */
   readonly originator: string;
+}
+
+/** The AIDX target's rules when MSGX_AIDX_OUT is on (docs/delivery.md "AIDX"), else undefined. */
+export function aidxRules(cfg: Partial<Pick<Config, 'aidxOut' | 'airportIata' | 'aidxOriginator'>>): AidxRules | undefined {
+  return cfg.aidxOut && cfg.airportIata && cfg.aidxOriginator ? { airport: cfg.airportIata, originator: cfg.aidxOriginator } : undefined;
 }
 
 /** Why a flight got no AIDX message (counted by the outbox feeder). */
