@@ -6,7 +6,7 @@ import { openRuntime } from '../platform/runtime.ts';
 import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import type { Command } from './commands.ts';
 import { UsageError } from './usageError.ts';
-import { aidxRules } from '../write/delivery/aidx/aidxMessage.ts';
+import { aidxRules } from '../domain/aidxOut/aidxMessage.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const FLID = /^\d{1,19}$/;

@@ -7,7 +7,7 @@
  */
 import { applyDecision } from '../domain/evolve.ts';
 import type { FlightState } from '../domain/flight.ts';
-import type { AidxRules } from '../write/delivery/aidx/aidxMessage.ts';
+import type { AidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { emptyPendingReference, foldReferenceEvents, type PendingReference } from '../projections/reference/referenceFold.ts';
 import type { LogEvent } from './readLog.ts';

@@ -18,7 +18,7 @@
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
-import { aidxLeg, type AidxRules } from '../write/delivery/aidx/aidxMessage.ts';
+import { aidxLeg, type AidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import { coutmsgsOutputs, changeFlid, isSentKind, sentChanges } from '../projections/decisionOutbox.ts';
 import type { LogEvent } from './readLog.ts';
 import type { Mismatch } from './report.ts';

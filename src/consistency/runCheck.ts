@@ -14,7 +14,7 @@
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Pool, Queryable } from '../platform/db.ts';
-import type { AidxRules } from '../write/delivery/aidx/aidxMessage.ts';
+import type { AidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { compareDocs, loadDocs } from './docCheck.ts';
 import { compareFlights, loadRows } from './flightCheck.ts';

@@ -13,7 +13,7 @@ import type { Config } from '../platform/config.ts';
 import type { Pool } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
-import { aidxRules } from '../write/delivery/aidx/aidxMessage.ts';
+import { aidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { nextDailyRun } from './nextDailyRun.ts';
 import { recordCheck, type CheckTrigger } from './recordCheck.ts';

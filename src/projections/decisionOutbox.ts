@@ -21,7 +21,7 @@ import { toFlightView } from '../domain/flightView.ts';
 import { formatOutward } from '../domain/time.ts';
 import type { DecisionEvent } from '../log/readDecisions.ts';
 import type { CoutmsgsPayload, CoutmsgsRoute } from './outboxRoutes.ts';
-import { aidxMessage, type AidxRules, type AidxSkipReason } from '../write/delivery/aidx/aidxMessage.ts';
+import { aidxMessage, type AidxRules, type AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 
 export type OutboxTarget = 'KAFKA_MSG' | 'KAFKA_SCHD' | 'COUTMSGS' | 'AIDX';
 

@@ -20,7 +20,7 @@ import { insertOutboxRows, notifyOutbox } from './insertOutbox.ts';
 import { JournaledMap } from './journaledMap.ts';
 import { NO_COUTMSGS_ROUTES, type CoutmsgsRoute } from './outboxRoutes.ts';
 import { isSentKind, outboxRowsFor, type OutboxRow } from './decisionOutbox.ts';
-import type { AidxRules, AidxSkipReason } from '../write/delivery/aidx/aidxMessage.ts';
+import type { AidxRules, AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 import type { Projector } from './projector.ts';
 import { OUTBOX_PROJECTOR } from '../readModel/projectorNames.ts';
 

@@ -17,7 +17,7 @@ import { createReferenceProjector } from './reference/referenceProjector.ts';
 import { Wakeup } from '../platform/wakeup.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Config } from '../platform/config.ts';
-import { aidxRules, type AidxRules, type AidxSkipReason } from '../write/delivery/aidx/aidxMessage.ts';
+import { aidxRules, type AidxRules, type AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */

@@ -14,8 +14,8 @@ import { describe, expect, it } from 'vitest';
 import type { FlightState } from '../../src/domain/flight.ts';
 import { emptyFields } from '../../src/domain/fields.ts';
 import { listsOf } from '../../src/domain/lists.ts';
-import { aidxMessage, splitFlightNumber } from '../../src/write/delivery/aidx/aidxMessage.ts';
-import { AIDX_NOTIF_SHAPE } from '../../src/write/delivery/aidx/aidxShape.ts';
+import { aidxMessage, splitFlightNumber } from '../../src/domain/aidxOut/aidxMessage.ts';
+import { AIDX_NOTIF_SHAPE } from '../../src/domain/aidxOut/aidxShape.ts';
 import { checkAidx } from './support/aidxCheck.ts';
 
 const RULES = { airport: 'PEK', originator: 'MSGX' };

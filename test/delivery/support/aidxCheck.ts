@@ -1,11 +1,11 @@
 /**
- * Checks an AIDX document against our description of the schema (src/write/delivery/aidx/aidxShape.ts)
+ * Checks an AIDX document against our description of the schema (src/domain/aidxOut/aidxShape.ts)
  * by parsing it again — independent of how the serializer orders its output: every element's children
  * follow the shape's sequence, occur within min..max, carry their required attributes, no unknown
  * element or attribute, every text and attribute matches its format. Returns the problems found.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { AIDX_NAMESPACE, type ElementShape } from '../../../src/write/delivery/aidx/aidxShape.ts';
+import { AIDX_NAMESPACE, type ElementShape } from '../../../src/domain/aidxOut/aidxShape.ts';
 
 type Ordered = Record<string, unknown> & { ':@'?: Record<string, string> };
 

@@ -7,8 +7,7 @@
  * Bounds: one FlightLeg per message; at most the schema's counts of each repeated element
  * (5 statuses, 3 gates, 5 belts/counters, 8 delays, 20 code shares, 50 times).
  */
-import type { Allocation, FlightState, Instant } from '../../../domain/flight.ts';
-import type { Config } from '../../../platform/config.ts';
+import type { Allocation, FlightState, Instant } from '../flight.ts';
 import { AIDX_NOTIF_SHAPE, AIDX_VERSION, childShape, type ElementShape, type Format, FORMATS as F } from './aidxShape.ts';
 import { renderAidx, type AidxNode } from './aidxXml.ts';
 
@@ -20,7 +19,7 @@ export interface AidxRules {
 }
 
 /** The AIDX target's rules when MSGX_AIDX_OUT is on (docs/delivery.md "AIDX"), else undefined. */
-export function aidxRules(cfg: Partial<Pick<Config, 'aidxOut' | 'airportIata' | 'aidxOriginator'>>): AidxRules | undefined {
+export function aidxRules(cfg: { readonly aidxOut?: boolean; readonly airportIata?: string | undefined; readonly aidxOriginator?: string }): AidxRules | undefined {
   return cfg.aidxOut && cfg.airportIata && cfg.aidxOriginator ? { airport: cfg.airportIata, originator: cfg.aidxOriginator } : undefined;
 }
 
