@@ -10,7 +10,7 @@ import type { FlightState } from '../domain/flight.ts';
 import type { AidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { emptyPendingReference, foldReferenceEvents, type PendingReference } from '../projections/reference/referenceFold.ts';
-import type { LogEvent } from './readLog.ts';
+import type { LogEvent } from '../log/readForFlights.ts';
 import { OutboxExpectation } from './outboxCheck.ts';
 
 export interface FoldResult {

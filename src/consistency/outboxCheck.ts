@@ -20,8 +20,9 @@ import type { Queryable } from '../platform/db.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { aidxLeg, type AidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import { coutmsgsOutputs, changeFlid, isSentKind, sentChanges } from '../projections/decisionOutbox.ts';
-import type { LogEvent } from './readLog.ts';
+import type { LogEvent } from '../log/readForFlights.ts';
 import type { Mismatch } from './report.ts';
+import { decisionKinds } from '../log/findDecisions.ts';
 
 
 const key = (target: string, position: string, seq: number | null, flid: string | null) =>
@@ -134,12 +135,4 @@ export async function checkOutbox(
     }
   }
   return out.sort((a, b) => (a.check === 'outbox' && b.check === 'outbox' ? Number(BigInt(a.position) - BigInt(b.position)) : 0));
-}
-
-async function decisionKinds(q: Queryable, positions: readonly string[]): Promise<Map<string, string>> {
-  const { rows } = await q.query<{ position: string; kind: string }>(
-    'SELECT position, kind FROM decision_event WHERE position = ANY($1::bigint[])',
-    [positions],
-  );
-  return new Map(rows.map((r) => [r.position, r.kind]));
 }

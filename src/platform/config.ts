@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { UsageError } from './errors.ts';
 import { z } from 'zod';
 
 /**
@@ -90,6 +91,8 @@ const schema = z.object({
   MSGX_BACKOFF_CAP_MS: int(0).default(60_000),
   MSGX_HEAD_DEADLINE_MS: int(0).default(600_000),
   MSGX_HEAD_BLOCKED_WARN_MS: int(0).default(60_000),
+  MSGX_DECODE_BUDGET_MS: int(1, 600_000).default(10_000),
+  MSGX_HEAD_STALL_READY_MS: int(0).default(120_000),
   MSGX_ADMIN_TOKEN: z.string().trim().min(16, 'must be at least 16 characters (optionally label:secret)').optional(),
   MSGX_SCHD_FLUSH_MS: int(10).default(3000),
   MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
@@ -106,13 +109,13 @@ const schema = z.object({
     .trim()
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
     .optional(),
-  // Reference data (issue 16): VIPL personal data in the read API; ask for every kind at start.
+  // Reference data (docs/contract/reference.md): VIPL personal data in the read API; ask for every kind at start.
   MSGX_EXPOSE_PERSONAL_DATA: bool.default(false),
   MSGX_REQUEST_REFERENCE_AT_START: bool.default(true),
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
-  // --- security (issue 13) ---
+  // --- security (docs/security.md) ---
   MSGX_ALLOWED_ORIGINS: z
     .string()
     .trim()
@@ -179,6 +182,13 @@ export interface Config {
   readonly headDeadlineMs: number;
   /** A head FAILED for this long (since its first failure) gets one warn line. */
   readonly headBlockedWarnMs: number;
+  /**
+   * Time budget of one message's decode + decide (docs/architecture.md "Decode budget"): over it,
+   * the message is PARKED (CODEC_ERROR) and the FIFO moves on.
+   */
+  readonly decodeBudgetMs: number;
+  /** /readyz check `pump`: not ready while the FIFO head has not moved for this long (0: off). */
+  readonly headStallReadyMs: number;
   /** Bearer token of the /admin endpoints (`label:secret` names the operator `label`); unset → admin off. */
   readonly adminToken: string | undefined;
   readonly schdFlushMs: number;
@@ -212,7 +222,7 @@ export interface Config {
   readonly ingestMaxBytes: number;
   /** Ingest that has not completed a poll for this long makes /readyz not ready. */
   readonly ingestStallMs: number;
-  /** The consistency sentinel of the writer (issue 21). */
+  /** The consistency sentinel of the writer (docs/operations.md). */
   readonly consistency: {
     readonly checkOnStart: boolean;
     /** HH:MM airport time of the daily sample check. */
@@ -235,12 +245,11 @@ export interface Config {
   };
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends UsageError {
   constructor(readonly problems: readonly { variable: string; message: string }[]) {
     super(
       'invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
     );
-    this.name = 'ConfigError';
   }
 }
 
@@ -286,6 +295,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backoffCapMs: p.MSGX_BACKOFF_CAP_MS,
     headDeadlineMs: p.MSGX_HEAD_DEADLINE_MS,
     headBlockedWarnMs: p.MSGX_HEAD_BLOCKED_WARN_MS,
+    decodeBudgetMs: p.MSGX_DECODE_BUDGET_MS,
+    headStallReadyMs: p.MSGX_HEAD_STALL_READY_MS,
     adminToken: p.MSGX_ADMIN_TOKEN,
     schdFlushMs: p.MSGX_SCHD_FLUSH_MS,
     schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,
@@ -336,7 +347,7 @@ export function backoffDelay(cfg: Pick<Config, 'backoffMs' | 'backoffCapMs'>, at
 /**
  * Longest pause between two tries while a dependency (PostgreSQL, the mailbox, Kafka) cannot be
  * reached. However long the outage, work resumes at most this long after the dependency is back
- * (issue 9: within 5 s); the backoff table still spaces the first tries. A try against a server
+ * (docs/recovery.md: within 5 s); the backoff table still spaces the first tries. A try against a server
  * that is down costs one refused connection, so probing this often is cheap.
  */
 export const OUTAGE_RETRY_MAX_MS = 2000;
@@ -365,7 +376,7 @@ export function redactUrl(u: string): string {
 
 /**
  * Not a URL we can take apart, so where its credentials end is a guess: keep only the scheme and
- * what follows the last '@' (the host part); without an '@', nothing but the scheme (issue 13).
+ * what follows the last '@' (the host part); without an '@', nothing but the scheme (docs/security.md).
  */
 function redactUnparseable(u: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*:(\/\/)?)/i.exec(u)?.[1] ?? '';

@@ -14,6 +14,7 @@
  * `seq` numbers the rows of one (decision, target) from 0, which makes re-feeding idempotent.
  */
 import { isFlightChange, type Change } from '../domain/changes.ts';
+import type { Target } from '../domain/contract.ts';
 import { isReferenceChange } from '../domain/reference/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { toChangeView } from '../domain/changeView.ts';
@@ -23,7 +24,7 @@ import type { DecisionEvent } from '../log/readDecisions.ts';
 import type { CoutmsgsPayload, CoutmsgsRoute } from './outboxRoutes.ts';
 import { aidxMessage, type AidxRules, type AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 
-export type OutboxTarget = 'KAFKA_MSG' | 'KAFKA_SCHD' | 'COUTMSGS' | 'AIDX';
+export type OutboxTarget = Target;
 
 export interface OutboxRow {
   readonly target: OutboxTarget;

@@ -13,6 +13,7 @@ import type { FlightState } from '../domain/flight.ts';
 import { applyDecision } from '../domain/evolve.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { PoolClient } from '../platform/db.ts';
+import { LazyMap } from '../platform/lazyMap.ts';
 import { appliedEvent, hasChanges, readDecisionsAfter, type DecisionEvent } from '../log/readDecisions.ts';
 import { foldFlightsUpTo, foldLog } from '../log/foldLog.ts';
 import { referencedFlids } from './flightFold.ts';
@@ -90,12 +91,17 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
     const shared = opts.shared;
     // Read synchronously: the shared fold's flights as of its position.
     const sharedAt = shared?.position;
-    const snapshot = shared && sharedAt !== undefined && BigInt(sharedAt) >= BigInt(to) ? [...shared.flights] : undefined;
+    let snapshot: LazyMap<string, FlightState> | undefined;
+    if (shared && sharedAt !== undefined && BigInt(sharedAt) >= BigInt(to)) {
+      // Pointers only: days the shared fold has not decoded yet stay undecoded here too.
+      snapshot = new LazyMap();
+      snapshot.copyFrom(shared.flights);
+    }
     if (snapshot) {
       // A flight no decision after `to` names is, as of `to`, what the shared fold holds (or
       // absent in both); only the others are folded from the log, up to `to`.
       const changed = await changedAfter(client, to, sharedAt!);
-      for (const [flid, state] of snapshot) if (!changed.has(flid)) flights.set(flid, state);
+      flights.copyFrom(snapshot, changed);
       for (const [flid, state] of await foldFlightsUpTo(client, [...changed], to)) flights.set(flid, state);
     } else {
       const reached = await foldLog(client, flights, '0', to);
