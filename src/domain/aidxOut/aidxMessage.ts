@@ -42,7 +42,7 @@ const LEG = childShape(childShape(AIDX_NOTIF_SHAPE, 'FlightLeg'), 'LegData');
 const RESOURCE = childShape(childShape(LEG, 'AirportResources'), 'Resource');
 
 /** `value` when it is text fitting `format` (and XML 1.0 can carry it), else undefined. */
-function fit(value: string | null | undefined, format: Format): string | undefined {
+function fitted(value: string | null | undefined, format: Format): string | undefined {
   if (value === null || value === undefined) return undefined;
   const v = value.trim();
   // eslint-disable-next-line no-control-regex
@@ -54,7 +54,7 @@ function fit(value: string | null | undefined, format: Format): string | undefin
 function fitting(values: readonly (string | null)[], shape: ElementShape): string[] {
   const out: string[] = [];
   for (const v of values) {
-    const ok = fit(v, shape.text ?? F.any);
+    const ok = fitted(v, shape.text ?? F.any);
     if (ok !== undefined && !out.includes(ok)) out.push(ok);
     if (out.length >= shape.max) break;
   }
@@ -78,25 +78,25 @@ export function splitFlightNumber(flightNo: string | null, airline?: string): { 
  */
 export function otherAirport(f: FlightState, ours: string): string | undefined {
   const adjacent = [...f.adjacent].sort((a, b) => a.seq - b.seq).map((p) => p.airport.trim().toUpperCase()).filter((a) => a !== ours);
-  const first = adjacent.map((a) => fit(a, F.station)).find((a) => a !== undefined);
+  const first = adjacent.map((a) => fitted(a, F.station)).find((a) => a !== undefined);
   if (first) return first;
   const route = [...f.route].sort((a, b) => a.seq - b.seq).map((p) => p.airport.trim().toUpperCase());
   const at = route.indexOf(ours);
   const candidates = f.direction === 'D'
     ? (at >= 0 ? route.slice(at + 1) : route.slice().reverse())
     : (at >= 0 ? route.slice(0, at).reverse() : route);
-  return candidates.filter((a) => a !== ours).map((a) => fit(a, F.station)).find((a) => a !== undefined);
+  return candidates.filter((a) => a !== ours).map((a) => fitted(a, F.station)).find((a) => a !== undefined);
 }
 
 export function aidxLeg(f: FlightState, ours: string): AidxLeg | AidxSkipReason {
-  const airline = fit(f.airline?.toUpperCase(), F.airline);
+  const airline = fitted(f.airline?.toUpperCase(), F.airline);
   if (!airline) return 'no-airline';
   const no = splitFlightNumber(f.flightNo, airline);
   if (!no) return 'no-flight-number';
   if (f.direction !== 'A' && f.direction !== 'D') return 'no-direction';
   const other = otherAirport(f, ours);
   if (!other) return 'no-other-airport';
-  const originDate = fit(f.operationDay, F.date);
+  const originDate = fitted(f.operationDay, F.date);
   if (!originDate) return 'no-origin-date';
   return {
     airline,
@@ -142,13 +142,13 @@ function codes(list: readonly Allocation[]): string[] {
 
 function resourceNode(f: FlightState): AidxNode | undefined {
   const kids: Record<string, AidxNode[]> = {};
-  const stand = fit(f.currentStand ?? codes(f.stands).at(-1) ?? null, childShape(RESOURCE, 'AircraftParkingPosition').text!);
+  const stand = fitted(f.currentStand ?? codes(f.stands).at(-1) ?? null, childShape(RESOURCE, 'AircraftParkingPosition').text!);
   if (stand) kids.AircraftParkingPosition = [{ text: stand, attrs: { Qualifier: 'STAND' } }];
   const gates = fitting(codes(f.gates), childShape(RESOURCE, 'PassengerGate'));
   if (gates.length) kids.PassengerGate = gates.map((g, i) => ({ text: g, attrs: { RepeatIndex: String(i + 1) } }));
-  const runway = fit(f.runway, childShape(RESOURCE, 'Runway').text!);
+  const runway = fitted(f.runway, childShape(RESOURCE, 'Runway').text!);
   if (runway) kids.Runway = [{ text: runway }];
-  const terminal = fit(f.terminal, childShape(RESOURCE, 'AircraftTerminal').text!);
+  const terminal = fitted(f.terminal, childShape(RESOURCE, 'AircraftTerminal').text!);
   if (terminal) kids.AircraftTerminal = [{ text: terminal }];
   if (f.direction === 'A') {
     const belts = fitting(codes(f.belts), childShape(RESOURCE, 'BaggageClaimUnit'));
@@ -167,13 +167,13 @@ function resourceNode(f: FlightState): AidxNode | undefined {
 
 function legDataNode(f: FlightState): AidxNode {
   const kids: Record<string, AidxNode[]> = {};
-  const status = fit(f.status?.toUpperCase(), F.code);
+  const status = fitted(f.status?.toUpperCase(), F.code);
   if (status) kids.OperationalStatus = [{ text: status, attrs: { RepeatIndex: '1' } }];
-  const service = fit(f.serviceType?.toUpperCase(), F.serviceType);
+  const service = fitted(f.serviceType?.toUpperCase(), F.serviceType);
   if (service) kids.ServiceType = [{ text: service }];
   const side = f.direction === 'D' ? 'Departure' : 'Arrival';
   const delays = f.delays
-    .map((d) => ({ code: fit(d.code, F.alnum1to3), minutes: d.durationMinutes }))
+    .map((d) => ({ code: fitted(d.code, F.alnum1to3), minutes: d.durationMinutes }))
     .filter((d): d is { code: string; minutes: number | null } => d.code !== undefined)
     .slice(0, childShape(LEG, 'IrregularityDelay').max);
   if (delays.length) {
@@ -185,7 +185,7 @@ function legDataNode(f: FlightState): AidxNode {
       },
     }));
   }
-  const shareAirline = fit(f.masterAirline?.toUpperCase(), F.airline);
+  const shareAirline = fitted(f.masterAirline?.toUpperCase(), F.airline);
   if (shareAirline) {
     const no = splitFlightNumber(f.masterFlightNo, shareAirline);
     kids.CodeShareInfo = [{ attrs: { RepeatIndex: '1' }, kids: { Airline: [{ text: shareAirline }], ...(no ? { FlightNumber: [{ text: no.number }] } : {}) } }];
@@ -196,8 +196,8 @@ function legDataNode(f: FlightState): AidxNode {
   if (times.length) {
     kids.OperationTime = times.map((t) => ({ text: t.value, attrs: { OperationQualifier: t.qualifier, TimeType: t.timeType, CodeContext: '9750' } }));
   }
-  const type = fit(f.aircraftType, F.alnum1to4);
-  const registration = fit(f.registration, F.maxLen(10));
+  const type = fitted(f.aircraftType, F.alnum1to4);
+  const registration = fitted(f.registration, F.maxLen(10));
   if (type || registration) {
     kids.AircraftInfo = [{ kids: { ...(type ? { AircraftType: [{ text: type }] } : {}), ...(registration ? { Registration: [{ text: registration }] } : {}) } }];
   }

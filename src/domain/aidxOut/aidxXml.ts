@@ -32,7 +32,7 @@ function renderNode(shape: ElementShape, node: AidxNode, extra = ''): string {
   }
   let body = '';
   if (node.text !== undefined) {
-    if (!shape.text || !shape.text.pattern.test(node.text)) throw new Error(`AIDX: ${shape.name} text is not a ${shape.text?.name ?? 'text'}: ${node.text}`);
+    if (!shape.text?.pattern.test(node.text)) throw new Error(`AIDX: ${shape.name} text is not a ${shape.text?.name ?? 'text'}: ${node.text}`);
     body = escapeXml(node.text);
   }
   for (const k of Object.keys(node.kids ?? {})) {
