@@ -116,8 +116,8 @@ export function metricsRoute(metrics: Metrics): Route {
   };
 }
 
-export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock'> & Partial<Pick<Runtime, 'mailbox'>>, mode?: ModeProbe, fenced?: { readonly value: number }): Route {
+export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock' | 'cfg'> & Partial<Pick<Runtime, 'mailbox'>>, mode?: ModeProbe, fenced?: { readonly value: number }): Route {
   return metricsRoute(
-    createMetrics({ db: rt.readPool, clock: rt.clock, mode: mode ?? createModeProbe(rt.readPool), ...(rt.mailbox ? { mailbox: rt.mailbox } : {}), ...(fenced ? { fenced } : {}) }),
+    createMetrics({ db: rt.readPool, clock: rt.clock, tz: rt.cfg.airportTz, mode: mode ?? createModeProbe(rt.readPool), ...(rt.mailbox ? { mailbox: rt.mailbox } : {}), ...(fenced ? { fenced } : {}) }),
   );
 }

@@ -5,7 +5,7 @@
  * projections include every decision of those messages (the log can only have grown between the
  * two reads).
  */
-import { TARGETS } from '../domain/contract.ts';
+import { TARGETS, WRITER_LOCK_KEY } from '../domain/contract.ts';
 import type { Queryable } from '../platform/db.ts';
 import { projectionStatus, type ProjectionStatus } from './projectionStatus.ts';
 
@@ -42,9 +42,29 @@ export interface PipelineStatus {
   /** Per outbox target, in the order of TARGETS. */
   readonly outbox: readonly { readonly target: string; readonly pending: number; readonly dead: number; readonly oldestPendingAt: Date | null }[];
   readonly projections: readonly ProjectionStatus[];
+  /** Messages that ended SKIPPED (duplicates, unknown flights, stale…) since midnight in the airport's zone, by their last state change. */
+  readonly skippedToday: number;
+  readonly writer: WriterRecord;
 }
 
-type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections'> & {
+/** The single writer (docs/operations.md "Single writer and standby"). */
+export interface WriterRecord {
+  /** Some session holds the writer lock on this database now (pg_locks lists every database's advisory locks; false on a read replica). */
+  readonly lockHeld: boolean;
+  readonly holder: string | null;
+  readonly since: Date | null;
+  /** How many times the lock was taken (the fence, docs/recovery.md). */
+  readonly epoch: string;
+}
+
+/** Where "today" is: the instant now and the airport's time zone (skippedToday counts from its midnight). */
+export interface StatusDay {
+  readonly now: Date;
+  readonly tz: string;
+}
+
+type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections' | 'writer'> & {
+  writer: Omit<WriterRecord, 'since'> & { since: string | null };
   head: (Omit<PipelineHead, 'ingestedAt' | 'nextAttemptAt'> & { ingestedAt: string; nextAttemptAt: string | null }) | null;
   gaps: Omit<PipelineStatus['gaps'], 'oldestOpenedAt'> & { oldestOpenedAt: string | null };
   outbox: { target: string; pending: number; dead: number; oldestPendingAt: string | null }[];
@@ -52,7 +72,7 @@ type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections'> & {
 
 const SOURCE = 'CMINMSGS';
 
-export async function pipelineStatus(q: Queryable): Promise<PipelineStatus> {
+export async function pipelineStatus(q: Queryable, day: StatusDay): Promise<PipelineStatus> {
   const { rows } = await q.query<{ s: Row }>(
     `SELECT json_build_object(
        'backlog', (SELECT count(*) FROM proc_state WHERE state IN ('PENDING', 'FAILED')),
@@ -83,9 +103,17 @@ export async function pipelineStatus(q: Queryable): Promise<PipelineStatus> {
                                       count(*) FILTER (WHERE state = 'PENDING') AS pending,
                                       count(*) FILTER (WHERE state = 'DEAD') AS dead,
                                       min(created_at) FILTER (WHERE state = 'PENDING') AS oldest
-                                 FROM msg_event WHERE state IN ('PENDING', 'DEAD') GROUP BY target) o ON o.target = t.target)
+                                 FROM msg_event WHERE state IN ('PENDING', 'DEAD') GROUP BY target) o ON o.target = t.target),
+       'skippedToday', (SELECT count(*) FROM proc_state
+                         WHERE state = 'SKIPPED' AND updated_at >= (date_trunc('day', $3::timestamptz AT TIME ZONE $4) AT TIME ZONE $4)),
+       'writer', json_build_object(
+         'lockHeld', EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $5 AND objsubid = 1
+                               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),
+         'holder', (SELECT holder FROM writer_fence WHERE id = 1),
+         'since', (SELECT taken_at FROM writer_fence WHERE id = 1),
+         'epoch', coalesce((SELECT epoch::text FROM writer_fence WHERE id = 1), '0'))
      ) AS s`,
-    [SOURCE, TARGETS],
+    [SOURCE, TARGETS, day.now, day.tz, WRITER_LOCK_KEY],
   );
   const s = rows[0]!.s;
   const at = (t: string | null): Date | null => (t === null ? null : new Date(t));
@@ -94,6 +122,7 @@ export async function pipelineStatus(q: Queryable): Promise<PipelineStatus> {
     head: s.head ? { ...s.head, ingestedAt: new Date(s.head.ingestedAt), nextAttemptAt: at(s.head.nextAttemptAt) } : null,
     gaps: { ...s.gaps, oldestOpenedAt: at(s.gaps.oldestOpenedAt) },
     outbox: s.outbox.map((o) => ({ ...o, oldestPendingAt: at(o.oldestPendingAt) })),
+    writer: { ...s.writer, since: at(s.writer.since) },
     projections: await projectionStatus(q),
   };
 }

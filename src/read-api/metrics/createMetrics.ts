@@ -27,7 +27,10 @@ export interface Metrics {
 const MAILBOX_PING_MS = 2000;
 
 export function createMetrics(deps: {
-  db: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe;
+  db: Queryable; clock: Clock;
+  /** The airport's time zone (the status' "today"). */
+  tz: string;
+  mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe;
   /** This process's fenced commits and sends (a writer's; in memory, not from SQL: docs/operations.md "Writer fenced"). */
   fenced?: { readonly value: number };
 }): Metrics {
@@ -93,8 +96,9 @@ export function createMetrics(deps: {
   let inFlight: Promise<string> | null = null;
 
   async function refresh(): Promise<void> {
-    const p = await pipelineStatus(deps.db);
-    const now = deps.clock.now().getTime();
+    const at = deps.clock.now();
+    const p = await pipelineStatus(deps.db, { now: at, tz: deps.tz });
+    const now = at.getTime();
     if (deps.mode) shadow.set((await deps.mode()).shadow ? 1 : 0);
     backlog.set(p.backlog);
     failed.set(p.failed);
