@@ -14,6 +14,7 @@
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Pool, Queryable } from '../platform/db.ts';
+import type { AidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { compareDocs, loadDocs } from './docCheck.ts';
 import { compareFlights, loadRows } from './flightCheck.ts';
@@ -54,6 +55,8 @@ export interface CheckOptions {
   readonly writebackGraceMs?: number;
   /** The COUTMSGS routes the outbox feeder runs with (none by default, as in assemble.ts). */
   readonly routes?: readonly CoutmsgsRoute[];
+  /** The AIDX target's rules the outbox feeder runs with (MSGX_AIDX_OUT; absent: off). */
+  readonly aidx?: AidxRules;
   readonly onProgress?: (p: CheckProgress) => void;
   /** The write-model snapshot check (src/write/snapshot/checkSnapshot.ts, handed in by the composition root); absent: not checked. */
   readonly snapshot?: SnapshotCheck;
@@ -128,6 +131,7 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
     const fold = await foldForCheck(pages, positions, {
       whole: flids === undefined,
       ...(opts.routes ? { routes: opts.routes } : {}),
+      ...(opts.aidx ? { aidx: opts.aidx } : {}),
       ...(whole ? { referenceAt: positions.reference } : {}),
       onPage: (position, events) => progress('fold', position, events),
     });

@@ -21,6 +21,7 @@ import { insertOutboxRows, notifyOutbox } from './insertOutbox.ts';
 import { JournaledMap } from './journaledMap.ts';
 import { NO_COUTMSGS_ROUTES, type CoutmsgsRoute } from './outboxRoutes.ts';
 import { isSentKind, outboxRowsFor, type OutboxRow } from './decisionOutbox.ts';
+import type { AidxRules, AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 import type { Projector } from './projector.ts';
 import { OUTBOX_PROJECTOR } from '../readModel/projectorNames.ts';
 
@@ -39,6 +40,10 @@ export interface OutboxFeederOptions {
   tz: string;
   /** COUTMSGS routes (none by default). */
   routes?: readonly CoutmsgsRoute[];
+  /** The AIDX target (docs/delivery.md "AIDX"); absent: no AIDX rows. */
+  aidx?: AidxRules;
+  /** Told of each flight a decision changed that got no AIDX row, and why. */
+  onAidxSkip?: (flid: string, reason: AidxSkipReason) => void;
   /**
    * The writer's other fold: the feeder starts from its states instead of folding the whole log
    * again, and holds its objects wherever a flight is at the same decision in both — one copy of
@@ -69,7 +74,12 @@ async function changedAfter(client: PoolClient, after: string, upTo: string): Pr
 const PAGE = 5000;
 
 export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
-  const rules = { tz: opts.tz, routes: opts.routes ?? NO_COUTMSGS_ROUTES };
+  const rules = {
+    tz: opts.tz,
+    routes: opts.routes ?? NO_COUTMSGS_ROUTES,
+    ...(opts.aidx ? { aidx: opts.aidx } : {}),
+    ...(opts.onAidxSkip ? { onAidxSkip: opts.onAidxSkip } : {}),
+  };
   const flights = new JournaledMap<string, FlightState>();
   /** The position `flights` reflects; undefined until folded. */
   let foldedTo: string | undefined;
