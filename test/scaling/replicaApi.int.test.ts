@@ -23,6 +23,9 @@ let api: MsgxProcess;
 let apiGql: Gql;
 let apiBase: string;
 let ids: string[];
+const READY_LAG_MS = 1000;
+const REPLICA = '{ pipeline { logPosition replica { positions seconds replayedLsn replayPaused } } }';
+const readyz = async () => (await fetch(`${apiBase}/readyz`)).status;
 
 const FLIGHT = `flid ffid operationDay airline flightNo direction scheduledTime estimatedTime currentStand status deleted stateVersion lastPosition`;
 const queries = (msgIds: readonly string[]): Record<string, string> => ({
@@ -57,6 +60,7 @@ beforeAll(async () => {
     MSGX_HTTP_HOST: '127.0.0.1',
     MSGX_HTTP_PORT: String(port),
     MSGX_HISTORY_KEEP_DAYS: '100000',
+    MSGX_REPLICA_READY_LAG_MS: String(READY_LAG_MS),
   });
   await waitFor(async () => (await fetch(`${apiBase}/readyz`).catch(() => undefined))?.status === 200, { what: 'api /readyz', timeoutMs: 60_000 });
   apiGql = httpGql(`${apiBase}/graphql`);
@@ -81,7 +85,7 @@ describe('msgx start --role api on a streaming replica', () => {
 
   it('answers flights, flight, flightHistory, message and pipeline as the primary does once caught up', { timeout: 120_000 }, async () => {
     await sameAnswers();
-    const r = await apiGql(queries(ids).flight);
+    const r = await apiGql(queries(ids).flight!);
     expect(r.data!.a).toMatchObject({ flid: '886001', estimatedTime: '2025-03-14T08:12:00+08:00' });
   });
 
@@ -90,11 +94,37 @@ describe('msgx start --role api on a streaming replica', () => {
     await writer.drained();
     await replica.caughtUp();
     await sameAnswers();
-    const r = await apiGql(queries(ids).flight);
+    const r = await apiGql(queries(ids).flight!);
     expect(r.data!.b).toMatchObject({ flid: '886002', currentStand: '212' });
   });
 
   it('a write on the replica fails, so answers without errors mean no write on those paths', async () => {
     await expect(replica.admin((c) => c.query('CREATE TABLE replica_write_probe (x int)'))).rejects.toThrow(/read-only transaction/);
+  });
+
+  it('pipeline shows the lag in positions and seconds, /readyz turns not ready past MSGX_REPLICA_READY_LAG_MS and ready again once replayed', { timeout: 120_000 }, async () => {
+    expect((await writer.gql(REPLICA)).data!.pipeline.replica).toBeNull(); // read from the primary
+    const before = (await apiGql(REPLICA)).data!.pipeline;
+    expect(before.replica).toMatchObject({ positions: 0, seconds: 0, replayPaused: false });
+    expect(await readyz()).toBe(200);
+    await replica.admin((c) => c.query('SELECT pg_wal_replay_pause()'));
+    try {
+      ids = [...ids, ...(await writer.send([estt(5, '886002', '14MAR250830')]))];
+      await writer.drained();
+      const behind = await waitFor(async () => {
+        const p = (await apiGql(REPLICA)).data!.pipeline;
+        return p.replica.replayPaused && p.replica.positions > 0 && p.replica.seconds * 1000 > READY_LAG_MS ? p : undefined;
+      }, { what: 'the paused replica to show its lag', timeoutMs: 30_000 });
+      expect(behind.logPosition).toBe(before.logPosition); // the replica still shows the old head
+      const metrics = await (await fetch(`${apiBase}/metrics`)).text();
+      expect(metrics).toMatch(/^msgx_replica_lag_positions [1-9]/m);
+      await waitFor(async () => (await readyz()) === 503, { what: '/readyz 503 while the replica lags', timeoutMs: 15_000 });
+    } finally {
+      await replica.admin((c) => c.query('SELECT pg_wal_replay_resume()'));
+    }
+    await replica.caughtUp();
+    await waitFor(async () => (await readyz()) === 200, { what: '/readyz 200 once replayed', timeoutMs: 15_000 });
+    expect((await apiGql(REPLICA)).data!.pipeline.replica).toMatchObject({ positions: 0, seconds: 0, replayPaused: false });
+    await sameAnswers();
   });
 });

@@ -83,10 +83,18 @@ export async function startReplica(): Promise<TestReplica> {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await asPostgres('pg_basebackup', [
-      '-h', primary.hostname, '-p', primary.port || '5432', '-U', decodeURIComponent(primary.username || 'postgres'),
-      '-D', data, '-R', '-X', 'stream', '-c', 'fast', '--no-sync',
-    ]);
+    // The server is shared with other suites (a terminated session ends the copy): try up to 3 times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await asPostgres('pg_basebackup', [
+          '-h', primary.hostname, '-p', primary.port || '5432', '-U', decodeURIComponent(primary.username || 'postgres'),
+          '-D', data, '-R', '-X', 'stream', '-c', 'fast', '--no-sync',
+        ]);
+        break;
+      } catch (err) {
+        if (attempt === 3) throw err;
+      }
+    }
     // Debian keeps postgresql.conf and pg_hba.conf in /etc, so the copy has none: give it its own.
     // A hot standby needs these at least as high as on the primary, so they are copied.
     const mustMatch = await withAdminClient(async (c) =>
