@@ -26,6 +26,9 @@ export interface ReadApi {
 
 type ReadRuntime = Pick<Runtime, 'cfg' | 'log' | 'clock' | 'pool' | 'readPool' | 'mailbox'>;
 
+/** One bounded wait of the live feed for the replica to replay a position (it then waits again: docs/read-api.md "Live updates"). */
+const REPLICA_FEED_WAIT_MS = 5_000;
+
 export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}): ReadApi {
   const log = rt.log.child({ role: 'read-api' });
   const mode = opts.mode ?? createModeProbe(rt.readPool);
@@ -33,7 +36,13 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
   // NOTIFY reaches only sessions on the primary (a hot standby refuses LISTEN, and may not yet show
   // the committed rows when the notification arrives), so the feed listens and reads on rt.pool,
   // which is the same pool as rt.readPool unless MSGX_READ_DATABASE_URL names a replica. Read-only.
-  const feed = createFlightFeed({ pool: rt.pool, clock: rt.clock, log: log.child({ scope: 'flight-feed' }) });
+  // On a replica it announces a position only once the replica shows it (docs/read-api.md "Live updates").
+  const feed = createFlightFeed({
+    pool: rt.pool,
+    ...(onReplica ? { replica: { db: rt.readPool, waitMs: REPLICA_FEED_WAIT_MS } } : {}),
+    clock: rt.clock,
+    log: log.child({ scope: 'flight-feed' }),
+  });
   const yoga = createReadYoga(
     {
       db: rt.readPool,

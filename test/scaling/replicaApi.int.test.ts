@@ -15,6 +15,7 @@ import { startApp, type RunningApp } from '../support/testApp.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { httpGql, type Gql } from '../e2e/support/scenarioRunner.ts';
 import { adft, estt, stnd } from '../write/support/messages.ts';
+import { subscribeSse } from '../read-api/support/sse.ts';
 
 let db: TestDatabase;
 let writer: RunningApp;
@@ -126,5 +127,41 @@ describe('msgx start --role api on a streaming replica', () => {
     await waitFor(async () => (await readyz()) === 200, { what: '/readyz 200 once replayed', timeoutMs: 15_000 });
     expect((await apiGql(REPLICA)).data!.pipeline.replica).toMatchObject({ positions: 0, seconds: 0, replayPaused: false });
     await sameAnswers();
+  });
+
+  it('live updates: a change is announced only once the replica serving the subscriber shows it', { timeout: 120_000 }, async () => {
+    const SUB = 'subscription { flightChanged(flid: "886001") { flid position flight { estimatedTime } } }';
+    const onReplica = subscribeSse(`${apiBase}/graphql`, SUB);
+    const onPrimary = subscribeSse(`${writer.base}/graphql`, SUB);
+    try {
+      // Both subscriptions are live once a first change reaches both.
+      await writer.send([estt(6, '886001', '14MAR250815')]);
+      await Promise.all([onReplica.next(), onPrimary.next()]);
+      await replica.caughtUp();
+      await replica.admin((c) => c.query('SELECT pg_wal_replay_pause()'));
+      let announced = false;
+      const next = onReplica.next().then((e) => {
+        announced = true;
+        return e;
+      });
+      try {
+        await writer.send([estt(7, '886001', '14MAR250820')]);
+        const fromPrimary = await onPrimary.next();
+        expect(fromPrimary.data.flightChanged.flight.estimatedTime).toBe('2025-03-14T08:20:00+08:00');
+        // The api's feed has the notification and waits for the paused replica instead of announcing it.
+        await api.waitForLine(/waiting for the replica to replay the position/, { timeoutMs: 30_000 });
+        expect(announced).toBe(false);
+        expect((await apiGql('{ flight(flid: "886001") { estimatedTime } }')).data!.flight.estimatedTime).toBe('2025-03-14T08:15:00+08:00');
+      } finally {
+        await replica.admin((c) => c.query('SELECT pg_wal_replay_resume()'));
+      }
+      const e = await next;
+      expect(e.data.flightChanged).toMatchObject({ flid: '886001', flight: { estimatedTime: '2025-03-14T08:20:00+08:00' } });
+      // Announced, so the replica shows it: a screen re-reading at once sees the announced state.
+      expect((await apiGql('{ flight(flid: "886001") { estimatedTime } }')).data!.flight.estimatedTime).toBe('2025-03-14T08:20:00+08:00');
+    } finally {
+      onReplica.close();
+      onPrimary.close();
+    }
   });
 });
