@@ -5,7 +5,7 @@
  */
 
 /** The outbox targets (msg_event.target) the dispatcher drains, in the order status and metrics show them. */
-export const TARGETS = ['KAFKA_MSG', 'KAFKA_SCHD', 'COUTMSGS'] as const;
+export const TARGETS = ['KAFKA_MSG', 'KAFKA_SCHD', 'COUTMSGS', 'AIDX'] as const;
 export type Target = (typeof TARGETS)[number];
 
 export function isTarget(s: string): s is Target {
@@ -25,3 +25,9 @@ export const OPERATION_KINDS = ['rebuild-flights', 'rebuild-reference', 'redecid
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 export const OPERATION_OUTCOMES = ['done', 'failed', 'cancelled', 'refused'] as const;
 export type OperationOutcome = (typeof OPERATION_OUTCOMES)[number];
+
+/**
+ * The single writer's advisory lock key (docs/operations.md "Single writer and standby"): the writer takes it, a
+ * standby waits for it, the status reads who holds it. The migrator uses 7_735_001.
+ */
+export const WRITER_LOCK_KEY = 7_735_002;

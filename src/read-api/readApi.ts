@@ -137,8 +137,8 @@ function readsFromReplica(rt: Pick<Runtime, 'cfg'>): boolean {
 }
 
 /** Throws (not ready) when the replica is more than MSGX_REPLICA_READY_LAG_MS behind; an unknown lag (primary unreachable) does not. */
-async function replicaWithinLag(rt: Pick<Runtime, 'cfg' | 'pool' | 'readPool'>): Promise<void> {
-  const { replica } = await pipelineStatus(rt.readPool, { primary: rt.pool });
+async function replicaWithinLag(rt: Pick<Runtime, 'cfg' | 'pool' | 'readPool' | 'clock'>): Promise<void> {
+  const { replica } = await pipelineStatus(rt.readPool, { now: rt.clock.now(), tz: rt.cfg.airportTz }, { primary: rt.pool });
   if (replica?.seconds != null && replica.seconds * 1000 > rt.cfg.replicaReadyLagMs) {
     throw new Error(`replica ${replica.positions} positions and ${replica.seconds.toFixed(1)} s behind (limit ${rt.cfg.replicaReadyLagMs} ms)`);
   }
@@ -146,6 +146,6 @@ async function replicaWithinLag(rt: Pick<Runtime, 'cfg' | 'pool' | 'readPool'>):
 
 export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock' | 'cfg'> & Partial<Pick<Runtime, 'mailbox' | 'pool'>>, mode?: ModeProbe, fenced?: { readonly value: number }): Route {
   return metricsRoute(
-    createMetrics({ db: rt.readPool, ...(rt.pool && readsFromReplica(rt) ? { primary: rt.pool } : {}), clock: rt.clock, mode: mode ?? createModeProbe(rt.readPool), ...(rt.mailbox ? { mailbox: rt.mailbox } : {}), ...(fenced ? { fenced } : {}) }),
+    createMetrics({ db: rt.readPool, ...(rt.pool && readsFromReplica(rt) ? { primary: rt.pool } : {}), clock: rt.clock, tz: rt.cfg.airportTz, mode: mode ?? createModeProbe(rt.readPool), ...(rt.mailbox ? { mailbox: rt.mailbox } : {}), ...(fenced ? { fenced } : {}) }),
   );
 }

@@ -10,7 +10,7 @@
  * replica does not show yet (the primary's head is read AFTER the replica's statement, so the lag is
  * never under-stated), and seconds since the newest commit it replayed while it is behind.
  */
-import { TARGETS } from '../domain/contract.ts';
+import { TARGETS, WRITER_LOCK_KEY } from '../domain/contract.ts';
 import type { Queryable } from '../platform/db.ts';
 import { projectionStatus, type ProjectionStatus } from './projectionStatus.ts';
 
@@ -49,6 +49,9 @@ export interface PipelineStatus {
   readonly projections: readonly ProjectionStatus[];
   /** Set when read from a hot standby; null on the primary. */
   readonly replica: ReplicaLag | null;
+  /** Messages that ended SKIPPED (duplicates, unknown flights, stale…) since midnight in the airport's zone, by their last state change. */
+  readonly skippedToday: number;
+  readonly writer: WriterRecord;
 }
 
 export interface ReplicaLag {
@@ -62,7 +65,24 @@ export interface ReplicaLag {
   readonly replayPaused: boolean;
 }
 
-type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections' | 'replica'> & {
+/** The single writer (docs/operations.md "Single writer and standby"). */
+export interface WriterRecord {
+  /** Some session holds the writer lock on this database now (pg_locks lists every database's advisory locks; false on a read replica). */
+  readonly lockHeld: boolean;
+  readonly holder: string | null;
+  readonly since: Date | null;
+  /** How many times the lock was taken (the fence, docs/recovery.md). */
+  readonly epoch: string;
+}
+
+/** Where "today" is: the instant now and the airport's time zone (skippedToday counts from its midnight). */
+export interface StatusDay {
+  readonly now: Date;
+  readonly tz: string;
+}
+
+type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections' | 'writer' | 'replica'> & {
+  writer: Omit<WriterRecord, 'since'> & { since: string | null };
   replica: { replayedLsn: string | null; replayPaused: boolean; replayedAt: string | null; now: string } | null;
   head: (Omit<PipelineHead, 'ingestedAt' | 'nextAttemptAt'> & { ingestedAt: string; nextAttemptAt: string | null }) | null;
   gaps: Omit<PipelineStatus['gaps'], 'oldestOpenedAt'> & { oldestOpenedAt: string | null };
@@ -72,7 +92,7 @@ type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections' | 're
 const SOURCE = 'CMINMSGS';
 
 /** `primary`: the writer's database, for the lag of a replica `q` (the read API passes it when it reads from a replica). */
-export async function pipelineStatus(q: Queryable, opts: { primary?: Queryable } = {}): Promise<PipelineStatus> {
+export async function pipelineStatus(q: Queryable, day: StatusDay, opts: { primary?: Queryable } = {}): Promise<PipelineStatus> {
   const { rows } = await q.query<{ s: Row }>(
     `SELECT json_build_object(
        'backlog', (SELECT count(*) FROM proc_state WHERE state IN ('PENDING', 'FAILED')),
@@ -104,11 +124,19 @@ export async function pipelineStatus(q: Queryable, opts: { primary?: Queryable }
                                       count(*) FILTER (WHERE state = 'DEAD') AS dead,
                                       min(created_at) FILTER (WHERE state = 'PENDING') AS oldest
                                  FROM msg_event WHERE state IN ('PENDING', 'DEAD') GROUP BY target) o ON o.target = t.target),
+       'skippedToday', (SELECT count(*) FROM proc_state
+                         WHERE state = 'SKIPPED' AND updated_at >= (date_trunc('day', $3::timestamptz AT TIME ZONE $4) AT TIME ZONE $4)),
+       'writer', json_build_object(
+         'lockHeld', EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $5 AND objsubid = 1
+                               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),
+         'holder', (SELECT holder FROM writer_fence WHERE id = 1),
+         'since', (SELECT taken_at FROM writer_fence WHERE id = 1),
+         'epoch', coalesce((SELECT epoch::text FROM writer_fence WHERE id = 1), '0')),
        'replica', CASE WHEN pg_is_in_recovery() THEN json_build_object(
                     'replayedLsn', pg_last_wal_replay_lsn()::text, 'replayPaused', pg_is_wal_replay_paused(),
                     'replayedAt', pg_last_xact_replay_timestamp(), 'now', clock_timestamp()) END
      ) AS s`,
-    [SOURCE, TARGETS],
+    [SOURCE, TARGETS, day.now, day.tz, WRITER_LOCK_KEY],
   );
   const s = rows[0]!.s;
   const at = (t: string | null): Date | null => (t === null ? null : new Date(t));
@@ -119,6 +147,7 @@ export async function pipelineStatus(q: Queryable, opts: { primary?: Queryable }
     head: s.head ? { ...s.head, ingestedAt: new Date(s.head.ingestedAt), nextAttemptAt: at(s.head.nextAttemptAt) } : null,
     gaps: { ...s.gaps, oldestOpenedAt: at(s.gaps.oldestOpenedAt) },
     outbox: s.outbox.map((o) => ({ ...o, oldestPendingAt: at(o.oldestPendingAt) })),
+    writer: { ...s.writer, since: at(s.writer.since) },
     projections,
   };
 }

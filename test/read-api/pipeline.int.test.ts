@@ -52,6 +52,7 @@ describe('pipeline', () => {
         { target: 'KAFKA_MSG', pending: 1, dead: 0, oldestPendingAgeSeconds: 30 },
         { target: 'KAFKA_SCHD', pending: 0, dead: 0, oldestPendingAgeSeconds: null },
         { target: 'COUTMSGS', pending: 0, dead: 1, oldestPendingAgeSeconds: null },
+        { target: 'AIDX', pending: 0, dead: 0, oldestPendingAgeSeconds: null },
       ],
     });
   });
@@ -65,7 +66,7 @@ describe('pipeline', () => {
 
 describe('metrics', () => {
   it('exposes pipeline gauges, decision counters and the delivery latency histogram, counting each decision once', async () => {
-    const m = createMetrics({ db: db.pool, clock: h.clock, defaultMetrics: false });
+    const m = createMetrics({ db: db.pool, clock: h.clock, tz: 'UTC', defaultMetrics: false });
     const text = await m.scrape();
     expect(text).toMatch(/^msgx_backlog_messages 3$/m);
     expect(text).toMatch(/^msgx_head_age_seconds 120$/m);

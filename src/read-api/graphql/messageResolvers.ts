@@ -10,7 +10,7 @@ import { identityKey } from '../../domain/identity.ts';
 import type { ReadContext } from './context.ts';
 import { messageMeta, type MessageMeta } from './messageMeta.ts';
 import { requireInt64 } from './errors.ts';
-import type { DecisionRecord } from '../sql/selectDecisions.ts';
+import type { DecisionRecord } from '../../log/readForMessages.ts';
 import { selectDeliveriesByPositions, type DeliveryRecord } from '../sql/selectDeliveries.ts';
 import type { MessageRecord } from '../sql/selectMessages.ts';
 import { isPersonalType, REFERENCE_KINDS } from '../../domain/reference/kinds.ts';

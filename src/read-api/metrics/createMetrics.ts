@@ -11,7 +11,8 @@ import type { ModeProbe } from '../../platform/runMode.ts';
 import { TARGETS } from '../../domain/contract.ts';
 import { pipelineStatus } from '../../readModel/pipelineStatus.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
-import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
+import { countDecisionsAfter } from '../../log/countDecisions.ts';
+import { selectSentAfter } from './scrapeCounters.ts';
 
 const SCAN_LIMIT = 50_000;
 export const DELIVERY_LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
@@ -26,9 +27,12 @@ export interface Metrics {
 const MAILBOX_PING_MS = 2000;
 
 export function createMetrics(deps: {
-  db: Queryable;
+  db: Queryable; clock: Clock;
   /** The primary when `db` is a replica (msgx_replica_lag_*). */
-  primary?: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe;
+  primary?: Queryable;
+  /** The airport's time zone (the status' "today"). */
+  tz: string;
+  mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe;
   /** This process's fenced commits and sends (a writer's; in memory, not from SQL: docs/operations.md "Writer fenced"). */
   fenced?: { readonly value: number };
 }): Metrics {
@@ -96,12 +100,13 @@ export function createMetrics(deps: {
   let inFlight: Promise<string> | null = null;
 
   async function refresh(): Promise<void> {
-    const p = await pipelineStatus(deps.db, deps.primary ? { primary: deps.primary } : {});
+    const at = deps.clock.now();
+    const p = await pipelineStatus(deps.db, { now: at, tz: deps.tz }, deps.primary ? { primary: deps.primary } : {});
+    const now = at.getTime();
     replicaPositions.reset();
     replicaSeconds.reset();
     if (p.replica?.positions != null) replicaPositions.set(p.replica.positions);
     if (p.replica?.seconds != null) replicaSeconds.set(p.replica.seconds);
-    const now = deps.clock.now().getTime();
     if (deps.mode) shadow.set((await deps.mode()).shadow ? 1 : 0);
     backlog.set(p.backlog);
     failed.set(p.failed);
