@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
-import type { Runtime } from '../../src/platform/runtime.ts';
 import { createJobs } from '../../src/write/jobs/jobsService.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { adft, estt } from './support/messages.ts';

@@ -104,7 +104,7 @@ describe('a handler bug fixed, re-decided and corrected', () => {
     expect(msg.data.message.decisions).toEqual([{ kind: 'Applied', position: expect.any(String) }, { kind: 'Correction', position }]);
 
     // Kafka: the correction's change on `msg` (key = flid, position header) and the corrected flight on `schd`.
-    const records = await broker.waitFor('msg', 1, { timeoutMs: 120_000 });
+    const _records = await broker.waitFor('msg', 1, { timeoutMs: 120_000 });
     const waitForRecord = async () => {
       for (let i = 0; i < 3000; i++) {
         const r = broker.records('msg').find((x) => x.headers['log-position'] === position);

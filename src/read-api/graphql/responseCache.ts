@@ -34,7 +34,7 @@ const CACHED_ROOT_FIELDS = new Set(['flights']);
 function cacheable(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
   const ops = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
   const op = operationName != null ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
-  if (!op || op.operation !== 'query') return undefined;
+  if (op?.operation !== 'query') return undefined;
   const roots = op.selectionSet.selections;
   return roots.length > 0 && roots.every((s) => s.kind === 'Field' && CACHED_ROOT_FIELDS.has(s.name.value)) ? op : undefined;
 }

@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { FlightsArchived } from '../../domain/changes.ts';
-import type { Meta } from '../../domain/message.ts';
 import { SqlState, sqlState, withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
