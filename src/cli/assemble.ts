@@ -15,7 +15,7 @@ import { cutOver, enterShadow, ShadowRefused } from '../write/shadow/runModeChan
 import { unsafeForShadow } from '../write/shadow/shadowSafety.ts';
 
 export const ROLES = ['all', 'writer', 'api'] as const;
-/** A writer that lost its lock exits at the latest this long after noticing (issue 13). */
+/** A writer that lost its lock exits at the latest this long after noticing (docs/security.md). */
 export const LOST_EXIT_MS = 15_000;
 export type Role = (typeof ROLES)[number];
 

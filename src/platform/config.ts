@@ -101,13 +101,13 @@ const schema = z.object({
     .trim()
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
     .optional(),
-  // Reference data (issue 16): VIPL personal data in the read API; ask for every kind at start.
+  // Reference data (docs/contract/reference.md): VIPL personal data in the read API; ask for every kind at start.
   MSGX_EXPOSE_PERSONAL_DATA: bool.default(false),
   MSGX_REQUEST_REFERENCE_AT_START: bool.default(true),
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
-  // --- security (issue 13) ---
+  // --- security (docs/security.md) ---
   MSGX_ALLOWED_ORIGINS: z
     .string()
     .trim()
@@ -199,7 +199,7 @@ export interface Config {
   readonly ingestMaxBytes: number;
   /** Ingest that has not completed a poll for this long makes /readyz not ready. */
   readonly ingestStallMs: number;
-  /** The consistency sentinel of the writer (issue 21). */
+  /** The consistency sentinel of the writer (docs/operations.md). */
   readonly consistency: {
     readonly checkOnStart: boolean;
     /** HH:MM airport time of the daily sample check. */
@@ -315,7 +315,7 @@ export function backoffDelay(cfg: Pick<Config, 'backoffMs' | 'backoffCapMs'>, at
 /**
  * Longest pause between two tries while a dependency (PostgreSQL, the mailbox, Kafka) cannot be
  * reached. However long the outage, work resumes at most this long after the dependency is back
- * (issue 9: within 5 s); the backoff table still spaces the first tries. A try against a server
+ * (docs/recovery.md: within 5 s); the backoff table still spaces the first tries. A try against a server
  * that is down costs one refused connection, so probing this often is cheap.
  */
 export const OUTAGE_RETRY_MAX_MS = 2000;
@@ -344,7 +344,7 @@ export function redactUrl(u: string): string {
 
 /**
  * Not a URL we can take apart, so where its credentials end is a guess: keep only the scheme and
- * what follows the last '@' (the host part); without an '@', nothing but the scheme (issue 13).
+ * what follows the last '@' (the host part); without an '@', nothing but the scheme (docs/security.md).
  */
 function redactUnparseable(u: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*:(\/\/)?)/i.exec(u)?.[1] ?? '';

@@ -1,5 +1,5 @@
 /**
- * What a writer service asks before it decides or delivers (issue 13): does this process still
+ * What a writer service asks before it decides or delivers (docs/security.md): does this process still
  * hold the writer lock, and under which epoch? Implemented by the writer lock; services built
  * without one (tests, tools) run unfenced.
  */

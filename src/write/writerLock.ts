@@ -9,7 +9,7 @@ export const WRITER_LOCK_KEY = 7_735_002;
 /** How often a standby tries to take the lock. */
 export const STANDBY_RETRY_MS = 1000;
 /**
- * Liveness of the held lock (issue 13): a round trip on the lock's own connection every
+ * Liveness of the held lock (docs/security.md): a round trip on the lock's own connection every
  * PROBE_INTERVAL_MS. A holder whose last answered probe is older than LEASE_MS cannot prove it
  * still holds the lock: it stops deciding and delivering (assertHeld throws) and reports it lost.
  */

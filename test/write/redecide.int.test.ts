@@ -1,5 +1,5 @@
 /**
- * msgx redecide (issue 18, docs/contract/design.md §10) through the whole app: a fake handler bug injected
+ * msgx redecide (docs/contract/design.md §10) through the whole app: a fake handler bug injected
  * through the pump's handler port writes wrong decisions; after the "deploy" of the fixed handlers
  * the re-decision shows exactly what differs, --apply corrects it through the log while the writer
  * runs, the read model, GraphQL (flight, flightHistory, message) and Kafka follow, and a second

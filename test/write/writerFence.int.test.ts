@@ -1,5 +1,5 @@
 /**
- * Single writer, for real (issue 13): the writer lock's connection is blackholed through the TCP
+ * Single writer, for real (docs/security.md): the writer lock's connection is blackholed through the TCP
  * proxy (it goes silent, while PostgreSQL ends the session and frees the lock). A standby takes
  * over with a new epoch; the first writer can neither commit decisions nor send deliveries any
  * more, and it reports the lock lost within its lease.

@@ -108,7 +108,7 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     maskedErrors: {
       maskError(error, message) {
         // A value the database refused (SQLSTATE class 22: out of range, invalid text) came from the
-        // client: its fault, said as BAD_USER_INPUT and logged at info without a stack (issue 13).
+        // client: its fault, said as BAD_USER_INPUT and logged at info without a stack (docs/security.md).
         const cause = (error as { originalError?: unknown }).originalError;
         const state = sqlState(cause);
         if (state?.startsWith('22')) {

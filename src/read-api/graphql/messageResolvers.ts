@@ -98,7 +98,7 @@ export const messageResolvers = {
     changes(d: DecisionParent, _a: unknown, ctx: ReadContext) {
       return ownChanges(d).map((c) => ({ type: c.type, flid: 'flid' in c ? c.flid : null, data: JSON.stringify(shownChange(c, ctx)) }));
     },
-    // In flightHistory a decision shows only that flight's part (issue 13): a plan snapshot's
+    // In flightHistory a decision shows only that flight's part (docs/security.md): a plan snapshot's
     // payload names thousands of flights, and a page of 500 of them must not carry all of them.
     payload(d: DecisionParent, _a: unknown, ctx: ReadContext) {
       return JSON.stringify(shownPayload(d, ctx));

@@ -1,5 +1,5 @@
 /**
- * Board answers cached per projection position (issue 20). OMMS screens poll the same boards all
+ * Board answers cached per projection position (docs/benchmarks.md). OMMS screens poll the same boards all
  * day; while the read model has not moved, the same board query has the same answer, so it is
  * served as the JSON text computed the first time.
  *

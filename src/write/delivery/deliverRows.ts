@@ -87,7 +87,7 @@ export async function deliverRows(
 }
 
 /**
- * Fenced deliveries (issue 13): before a send, the process must still hold the writer lock (its
+ * Fenced deliveries (docs/security.md): before a send, the process must still hold the writer lock (its
  * lease is fresh) and claim every row with its epoch. Refused → FencedError: nothing is sent, the
  * target loop pauses and tries again (a successor's claim ages out; a lost lock stops the process).
  */

@@ -31,7 +31,7 @@ export interface DispatcherDeps {
   readonly idlePollMs?: number;
   /** Most KAFKA_MSG rows per producer call. Default 200. */
   readonly msgBatchMax?: number;
-  /** The writer lock: deliveries are claimed with its epoch (issue 13). Absent: unfenced. */
+  /** The writer lock: deliveries are claimed with its epoch (docs/security.md). Absent: unfenced. */
   readonly fence?: WriterFence;
   readonly claimGraceMs?: number;
   /** The targets to drain (default all; shadow mode leaves out COUTMSGS). */

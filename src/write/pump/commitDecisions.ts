@@ -43,7 +43,7 @@ export interface CommitOptions {
    */
   readonly writeBack?: boolean;
   /**
-   * The writer lock (issue 13): the transaction commits only while this process proves it holds
+   * The writer lock (docs/security.md): the transaction commits only while this process proves it holds
    * the lock and writer_fence still carries its epoch (read FOR SHARE, so a successor's epoch bump
    * waits for this commit, and every later commit of ours sees it). Absent: unfenced.
    */

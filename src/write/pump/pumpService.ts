@@ -54,7 +54,7 @@ export interface PumpOptions {
   readonly decide?: Decider;
   /** Register CMINMSGS write-backs (default true; false in shadow mode — see commitDecisions). */
   readonly writeBack?: boolean;
-  /** The writer lock: decisions commit only while it is provably held (issue 13). Absent: unfenced. */
+  /** The writer lock: decisions commit only while it is provably held (docs/security.md). Absent: unfenced. */
   readonly fence?: WriterFence;
 }
 

@@ -53,7 +53,7 @@ export interface FlightDifference extends FlightDiff {
   readonly flid: string;
 }
 
-/** The report of docs/contract/design.md §10 / issue 18 (the `--json` object). */
+/** The report of docs/contract/design.md §10 (the `--json` object). */
 export interface RedecideReport {
   readonly reportId: string;
   readonly from: string;
