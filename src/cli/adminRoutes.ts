@@ -8,6 +8,7 @@
  * sent). Browsers cannot send the header cross-site without a CORS preflight, which msgx does not
  * grant, so these are not reachable from another site's page.
  */
+import { MsgxError, RefusedError, TooLargeError, UsageError } from '../platform/errors.ts';
 import type http from 'node:http';
 import { REFERENCE_KIND_NAMES, referenceKindsOf } from '../domain/reference/kinds.ts';
 import { sameSecret } from '../platform/http/sameSecret.ts';
@@ -22,12 +23,6 @@ import { parseWindowTime } from '../write/requests/requestWindow.ts';
 import { rebuildFlightsRecorded } from './recordedRebuild.ts';
 
 const MAX_BODY = 16 * 1024;
-
-class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
 
 export interface AdminRoutes {
   readonly routes: Route[];
@@ -57,14 +52,14 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
   const actions = new Map<string, Action>(Object.entries({
     async replay(body, operator) {
       const errorClass = body.class as ReplayClass;
-      if (!REPLAY_CLASSES.includes(errorClass)) throw new HttpError(400, `class must be one of ${REPLAY_CLASSES.join(', ')}`);
+      if (!REPLAY_CLASSES.includes(errorClass)) throw new UsageError(`class must be one of ${REPLAY_CLASSES.join(', ')}`);
       const ids = idList(body.ids);
       const done = await replay(rt.pool, rt.clock, { errorClass, ...(ids ? { ids } : {}), requestedBy: operator });
       return { replayed: done.map((r) => ({ msgId: r.msgId, fromState: r.fromState, position: r.position })), requestedBy: operator };
     },
     async 'replay-deliveries'(body, operator) {
       const target = String(body.target ?? '');
-      if (!isTarget(target)) throw new HttpError(400, `target must be one of ${TARGETS.join(', ')}`);
+      if (!isTarget(target)) throw new UsageError(`target must be one of ${TARGETS.join(', ')}`);
       const eventIds = idList(body.ids);
       const r = await replayDeadDeliveries(rt.pool, rt.clock, { target, ...(eventIds ? { eventIds } : {}), requestedBy: operator });
       return { ...r, requestedBy: operator };
@@ -72,7 +67,7 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
     async 'request-plan'(body, operator) {
       const from = parseWindowTime(String(body.from ?? ''), rt.cfg.airportTz);
       const to = parseWindowTime(String(body.to ?? ''), rt.cfg.airportTz);
-      if (!from || !to || to <= from) throw new HttpError(400, 'from and to must be ISO-8601 date-times, to after from');
+      if (!from || !to || to <= from) throw new UsageError('from and to must be ISO-8601 date-times, to after from');
       const r = await requestPlanAsOperator(requestDeps(), from, to, operator);
       const window = describeWindow(from, to, rt.cfg.airportTz);
       if (r.shadow) return { window, sent: false, shadow: true, position: r.position, requestedBy: operator };
@@ -91,7 +86,7 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
       };
     },
     async rebuild(_body, operator) {
-      if (rebuilding) throw new HttpError(409, 'a rebuild started from the console is running');
+      if (rebuilding) throw new RefusedError('a rebuild started from the console is running');
       log.info({ operator }, 'rebuild of the flight read models requested');
       // Its progress and outcome go to operation_progress; the console shows them through the read API.
       rebuilding = true;
@@ -128,7 +123,7 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
       log.info({ action: name, operator }, 'admin action done');
       json(res, 200, result);
     } catch (err) {
-      if (err instanceof HttpError) return json(res, err.status, { error: err.message });
+      if (err instanceof MsgxError) return json(res, err.httpStatus, { error: err.message });
       throw err;
     }
   };
@@ -139,7 +134,7 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
 function kindList(v: unknown): string[] {
   if (v === undefined || v === null || v === '') return [...REFERENCE_KIND_NAMES];
   const kinds = referenceKindsOf(Array.isArray(v) ? v.map(String) : String(v).split(','));
-  if (!kinds) throw new HttpError(400, `kinds must be reference kinds (${REFERENCE_KIND_NAMES.join(',')})`);
+  if (!kinds) throw new UsageError(`kinds must be reference kinds (${REFERENCE_KIND_NAMES.join(',')})`);
   return kinds;
 }
 
@@ -147,7 +142,7 @@ function idList(v: unknown): string[] | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   const list = Array.isArray(v) ? v.map(String) : String(v).split(',');
   const ids = list.map((s) => s.trim()).filter(Boolean);
-  if (ids.length === 0 || ids.length > 10_000 || !ids.every((s) => /^\d{1,19}$/.test(s))) throw new HttpError(400, 'ids must be a list of whole numbers');
+  if (ids.length === 0 || ids.length > 10_000 || !ids.every((s) => /^\d{1,19}$/.test(s))) throw new UsageError('ids must be a list of whole numbers');
   return ids;
 }
 
@@ -156,7 +151,7 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, `body larger than ${MAX_BODY} bytes`);
+    if (size > MAX_BODY) throw new TooLargeError(`body larger than ${MAX_BODY} bytes`);
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
@@ -167,5 +162,5 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   } catch {
     // fall through
   }
-  throw new HttpError(400, 'body must be a JSON object');
+  throw new UsageError('body must be a JSON object');
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { UsageError } from './errors.ts';
 import { z } from 'zod';
 
 /**
@@ -222,12 +223,11 @@ export interface Config {
   };
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends UsageError {
   constructor(readonly problems: readonly { variable: string; message: string }[]) {
     super(
       'invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
     );
-    this.name = 'ConfigError';
   }
 }
 

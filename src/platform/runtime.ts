@@ -11,7 +11,7 @@ import { createMysqlMailbox } from './mailbox/mysqlMailbox.ts';
 import { createPgMailbox } from './mailbox/pgMailbox.ts';
 import type { Mailbox } from './mailbox/port.ts';
 import { migrate } from './migrate.ts';
-import { RefusedError } from './refusedError.ts';
+import { RefusedError } from './errors.ts';
 import { waitForDatabase } from './waitForDatabase.ts';
 
 /**

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { RefusedError } from '../platform/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
@@ -25,13 +26,12 @@ const STOP_WAIT_MS = 2000;
 const SERVER_KEEPALIVE_SQL = `SELECT set_config('tcp_keepalives_idle', '5', false), set_config('tcp_keepalives_interval', '2', false),
   set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '10000', false)`;
 
-export class WriterLockHeldError extends Error {
+export class WriterLockHeldError extends RefusedError {
   constructor(readonly holder: string) {
     super(
       `another msgx writer is running (${holder}); only one writer may run at a time — ` +
         'stop it, start this one with --standby to take over when it stops, or use --role api',
     );
-    this.name = 'WriterLockHeldError';
   }
 }
 

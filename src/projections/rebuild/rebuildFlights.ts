@@ -12,6 +12,7 @@
  * Until 4 commits the live tables are untouched and readers keep using them. Cancelling (signal)
  * before 4 drops the scratch tables. One rebuild at a time (advisory lock).
  */
+import { CancelledError } from '../../platform/errors.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/db.ts';
@@ -52,7 +53,6 @@ export type RebuildResult =
   | { ok: false; reason: 'cancelled' | 'busy' }
   | { ok: false; reason: 'refused'; problems: readonly string[] };
 
-class Cancelled extends Error {}
 
 export async function rebuildFlights(opts: RebuildOptions): Promise<RebuildResult> {
   const session = await opts.pool.connect();
@@ -98,7 +98,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
   const report = (phase: RebuildPhase, force = false) =>
     tracker.report({ phase, events, total, position, flights: fold.size }, force);
   const checkAbort = () => {
-    if (signal?.aborted) throw new Cancelled();
+    if (signal?.aborted) throw new CancelledError('rebuild cancelled');
   };
 
   /**
@@ -124,7 +124,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
       if (!more) return read;
       if (signal?.aborted) {
         await next.catch(() => undefined); // let the client finish the request it has in flight
-        throw new Cancelled();
+        throw new CancelledError('rebuild cancelled');
       }
     }
   };
@@ -187,7 +187,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
   } catch (err) {
     await session.query('ROLLBACK').catch(() => undefined);
     await dropScratchTables(session).catch((e: unknown) => log.warn({ err: e }, 'rebuild: could not drop scratch tables'));
-    if (err instanceof Cancelled) {
+    if (err instanceof CancelledError) {
       log.info({ position }, 'rebuild: cancelled; live tables untouched');
       return { ok: false, reason: 'cancelled' };
     }

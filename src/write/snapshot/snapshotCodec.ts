@@ -6,6 +6,7 @@
  * a few milliseconds. The image it encodes is immutable (ModelImage), so the pump carries on
  * meanwhile.
  */
+import { CancelledError } from '../../platform/errors.ts';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -44,10 +45,9 @@ export class SnapshotFormatError extends Error {
 }
 
 /** `cancelled`: asked between slices; true ends the encoding with SnapshotCancelled (a stop). */
-export class SnapshotCancelled extends Error {
+export class SnapshotCancelled extends CancelledError {
   constructor() {
     super('write-model snapshot cancelled by a stop');
-    this.name = 'SnapshotCancelled';
   }
 }
 
