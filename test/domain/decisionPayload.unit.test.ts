@@ -45,8 +45,8 @@ const SAMPLES: { readonly [K in DecisionKind]: DecisionPayloads[K] } = {
 };
 
 describe('decisionBody: the boundary between a decision_event row and the payload union', () => {
-  it('knows exactly the 16 kinds', () => {
-    expect(DECISION_KINDS).toHaveLength(16);
+  it('knows exactly the 18 kinds', () => {
+    expect(DECISION_KINDS).toHaveLength(18);
     expect([...DECISION_KINDS].sort()).toEqual(Object.keys(SAMPLES).sort());
     expect(isDecisionKind('Applied')).toBe(true);
     expect(isDecisionKind('toString')).toBe(false);
