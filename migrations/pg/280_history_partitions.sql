@@ -23,6 +23,18 @@
 -- The log stays append-only on every partition: the row trigger on the parent is cloned onto each
 -- partition (PostgreSQL ≥ 13), and TRUNCATE, which fires only the triggers of the table named,
 -- gets a statement trigger on the parent and on each partition (msgx_month_partition).
+--
+-- A partition carries no grant of its own: a read through the parent checks only the parent's
+-- privileges, and the reader role (050's default privileges would grant it SELECT on every new
+-- table) keeps exactly the tables docs/security.md lists (msgx_revoke_partition).
+
+-- Take back what default privileges granted on partition `name` (the reader reads the parent).
+CREATE FUNCTION msgx_revoke_partition(name text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'msgx_reader') THEN
+    EXECUTE format('REVOKE ALL ON TABLE %I FROM msgx_reader', name);
+  END IF;
+END $$;
 
 -- Create (if missing) the partition of `parent` for the UTC month that starts at `month`.
 CREATE FUNCTION msgx_month_partition(parent text, month date) RETURNS text LANGUAGE plpgsql AS $$
@@ -35,6 +47,7 @@ BEGIN
     RETURN name;
   END IF;
   EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)', name, parent, lo, hi);
+  PERFORM msgx_revoke_partition(name);
   IF parent = 'decision_event' THEN
     EXECUTE format('CREATE TRIGGER decision_event_no_truncate BEFORE TRUNCATE ON %I
                     FOR EACH STATEMENT EXECUTE FUNCTION decision_event_append_only()', name);
@@ -99,6 +112,15 @@ ALTER TABLE proc_state_hst ADD PRIMARY KEY (msg_id, archived_at);
 CREATE INDEX proc_state_hst_identity ON proc_state_hst (identity_key);
 
 DROP FUNCTION msgx_partition_by_month(text, text, text);
+
+DO $$
+DECLARE p regclass;
+BEGIN
+  FOR p IN SELECT inhrelid::regclass FROM pg_inherits
+            WHERE inhparent IN ('decision_event'::regclass, 'inbox_message'::regclass, 'proc_state_hst'::regclass) LOOP
+    PERFORM msgx_revoke_partition(p::text);
+  END LOOP;
+END $$;
 
 -- What `msgx archive` wrote and dropped, one row per table and month (src/operations/archive/).
 -- A row is inserted when the files are verified and the decision recorded, before any partition

@@ -90,6 +90,8 @@ const schema = z.object({
   MSGX_BACKOFF_CAP_MS: int(0).default(60_000),
   MSGX_HEAD_DEADLINE_MS: int(0).default(600_000),
   MSGX_HEAD_BLOCKED_WARN_MS: int(0).default(60_000),
+  MSGX_DECODE_BUDGET_MS: int(1, 600_000).default(10_000),
+  MSGX_HEAD_STALL_READY_MS: int(0).default(120_000),
   MSGX_ADMIN_TOKEN: z.string().trim().min(16, 'must be at least 16 characters (optionally label:secret)').optional(),
   MSGX_SCHD_FLUSH_MS: int(10).default(3000),
   MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
@@ -173,6 +175,13 @@ export interface Config {
   readonly headDeadlineMs: number;
   /** A head FAILED for this long (since its first failure) gets one warn line. */
   readonly headBlockedWarnMs: number;
+  /**
+   * Time budget of one message's decode + decide (docs/architecture.md "Decode budget"): over it,
+   * the message is PARKED (CODEC_ERROR) and the FIFO moves on.
+   */
+  readonly decodeBudgetMs: number;
+  /** /readyz check `pump`: not ready while the FIFO head has not moved for this long (0: off). */
+  readonly headStallReadyMs: number;
   /** Bearer token of the /admin endpoints (`label:secret` names the operator `label`); unset → admin off. */
   readonly adminToken: string | undefined;
   readonly schdFlushMs: number;
@@ -268,6 +277,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backoffCapMs: p.MSGX_BACKOFF_CAP_MS,
     headDeadlineMs: p.MSGX_HEAD_DEADLINE_MS,
     headBlockedWarnMs: p.MSGX_HEAD_BLOCKED_WARN_MS,
+    decodeBudgetMs: p.MSGX_DECODE_BUDGET_MS,
+    headStallReadyMs: p.MSGX_HEAD_STALL_READY_MS,
     adminToken: p.MSGX_ADMIN_TOKEN,
     schdFlushMs: p.MSGX_SCHD_FLUSH_MS,
     schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,

@@ -11,6 +11,7 @@
  * `seq` numbers the rows of one (decision, target) from 0, which makes re-feeding idempotent.
  */
 import { isFlightChange, type Change } from '../domain/changes.ts';
+import type { Target } from '../domain/contract.ts';
 import { isReferenceChange } from '../domain/reference/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { toChangeView } from '../domain/changeView.ts';
@@ -19,7 +20,7 @@ import { formatOutward } from '../domain/time.ts';
 import type { DecisionEvent } from '../log/readDecisions.ts';
 import type { CoutmsgsPayload, CoutmsgsRoute } from './outboxRoutes.ts';
 
-export type OutboxTarget = 'KAFKA_MSG' | 'KAFKA_SCHD' | 'COUTMSGS';
+export type OutboxTarget = Target;
 
 export interface OutboxRow {
   readonly target: OutboxTarget;

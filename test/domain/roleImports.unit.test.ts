@@ -19,6 +19,10 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // The consistency checks (msgx verify, the writer's sentinel) hold the projections to the log:
   // they use the outbox feeder's own rule of which rows a decision implies (projections/decisionOutbox.ts).
   consistency: ['domain', 'platform', 'log', 'readModel', 'projections'],
+  // The operator actions (docs/architecture.md "src/operations"): each validates its input, records
+  // its audited decision and its progress, and runs the write or projection step it names. The CLI
+  // commands and the /admin routes are adapters over it; it never imports the read API.
+  operations: ['domain', 'platform', 'log', 'readModel', 'write', 'projections'],
 };
 
 /** The top-level folder of src/ a path lies in ('' for a file directly in src/). */

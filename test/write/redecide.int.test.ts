@@ -11,7 +11,7 @@ import { decide, type Decider } from '../../src/domain/decide.ts';
 import { handlerFor } from '../../src/domain/handlers/registry.ts';
 import { applyCorrections } from '../../src/write/redecide/applyCorrections.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
-import { replay } from '../../src/write/replay/replay.ts';
+import { replay } from '../../src/operations/replay.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { startKafkaBroker, type KafkaTestBroker } from '../support/kafka/broker.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';

@@ -21,6 +21,7 @@
  */
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { isFlightChange, type Change } from '../../domain/changes.ts';
+import { REPLAY_CLASSES } from '../../domain/contract.ts';
 import { correctionChanges } from '../../domain/correction.ts';
 import { changesOf } from '../../domain/decisionPayload.ts';
 import type { Decider } from '../../domain/decide.ts';
@@ -119,7 +120,7 @@ const isOutcomeKind = (kind: string): boolean => (TERMINAL_KINDS as readonly str
 
 /** An outcome decision's message as a fresh head (no attempts: the verdict of the code alone). */
 const HEAD_HISTORY: HeadHistory = { attempts: 0, firstFailureAt: null };
-const REPLAYABLE_VERDICTS = new Set(['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED']);
+const REPLAYABLE_VERDICTS: ReadonlySet<string> = new Set(REPLAY_CLASSES);
 
 export class Redecision {
   /** The log's flights (every decision folded as recorded, corrections included). */
