@@ -10,7 +10,7 @@
  * after 2, a verified file plus its decision, and the next run checks the files again and drops.
  * Nothing is dropped that is not on record.
  */
-import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import { mkdir, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import { withTransaction } from '../../platform/db.ts';
