@@ -1,4 +1,4 @@
--- History partitioned by month (docs/operations.md "Archive and restore"): decision_event,
+-- History partitioned by month (docs/operations.md "Archive a month"): decision_event,
 -- inbox_message and proc_state_hst become range-partitioned on a timestamp, one partition per UTC
 -- month, so that `msgx archive` can write a month to a file and drop it, and `msgx restore` can
 -- attach it again.

@@ -14,7 +14,7 @@ export const archiveCommand: Command = {
   help:
     'For each month before --before: its decision_event, inbox_message and proc_state_hst partitions to gzip NDJSON\n' +
     'files (default MSGX_DATA_DIR/archive) with a sha256sum file, read back, recorded as a HistoryArchived decision,\n' +
-    'then detached and dropped (docs/operations.md "Archive and restore"). Run it again after a crash: it finishes.',
+    'then detached and dropped (docs/operations.md "Archive a month"). Run it again after a crash: it finishes.',
   async run(args, { cfg, log, faults }) {
     const { values } = parseArgs({ args: [...args], options: { before: { type: 'string' }, dir: { type: 'string' }, operator: { type: 'string' } }, strict: true });
     if (values.before === undefined) throw new UsageError('archive needs --before YYYY-MM');

@@ -1,5 +1,5 @@
 /**
- * One table's month as a file (docs/operations.md "Archive and restore"): gzip of NDJSON, one
+ * One table's month as a file (docs/operations.md "Archive a month"): gzip of NDJSON, one
  * `to_jsonb(row)` per line in row-key order, written to a temporary name, fsynced and renamed,
  * then read back whole to check its sha256, row count and key range. Memory is bounded by one page
  * of PAGE_ROWS rows (each row ≤ a raw message, itself bounded at ingest); time is one sequential

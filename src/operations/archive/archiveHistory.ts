@@ -1,5 +1,5 @@
 /**
- * `msgx archive --before YYYY-MM` (docs/operations.md "Archive and restore"). For each month
+ * `msgx archive --before YYYY-MM` (docs/operations.md "Archive a month"). For each month
  * before `before` that still has partitions, oldest first, four steps, each leaving a state the
  * next run finishes (docs/recovery.md "Crashes during archive"):
  *   1. write the month's three partitions to files, and its checksum file, then read them back;

@@ -1,5 +1,5 @@
 /**
- * The monthly partitions of the history tables (docs/operations.md "Archive and restore";
+ * The monthly partitions of the history tables (docs/operations.md "Archive a month";
  * migration 280): names, bounds and the months created ahead of the writer.
  */
 import type { Queryable } from '../../platform/db.ts';

@@ -20,7 +20,7 @@ export const lockWatermarkSql = (source: string): string => `SELECT watermark FR
 /**
  * COPY_CTES' filter: a row copied before is skipped (FAST_POLL has none). Not ON CONFLICT (msg_id):
  * inbox_message is partitioned by month, so its primary key is (msg_id, ingested_at)
- * (docs/operations.md "Archive and restore"); the cursor row lock serialises the copies.
+ * (docs/operations.md "Archive a month"); the cursor row lock serialises the copies.
  */
 const SKIP_COPIED = 'WHERE NOT EXISTS (SELECT 1 FROM inbox_message e WHERE e.msg_id = u.id)';
 
