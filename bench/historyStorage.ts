@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPool } from '../src/platform/db.ts';
 import { writeMonthFile } from '../src/operations/archive/archiveFile.ts';
-import { HISTORY_TABLES } from '../src/operations/archive/months.ts';
+import { HISTORY_TABLES } from '../src/log/historyMonths.ts';
 import { dayLog } from './harness/dayLog.ts';
 import { dropAll } from './harness/databases.ts';
 import { nowMs } from './harness/stats.ts';

@@ -18,7 +18,7 @@
 --
 -- No insert can fail for a missing partition: each table has a DEFAULT partition, and months
 -- are created ahead (this migration: the months of the existing rows and twelve after now;
--- `msgx archive` and the writer's jobs keep twelve ahead: src/operations/archive/partitions.ts).
+-- `msgx archive` and the writer's hourly jobs keep twelve ahead: src/log/historyMonths.ts).
 --
 -- The log stays append-only on every partition: the row trigger on the parent is cloned onto each
 -- partition (PostgreSQL ≥ 13), and TRUNCATE, which fires only the triggers of the table named,

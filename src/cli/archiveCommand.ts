@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { noFaults } from '../platform/faults.ts';
 import { openRuntime } from '../platform/runtime.ts';
 import { archiveHistory } from '../operations/archive/archiveHistory.ts';
-import { parseMonth } from '../operations/archive/months.ts';
+import { parseMonth } from '../log/historyMonths.ts';
 import type { Command } from './commands.ts';
 import { operatorName } from './operator.ts';
 import { UsageError } from './usageError.ts';

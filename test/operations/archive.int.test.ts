@@ -19,7 +19,7 @@ import { systemClock } from '../../src/platform/clock.ts';
 import { archiveHistory } from '../../src/operations/archive/archiveHistory.ts';
 import { parseChecksums } from '../../src/operations/archive/archiveFile.ts';
 import { restoreMonth } from '../../src/operations/archive/restoreMonth.ts';
-import { HISTORY_TABLES, partitionName } from '../../src/operations/archive/months.ts';
+import { ensureMonthsAhead, HISTORY_TABLES, MONTHS_AHEAD, partitionName } from '../../src/log/historyMonths.ts';
 import { rebuildFlightsRecorded } from '../../src/operations/rebuild.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { appendAllWith, type SeedDecision } from '../support/decisions.ts';
@@ -182,5 +182,14 @@ describe('msgx archive / msgx restore', () => {
     await expect(db.pool.query(`DELETE FROM ${p} WHERE position = 1`)).rejects.toThrow(/append-only/i);
     await expect(db.pool.query(`TRUNCATE ${p}`)).rejects.toThrow(/append-only/i);
     await expect(db.pool.query('TRUNCATE decision_event')).rejects.toThrow(/append-only/i);
+  });
+
+  it('keeps twelve months ahead of the clock (the writer\'s hourly jobs), once', async () => {
+    const at = new Date('2030-06-15T00:00:00Z');
+    expect(await exists(db, partitionName('inbox_message', '2031-06'))).toBe(false);
+    expect(await ensureMonthsAhead(db.pool, at)).toBe(3 * (MONTHS_AHEAD + 1));
+    for (const { table } of HISTORY_TABLES) expect(await exists(db, partitionName(table, '2031-06'))).toBe(true);
+    expect(await ensureMonthsAhead(db.pool, at)).toBe(0);
+    await expect(db.pool.query(`TRUNCATE ${partitionName('decision_event', '2031-06')}`)).rejects.toThrow(/append-only/i);
   });
 });

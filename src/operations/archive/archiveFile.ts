@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Queryable } from '../../platform/db.ts';
-import type { HistoryTable } from './months.ts';
+import type { HistoryTable } from '../../log/historyMonths.ts';
 
 export const PAGE_ROWS = 2_000;
 

@@ -20,7 +20,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { checksumText, readMonthFile, writeMonthFile, type FileSummary } from './archiveFile.ts';
-import { attachedMonths, ensureMonthsAhead, HISTORY_TABLES, monthOf, monthStart, nextMonth, partitionName, type HistoryTable, type Month } from './months.ts';
+import { attachedMonths, ensureMonthsAhead, HISTORY_TABLES, monthOf, monthStart, nextMonth, partitionName, type HistoryTable, type Month } from '../../log/historyMonths.ts';
 
 export interface ArchiveDeps {
   readonly pool: pg.Pool;

@@ -16,7 +16,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { parseChecksums, readMonthFile } from './archiveFile.ts';
-import { HISTORY_TABLES, monthStart, nextMonth, partitionName, type Month } from './months.ts';
+import { HISTORY_TABLES, monthStart, nextMonth, partitionName, type Month } from '../../log/historyMonths.ts';
 
 export interface RestoreDeps {
   readonly pool: pg.Pool;

@@ -2,8 +2,8 @@
  * The monthly partitions of the history tables (docs/operations.md "Archive a month";
  * migration 280): names, bounds and the months created ahead of the writer.
  */
-import type { Queryable } from '../../platform/db.ts';
-import { UsageError } from '../../platform/errors.ts';
+import type { Queryable } from '../platform/db.ts';
+import { UsageError } from '../platform/errors.ts';
 
 /** The partitioned history tables, each with its partition key and its row key (keyset order). */
 export const HISTORY_TABLES = [
