@@ -6,8 +6,8 @@ import type { Command } from './commands.ts';
 import { operatorName } from './operator.ts';
 
 export const replayDeliveriesCommand: Command = {
-  summary: 'DEAD deliveries back to PENDING: --target KAFKA_MSG|KAFKA_SCHD|COUTMSGS [--ids 1,2]',
-  usage: '--target KAFKA_MSG|KAFKA_SCHD|COUTMSGS [--ids 1,2] [--operator NAME]',
+  summary: 'DEAD deliveries back to PENDING: --target KAFKA_MSG|KAFKA_SCHD|COUTMSGS|AIDX [--ids 1,2]',
+  usage: '--target KAFKA_MSG|KAFKA_SCHD|COUTMSGS|AIDX [--ids 1,2] [--operator NAME]',
   help: 'Moves DEAD deliveries of one target back to PENDING (attempts reset), audited as one\nDeliveryReplayRequested decision naming the operator (--operator, default user@host).',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({

@@ -8,6 +8,7 @@ import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import type { Command } from './commands.ts';
 import { rateAndEta } from './progressLine.ts';
 import { UsageError } from './usageError.ts';
+import { aidxRules } from '../domain/aidxOut/aidxMessage.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const FLID = /^\d{1,19}$/;
@@ -86,6 +87,7 @@ export const verifyCommand: Command = {
         selection,
         clock: rt.clock,
         snapshot: checkSnapshot,
+        ...(aidxRules(cfg) ? { aidx: aidxRules(cfg) } : {}),
         onProgress: (p) => {
           // The fold reports every page: about one line a second is enough.
           if (p.phase === 'fold') {

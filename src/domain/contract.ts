@@ -5,7 +5,7 @@
  */
 
 /** The outbox targets (msg_event.target) the dispatcher drains, in the order status and metrics show them. */
-export const TARGETS = ['KAFKA_MSG', 'KAFKA_SCHD', 'COUTMSGS'] as const;
+export const TARGETS = ['KAFKA_MSG', 'KAFKA_SCHD', 'COUTMSGS', 'AIDX'] as const;
 export type Target = (typeof TARGETS)[number];
 
 export function isTarget(s: string): s is Target {

@@ -77,6 +77,7 @@ const schema = z.object({
     .optional(),
   MSGX_KAFKA_TOPIC_MSG: topic.default('msg'),
   MSGX_KAFKA_TOPIC_SCHD: topic.default('schd'),
+  MSGX_KAFKA_TOPIC_AIDX: topic.default('aidx'),
   MSGX_KAFKA_CLIENT_ID: z.string().trim().min(1).default('msgx'),
   MSGX_DATA_DIR: z.string().trim().min(1).default('./.msgx'),
   MSGX_HTTP_PORT: int(0, 65535).default(4000),
@@ -97,6 +98,10 @@ const schema = z.object({
   MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
   MSGX_IDENTITY_INCLUDE_DAY: bool.default(false),
   MSGX_AIRPORT_TZ: timeZone.default('Asia/Shanghai'),
+  MSGX_AIRPORT_IATA: z.string().trim().regex(/^[A-Z]{3}$/, 'must be a three-letter IATA airport code').optional(),
+  // AIDX out (docs/delivery.md "AIDX"): off by default; needs MSGX_AIRPORT_IATA.
+  MSGX_AIDX_OUT: bool.default(false),
+  MSGX_AIDX_ORIGINATOR: z.string().trim().min(1).max(16, 'must be 1 to 16 characters (AIDX Originator@Code)').default('MSGX'),
   MSGX_COUTMSGS_ROUTINGID: z.string().trim().min(1).max(23).default('MSGX'),
   MSGX_REQUEST_EXPIRE_MS: int(1000).default(3_600_000),
   MSGX_REQUEST_PLAN_DAILY_AT: z
@@ -162,6 +167,8 @@ export interface Config {
     readonly brokers: readonly string[] | undefined;
     readonly topicMsg: string;
     readonly topicSchd: string;
+    /** MSGX_KAFKA_TOPIC_AIDX: the AIDX target's topic (docs/delivery.md "AIDX"). */
+    readonly topicAidx: string;
     readonly clientId: string;
   };
   readonly dataDir: string;
@@ -188,6 +195,12 @@ export interface Config {
   readonly schdFlushLimit: number;
   readonly identityIncludeDay: boolean;
   readonly airportTz: string;
+  /** MSGX_AIRPORT_IATA: the three-letter code of the airport msgx serves (AIDX direction). */
+  readonly airportIata: string | undefined;
+  /** MSGX_AIDX_OUT: publish the AIDX target (docs/delivery.md "AIDX"); true only with airportIata set. */
+  readonly aidxOut: boolean;
+  /** MSGX_AIDX_ORIGINATOR: AIDX Originator@Code and @CompanyShortName of published messages. */
+  readonly aidxOriginator: string;
   readonly coutmsgsRoutingId: string;
   readonly requestExpireMs: number;
   readonly requestPlanDailyAt: string | undefined;
@@ -257,6 +270,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const p = res.data;
+  if (p.MSGX_AIDX_OUT && p.MSGX_AIRPORT_IATA === undefined) {
+    // An AIDX leg names both airports: without ours no valid message can be built (docs/delivery.md "AIDX").
+    throw new ConfigError([{ variable: 'MSGX_AIDX_OUT', message: 'needs MSGX_AIRPORT_IATA (the airport msgx serves)' }]);
+  }
   return Object.freeze({
     databaseUrl: p.MSGX_DATABASE_URL,
     readDatabaseUrl: p.MSGX_READ_DATABASE_URL ?? p.MSGX_DATABASE_URL,
@@ -265,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       brokers: p.MSGX_KAFKA_BROKERS,
       topicMsg: p.MSGX_KAFKA_TOPIC_MSG,
       topicSchd: p.MSGX_KAFKA_TOPIC_SCHD,
+      topicAidx: p.MSGX_KAFKA_TOPIC_AIDX,
       clientId: p.MSGX_KAFKA_CLIENT_ID,
     }),
     dataDir: path.resolve(p.MSGX_DATA_DIR),
@@ -284,6 +302,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,
     identityIncludeDay: p.MSGX_IDENTITY_INCLUDE_DAY,
     airportTz: p.MSGX_AIRPORT_TZ,
+    airportIata: p.MSGX_AIRPORT_IATA,
+    aidxOut: p.MSGX_AIDX_OUT,
+    aidxOriginator: p.MSGX_AIDX_ORIGINATOR,
     coutmsgsRoutingId: p.MSGX_COUTMSGS_ROUTINGID,
     requestExpireMs: p.MSGX_REQUEST_EXPIRE_MS,
     requestPlanDailyAt: p.MSGX_REQUEST_PLAN_DAILY_AT,

@@ -6,6 +6,9 @@
  * Every instant of a Kafka payload (recordedAt, the change's, the view's) is shown in the airport
  * zone with its offset, exactly as the GraphQL API shows it (interface.md; time.ts zoneFormatter).
  *   COUTMSGS    one row per change a configured route accepts
+ *   AIDX        (MSGX_AIDX_OUT) one row per touched flight, deleted ones too: its AIDX message as of
+ *               this decision, SequenceNmbr = position (docs/delivery.md "AIDX"); a flight whose leg
+ *               cannot be identified gets none (`onAidxSkip`)
  * Reference-data and seasonal-schedule changes get no rows (they are not flight events; VIPL
  * records are personal data).
  * `seq` numbers the rows of one (decision, target) from 0, which makes re-feeding idempotent.
@@ -19,6 +22,7 @@ import { toFlightView } from '../domain/flightView.ts';
 import { formatOutward } from '../domain/time.ts';
 import type { DecisionEvent } from '../log/readDecisions.ts';
 import type { CoutmsgsPayload, CoutmsgsRoute } from './outboxRoutes.ts';
+import { aidxMessage, type AidxRules, type AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 
 export type OutboxTarget = Target;
 
@@ -51,6 +55,10 @@ export interface OutboxRules {
   /** Every instant of a Kafka payload is shown in this zone with its offset, as the GraphQL API shows it. */
   readonly tz: string;
   readonly routes: readonly CoutmsgsRoute[];
+  /** The AIDX target's rules; absent: no AIDX rows (MSGX_AIDX_OUT off). */
+  readonly aidx?: AidxRules;
+  /** Told of each touched flight that got no AIDX row, and why. */
+  readonly onAidxSkip?: (flid: string, reason: AidxSkipReason) => void;
 }
 
 type SentEvent = DecisionEvent & { changes: readonly Change[] };
@@ -107,5 +115,15 @@ export function outboxRowsFor(
   coutmsgsOutputs(event, changes, flights, rules.routes).forEach(({ flid, payload }, k) => {
     rows.push({ ...base, target: 'COUTMSGS', seq: k, flid, payload });
   });
+  if (rules.aidx) {
+    let k = 0;
+    for (const flid of touched) {
+      const state = flights.get(flid);
+      if (!state) continue;
+      const out = aidxMessage(state, event.position, event.recordedAt, rules.aidx);
+      if ('xml' in out) rows.push({ ...base, target: 'AIDX', seq: k++, flid, payload: { xml: out.xml } });
+      else rules.onAidxSkip?.(flid, out.skipped);
+    }
+  }
   return rows;
 }

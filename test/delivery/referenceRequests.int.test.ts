@@ -116,6 +116,6 @@ describe('reference requests (RQRD)', () => {
   });
 
   it('refuses unknown kinds', async () => {
-    await expect(requestReferenceCommand.run(['--kind', 'AIRL,XXXX'], { cfg: t.cfg(), log: silentLogger })).rejects.toThrow(/--kind/);
+    await expect(requestReferenceCommand.run(['--kind', 'AIRL,XXXX'], { cfg: t.cfg(), log: silentLogger })).rejects.toThrow(/kinds must be reference kinds .*\(got 'AIRL,XXXX'\)/);
   });
 });

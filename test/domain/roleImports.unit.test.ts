@@ -12,7 +12,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   domain: [],
   platform: ['domain'],
   log: ['domain', 'platform'],
-  readModel: ['domain', 'platform'],
+  // The read model's status reports its lag behind the log's head (src/log/head.ts).
+  readModel: ['domain', 'platform', 'log'],
   write: ['domain', 'platform', 'log', 'readModel'],
   projections: ['domain', 'platform', 'log', 'readModel'],
   'read-api': ['domain', 'platform', 'log', 'readModel'],

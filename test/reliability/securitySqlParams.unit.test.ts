@@ -16,7 +16,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/platform/mailbox/pgMailbox.ts': ['select'],
   // Column lists and WHERE text: module constants built from the constant column specs of flightRows.ts.
   'src/read-api/sql/selectBoard.ts': ['COLUMNS', 'WHERE', 'PAGE', 'DOC_COLUMNS'],
-  'src/read-api/sql/selectDecisions.ts': ['COLUMNS'],
+  'src/log/readForMessages.ts': ['COLUMNS'],
   'src/log/readDecisions.ts': ['DECISION_RECORD_COLUMNS'],
   'src/write/jobs/archiveProcState.ts': ['COLUMNS'],
   'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS'],

@@ -21,7 +21,8 @@ import type { Clock } from '../../platform/clock.ts';
 import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
-import { headPosition, readDecisionsAfter } from '../../log/readDecisions.ts';
+import { logHead } from '../../log/head.ts';
+import { readDecisionsAfter } from '../../log/readDecisions.ts';
 import { emptyPending, flushPending, foldEvents, type PendingWrites } from '../flightFold.ts';
 import { FLIGHTS_PROJECTOR } from '../../readModel/projectorNames.ts';
 import { FLIGHT_PROJECTION_TABLES, LIVE_TABLES, flightTables } from '../../readModel/flightTables.ts';
@@ -111,7 +112,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
   let events = 0;
   /** The position the fold started after: events and total count decisions after it. */
   let base = 0;
-  let total = Number(await headPosition(session));
+  let total = Number(await logHead(session));
   const report = (phase: RebuildPhase, force = false) =>
     tracker.report({ phase, events, total, position, flights: fold.size }, force);
   const checkAbort = () => {

@@ -13,7 +13,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Pool } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
-import { headPosition, readReferenceDecisions } from '../../log/readDecisions.ts';
+import { logHead } from '../../log/head.ts';
+import { readReferenceDecisions } from '../../log/readDecisions.ts';
 import { Channels, notify } from '../../platform/channels.ts';
 import { REFERENCE_PROJECTOR } from './referenceProjector.ts';
 import { emptyPendingReference, foldReferenceEvents } from './referenceFold.ts';
@@ -49,7 +50,7 @@ export async function rebuildReference(opts: RebuildReferenceOptions): Promise<R
       return { ok: false, reason: 'busy' };
     }
     await lockCheckpoint(client, REFERENCE_PROJECTOR);
-    const head = await headPosition(client);
+    const head = await logHead(client);
     await client.query('DELETE FROM reference_record');
     await client.query('DELETE FROM seasonal_flight');
     await client.query('DELETE FROM seasonal_season');

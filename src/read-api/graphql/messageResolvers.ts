@@ -11,7 +11,7 @@ import type { ReadContext } from './context.ts';
 import { messageMeta, type MessageMeta } from './messageMeta.ts';
 import { archivedError, requireInt64 } from './errors.ts';
 import { archivedMonthOfMessage } from '../../log/archivedHistory.ts';
-import type { DecisionRecord } from '../sql/selectDecisions.ts';
+import type { DecisionRecord } from '../../log/readForMessages.ts';
 import { selectDeliveriesByPositions, type DeliveryRecord } from '../sql/selectDeliveries.ts';
 import type { MessageRecord } from '../sql/selectMessages.ts';
 import { isPersonalType, REFERENCE_KINDS } from '../../domain/reference/kinds.ts';

@@ -11,7 +11,8 @@ import type { ModeProbe } from '../../platform/runMode.ts';
 import { TARGETS } from '../../domain/contract.ts';
 import { pipelineStatus } from '../../readModel/pipelineStatus.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
-import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
+import { countDecisionsAfter } from '../../log/countDecisions.ts';
+import { selectSentAfter } from './scrapeCounters.ts';
 
 const SCAN_LIMIT = 50_000;
 export const DELIVERY_LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];

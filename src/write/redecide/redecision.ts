@@ -40,7 +40,8 @@ import {
 } from './outcomeView.ts';
 import type { ReadDecision } from './decodedPage.ts';
 import { inlinePageReader, type PageReader } from './pageReader.ts';
-import { identitiesBoundBy, readLogPage } from './readLogPage.ts';
+import { readLogPage } from '../../log/readPage.ts';
+import { identitiesBoundBy } from './priorStates.ts';
 import { TERMINAL_KINDS } from '../../log/appendDecisions.ts';
 import { createHash } from 'node:crypto';
 

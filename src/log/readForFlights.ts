@@ -8,7 +8,7 @@
 import type { Change } from '../domain/changes.ts';
 import { decisionKindAt, type DecisionKind } from '../domain/decisionPayload.ts';
 import type { Queryable } from '../platform/db.ts';
-import { readDecisionsAfter } from '../log/readDecisions.ts';
+import { readDecisionsAfter } from './readDecisions.ts';
 
 export interface LogEvent {
   readonly position: string;

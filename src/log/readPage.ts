@@ -3,10 +3,9 @@
  * the raw input of every decision that ended a message's processing. Read-only; positions up to a
  * committed head are all committed (they are handed out under pipeline_lock in commit order).
  */
-import { decisionBody, type DecisionBody } from '../../domain/decisionPayload.ts';
-import type { Queryable } from '../../platform/db.ts';
-import { TERMINAL_KINDS } from '../../log/appendDecisions.ts';
-
+import { decisionBody, type DecisionBody } from '../domain/decisionPayload.ts';
+import type { Queryable } from '../platform/db.ts';
+import { TERMINAL_KINDS } from './appendDecisions.ts';
 
 /** A logged decision: its columns and its `{ kind, payload }` (read through decisionBody), with its message's raw input. */
 export type LoggedDecision = LoggedColumns & DecisionBody;
@@ -73,54 +72,4 @@ export async function readLogPage(q: Queryable, after: string, upTo: string, lim
     nulReplaced: r.nul_replaced ?? false,
     ...decisionBody(r.position, r.kind, JSON.parse(r.payload)),
   }));
-}
-
-/** The highest committed position ('0' for an empty log). */
-export async function logHead(q: Queryable): Promise<string> {
-  const { rows } = await q.query<{ head: string }>('SELECT COALESCE(max(position), 0)::bigint AS head FROM decision_event');
-  return rows[0]?.head ?? '0';
-}
-
-/** The last position recorded before `instant` ('0' if none): `--from <instant>` folds what was decided before it. */
-export async function positionBefore(q: Queryable, instant: Date): Promise<string> {
-  const { rows } = await q.query<{ p: string }>(
-    'SELECT COALESCE(max(position), 0)::bigint AS p FROM decision_event WHERE recorded_at < $1', [instant],
-  );
-  return rows[0]?.p ?? '0';
-}
-
-/** The last position recorded at or before `instant` ('0' if none): `--to <instant>`. */
-export async function positionAtOrBefore(q: Queryable, instant: Date): Promise<string> {
-  const { rows } = await q.query<{ p: string }>(
-    'SELECT COALESCE(max(position), 0)::bigint AS p FROM decision_event WHERE recorded_at <= $1', [instant],
-  );
-  return rows[0]?.p ?? '0';
-}
-
-/**
- * Identities bound by messages decided at or before `position` (the prefix a re-decision after it
- * starts from): identity → message id.
- */
-export async function identitiesBoundBy(q: Queryable, position: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (position === '0') return out;
-  const { rows } = await q.query<{ identity_key: string; msg_id: string }>(
-    `SELECT identity_key, msg_id FROM proc_state WHERE identity_key IS NOT NULL AND decided_position <= $1::bigint
-     UNION ALL
-     SELECT identity_key, msg_id FROM proc_state_hst WHERE identity_key IS NOT NULL AND decided_position <= $1::bigint`,
-    [position],
-  );
-  for (const r of rows) out.set(r.identity_key, r.msg_id);
-  return out;
-}
-
-/** Current processing state of some messages (msg id → state). */
-export async function procStatesOf(q: Queryable, msgIds: readonly string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (msgIds.length === 0) return out;
-  const { rows } = await q.query<{ msg_id: string; state: string }>(
-    'SELECT msg_id, state FROM proc_state WHERE msg_id = ANY($1::bigint[])', [msgIds],
-  );
-  for (const r of rows) out.set(r.msg_id, r.state);
-  return out;
 }

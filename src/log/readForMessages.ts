@@ -1,7 +1,8 @@
-import type { Queryable } from '../../platform/db.ts';
+/** The decisions the read API shows: a message's story and a flight's history (docs/read-api.md). */
+import type { Queryable } from '../platform/db.ts';
 import {
   DECISION_RECORD_COLUMNS as COLUMNS, toDecisionRecord as toRecord, type DecisionRecord, type DecisionRecordRow as Row,
-} from '../../log/readDecisions.ts';
+} from './readDecisions.ts';
 
 export type { DecisionRecord };
 
