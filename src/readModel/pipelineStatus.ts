@@ -4,6 +4,11 @@
  * the projector positions are read AFTER it, so a reader that sees backlog 0 and lag 0 knows the
  * projections include every decision of those messages (the log can only have grown between the
  * two reads).
+ *
+ * Read from a PostgreSQL streaming replica (MSGX_READ_DATABASE_URL, docs/scaling.md "Read API
+ * replicas"), it also reports the replica's lag: log positions the primary has recorded that the
+ * replica does not show yet (the primary's head is read AFTER the replica's statement, so the lag is
+ * never under-stated), and seconds since the newest commit it replayed while it is behind.
  */
 import { STANDBY_LOCK_KEY, TARGETS, WRITER_LOCK_KEY } from '../domain/contract.ts';
 import type { Queryable } from '../platform/db.ts';
@@ -42,9 +47,22 @@ export interface PipelineStatus {
   /** Per outbox target, in the order of TARGETS. */
   readonly outbox: readonly { readonly target: string; readonly pending: number; readonly dead: number; readonly oldestPendingAt: Date | null }[];
   readonly projections: readonly ProjectionStatus[];
+  /** Set when read from a hot standby; null on the primary. */
+  readonly replica: ReplicaLag | null;
   /** Messages that ended SKIPPED (duplicates, unknown flights, stale…) since midnight in the airport's zone, by their last state change. */
   readonly skippedToday: number;
   readonly writer: WriterRecord;
+}
+
+export interface ReplicaLag {
+  /** Decision-log positions recorded on the primary that the replica does not show yet; null when the primary was not reachable. */
+  readonly positions: number | null;
+  /** 0 when it shows the primary's log head, else seconds since the newest commit it replayed; null when the primary was not reachable. */
+  readonly seconds: number | null;
+  /** pg_last_wal_replay_lsn() of the replica. */
+  readonly replayedLsn: string | null;
+  /** pg_wal_replay_pause() is in effect. */
+  readonly replayPaused: boolean;
 }
 
 /** The single writer (docs/operations.md "Single writer and standby"). */
@@ -65,8 +83,9 @@ export interface StatusDay {
   readonly tz: string;
 }
 
-type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections' | 'writer'> & {
+type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections' | 'writer' | 'replica'> & {
   writer: Omit<WriterRecord, 'since'> & { since: string | null };
+  replica: { replayedLsn: string | null; replayPaused: boolean; replayedAt: string | null; now: string } | null;
   head: (Omit<PipelineHead, 'ingestedAt' | 'nextAttemptAt'> & { ingestedAt: string; nextAttemptAt: string | null }) | null;
   gaps: Omit<PipelineStatus['gaps'], 'oldestOpenedAt'> & { oldestOpenedAt: string | null };
   outbox: { target: string; pending: number; dead: number; oldestPendingAt: string | null }[];
@@ -74,7 +93,8 @@ type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections' | 'wr
 
 const SOURCE = 'CMINMSGS';
 
-export async function pipelineStatus(q: Queryable, day: StatusDay): Promise<PipelineStatus> {
+/** `primary`: the writer's database, for the lag of a replica `q` (the read API passes it when it reads from a replica). */
+export async function pipelineStatus(q: Queryable, day: StatusDay, opts: { primary?: Queryable } = {}): Promise<PipelineStatus> {
   const { rows } = await q.query<{ s: Row }>(
     `SELECT json_build_object(
        'backlog', (SELECT count(*) FROM proc_state WHERE state IN ('PENDING', 'FAILED')),
@@ -115,18 +135,38 @@ export async function pipelineStatus(q: Queryable, day: StatusDay): Promise<Pipe
                         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),
          'holder', (SELECT holder FROM writer_fence WHERE id = 1),
          'since', (SELECT taken_at FROM writer_fence WHERE id = 1),
-         'epoch', coalesce((SELECT epoch::text FROM writer_fence WHERE id = 1), '0'))
+         'epoch', coalesce((SELECT epoch::text FROM writer_fence WHERE id = 1), '0')),
+       'replica', CASE WHEN pg_is_in_recovery() THEN json_build_object(
+                    'replayedLsn', pg_last_wal_replay_lsn()::text, 'replayPaused', pg_is_wal_replay_paused(),
+                    'replayedAt', pg_last_xact_replay_timestamp(), 'now', clock_timestamp()) END
      ) AS s`,
     [SOURCE, TARGETS, day.now, day.tz, WRITER_LOCK_KEY, STANDBY_LOCK_KEY],
   );
   const s = rows[0]!.s;
   const at = (t: string | null): Date | null => (t === null ? null : new Date(t));
+  const projections = await projectionStatus(q);
   return {
     ...s,
+    replica: s.replica ? await replicaLag(s.replica, s.lastPosition, opts.primary) : null,
     head: s.head ? { ...s.head, ingestedAt: new Date(s.head.ingestedAt), nextAttemptAt: at(s.head.nextAttemptAt) } : null,
     gaps: { ...s.gaps, oldestOpenedAt: at(s.gaps.oldestOpenedAt) },
     outbox: s.outbox.map((o) => ({ ...o, oldestPendingAt: at(o.oldestPendingAt) })),
     writer: { ...s.writer, since: at(s.writer.since) },
-    projections: await projectionStatus(q),
+    projections,
   };
+}
+
+async function replicaLag(r: NonNullable<Row['replica']>, replicaHead: string, primary: Queryable | undefined): Promise<ReplicaLag> {
+  const base = { replayedLsn: r.replayedLsn, replayPaused: r.replayPaused };
+  if (!primary) return { ...base, positions: null, seconds: null };
+  let primaryHead: string;
+  try {
+    const { rows } = await primary.query<{ p: string }>('SELECT last_position::text AS p FROM pipeline_lock WHERE id = 1');
+    primaryHead = rows[0]!.p;
+  } catch {
+    return { ...base, positions: null, seconds: null };
+  }
+  const positions = Math.max(0, Number(BigInt(primaryHead) - BigInt(replicaHead)));
+  const seconds = positions === 0 ? 0 : r.replayedAt === null ? null : Math.max(0, (Date.parse(r.now) - Date.parse(r.replayedAt)) / 1000);
+  return { ...base, positions, seconds };
 }

@@ -38,7 +38,7 @@ export const pipelineResolvers = {
   Query: {
     async pipeline(_: unknown, _args: unknown, ctx: ReadContext) {
       const now = ctx.deps.clock.now();
-      const p = await pipelineStatus(ctx.deps.db, { now, tz: ctx.deps.tz });
+      const p = await pipelineStatus(ctx.deps.db, { now, tz: ctx.deps.tz }, ctx.deps.primary ? { primary: ctx.deps.primary } : {});
       const notCopied = await uncopied(ctx, p.watermark);
       const mode = await (ctx.deps.mode ?? (() => readRunMode(ctx.deps.db)))();
       return {
@@ -59,6 +59,7 @@ export const pipelineResolvers = {
         head: p.head === null ? null : () => ctx.loaders.message.load(p.head!.msgId),
         headAgeSeconds: ageSeconds(now, p.head?.ingestedAt ?? null),
         logPosition: p.lastPosition,
+        replica: p.replica,
         projections: p.projections,
         outbox: p.outbox.map((o) => ({
           target: o.target,
