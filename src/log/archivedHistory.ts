@@ -78,3 +78,16 @@ export async function archivedMonthOfMessage(q: Queryable, msgId: string): Promi
   const r = rows[0];
   return r && { month: r.month, restoreFile: checksumPathOf(r.file, r.month), lastPosition: '0' };
 }
+
+/**
+ * Whether decisions recorded at or after `monthEnd` sit before the last position of the month
+ * [monthStart, monthEnd) (a clock set back): then the month is not a prefix of the log.
+ */
+export async function laterMonthsHoldEarlierPositions(q: Queryable, monthStart: Date, monthEnd: Date): Promise<boolean> {
+  const { rows } = await q.query<{ later: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM decision_event WHERE recorded_at >= $2
+               AND position < (SELECT max(position) FROM decision_event WHERE recorded_at >= $1 AND recorded_at < $2)) AS later`,
+    [monthStart, monthEnd],
+  );
+  return rows[0]!.later;
+}

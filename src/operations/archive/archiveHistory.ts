@@ -17,6 +17,7 @@ import { withTransaction } from '../../platform/db.ts';
 import { RefusedError } from '../../platform/errors.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { laterMonthsHoldEarlierPositions } from '../../log/archivedHistory.ts';
 import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { checksumText, readMonthFile, writeMonthFile, type FileSummary } from './archiveFile.ts';
@@ -158,12 +159,7 @@ async function refuseUnsafeMonth(pool: pg.Pool, m: Month): Promise<void> {
   }
   const de = partitionName('decision_event', m);
   if (await exists(pool, de)) {
-    const { rows } = await pool.query<{ later: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM decision_event WHERE recorded_at >= $1
-                         AND position < (SELECT max(position) FROM ${de})) AS later`,
-      [hi],
-    );
-    if (rows[0]!.later) throw new RefusedError(`archive ${m}: later months hold decisions before its last one (recorded_at went back); archiving it would cut the log`);
+    if (await laterMonthsHoldEarlierPositions(pool, lo, hi)) throw new RefusedError(`archive ${m}: later months hold decisions before its last one (recorded_at went back); archiving it would cut the log`);
   }
   const im = partitionName('inbox_message', m);
   if (await exists(pool, im)) {
