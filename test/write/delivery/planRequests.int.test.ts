@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { requestPlanCommand } from '../../src/cli/requestPlanCommand.ts';
-import type { PlanSnapshotApplied } from '../../src/domain/changes.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import type { Mailbox } from '../../src/platform/mailbox/port.ts';
-import { requestPlan } from '../../src/write/requests/requestPlan.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { requestPlanCommand } from '../../../src/cli/requestPlanCommand.ts';
+import type { PlanSnapshotApplied } from '../../../src/domain/changes.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import type { Mailbox } from '../../../src/platform/mailbox/port.ts';
+import { requestPlan } from '../../../src/write/requests/requestPlan.ts';
+import { waitFor } from '../../support/waitFor.ts';
 import { requestsStage } from './requestsStage.ts';
 
 const t = requestsStage('delivery_req', { MSGX_REQUEST_EXPIRE_MS: '3600000' }, 1000);

@@ -1,14 +1,14 @@
 import type { RetryOptions } from 'kafkajs';
 import type pg from 'pg';
-import type { FakeClock } from '../../src/platform/clock.ts';
-import { loadConfig, type Config } from '../../src/platform/config.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import type { Mailbox } from '../../src/platform/mailbox/port.ts';
-import { createDispatcher, type Dispatcher } from '../../src/write/delivery/dispatcher.ts';
-import type { KafkaSink } from '../../src/write/delivery/kafkaSink.ts';
-import { createKafkajsSink } from '../../src/write/delivery/kafkajsSink.ts';
-import type { Target } from '../../src/write/delivery/targets.ts';
-import type { KafkaTestBroker } from '../support/kafka/broker.ts';
+import type { FakeClock } from '../../../src/platform/clock.ts';
+import { loadConfig, type Config } from '../../../src/platform/config.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import type { Mailbox } from '../../../src/platform/mailbox/port.ts';
+import { createDispatcher, type Dispatcher } from '../../../src/write/delivery/dispatcher.ts';
+import type { KafkaSink } from '../../../src/write/delivery/kafkaSink.ts';
+import { createKafkajsSink } from '../../../src/write/delivery/kafkajsSink.ts';
+import type { Target } from '../../../src/write/delivery/targets.ts';
+import type { KafkaTestBroker } from '../../support/kafka/broker.ts';
 
 /** Fast, bounded kafkajs retries so an outage turns into failed sends within a few hundred ms. */
 export const FAST_RETRY: RetryOptions = { retries: 1, initialRetryTime: 30, maxRetryTime: 100 };

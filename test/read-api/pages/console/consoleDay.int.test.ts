@@ -11,14 +11,14 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { pipelineStatus } from '../../src/readModel/pipelineStatus.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { pipelineStatus } from '../../../../src/readModel/pipelineStatus.ts';
+import { waitFor } from '../../../support/waitFor.ts';
 import { openPage, type WatchedPage } from './browser.ts';
 import { consoleSetting, type ConsoleSetting } from './consoleSetting.ts';
 import { loadRealisticDay } from './realisticDay.ts';
 
 const SHOTS = process.env.MSGX_UPDATE_SCREENSHOTS === '1';
-const shot = (name: string) => new URL(`../../docs/console-${name}.png`, import.meta.url).pathname;
+const shot = (name: string) => new URL(`../../../../docs/console-${name}.png`, import.meta.url).pathname;
 
 /** axe-core's browser build (a devDependency; MSGX_TEST_AXE_DIR points at an unpacked copy otherwise). */
 async function axeSource(): Promise<string> {

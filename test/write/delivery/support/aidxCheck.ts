@@ -5,7 +5,7 @@
  * element or attribute, every text and attribute matches its format. Returns the problems found.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { AIDX_NAMESPACE, type ElementShape } from '../../../src/domain/aidxOut/aidxShape.ts';
+import { AIDX_NAMESPACE, type ElementShape } from '../../../../src/domain/aidxOut/aidxShape.ts';
 
 type Ordered = Record<string, unknown> & { ':@'?: Record<string, string> };
 

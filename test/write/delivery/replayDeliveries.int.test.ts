@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { replayDeliveriesCommand } from '../../src/cli/replayDeliveriesCommand.ts';
-import { FakeClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
-import type { Dispatcher } from '../../src/write/delivery/dispatcher.ts';
-import { startKafkaBroker, type KafkaTestBroker } from '../support/kafka/broker.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { replayDeliveriesCommand } from '../../../src/cli/replayDeliveriesCommand.ts';
+import { FakeClock } from '../../../src/platform/clock.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import { createPgMailbox } from '../../../src/platform/mailbox/pgMailbox.ts';
+import type { Dispatcher } from '../../../src/write/delivery/dispatcher.ts';
+import { startKafkaBroker, type KafkaTestBroker } from '../../support/kafka/broker.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { waitFor } from '../../support/waitFor.ts';
 import { brokerSink, OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
 let db: TestDatabase;

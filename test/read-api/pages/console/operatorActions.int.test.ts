@@ -8,9 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { spawnMsgx } from '../support/msgxProcess.ts';
-import type { TestDatabase } from '../support/databases.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { spawnMsgx } from '../../../support/msgxProcess.ts';
+import type { TestDatabase } from '../../../support/databases.ts';
+import { waitFor } from '../../../support/waitFor.ts';
 import { openPage } from './browser.ts';
 import { consoleSetting, type ConsoleSetting } from './consoleSetting.ts';
 
@@ -42,7 +42,7 @@ beforeAll(async () => {
   withToken = await startMsgx('all', { MSGX_ADMIN_TOKEN: TOKEN, MSGX_REQUEST_REFERENCE_AT_START: 'false' });
   withoutToken = await startMsgx('api', {});
   // one decided message, so that a rebuild has a flight to fold
-  const xml = await readFile(new URL('../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
+  const xml = await readFile(new URL('../../../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
   const sent = await fetch(`${withToken}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
   expect(sent.status).toBeLessThan(300);
   await waitFor(async () => (await db.pool.query("SELECT 1 FROM flight_schd WHERE flid = '990001'")).rowCount === 1, { ...LONG, what: 'the flight projected' });
@@ -70,7 +70,7 @@ describe('rebuild progress on the console', () => {
       expect(await text(w.page, `operation-${row}`)).toMatch(/rebuild-flights.*RUNNING.*carol/s);
       expect(await text(w.page, `operation-progress-${row}`)).toMatch(/switch (\d+)\/\1 \(100%\)/);
       expect(await w.page.$(`[data-testid=operation-progress-${row}] progress`)).not.toBeNull();
-      if (SHOTS) await w.page.screenshot({ path: new URL('../../docs/console-operations.png', import.meta.url).pathname, fullPage: true });
+      if (SHOTS) await w.page.screenshot({ path: new URL('../../../../docs/console-operations.png', import.meta.url).pathname, fullPage: true });
 
       await holder.query('COMMIT');
       expect((await cli.exit).code, cli.output()).toBe(0);

@@ -1,13 +1,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/platform/clock.ts';
-import { noFaults } from '../../src/platform/faults.ts';
-import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { createDeliveryServices } from '../../src/write/delivery/deliveryServices.ts';
-import type { Dispatcher } from '../../src/write/delivery/dispatcher.ts';
-import { startKafkaBroker, type KafkaTestBroker, type StoredRecord } from '../support/kafka/broker.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { FakeClock } from '../../../src/platform/clock.ts';
+import { noFaults } from '../../../src/platform/faults.ts';
+import { createPgMailbox } from '../../../src/platform/mailbox/pgMailbox.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import { createDeliveryServices } from '../../../src/write/delivery/deliveryServices.ts';
+import type { Dispatcher } from '../../../src/write/delivery/dispatcher.ts';
+import { startKafkaBroker, type KafkaTestBroker, type StoredRecord } from '../../support/kafka/broker.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { waitFor } from '../../support/waitFor.ts';
 import { brokerSink, OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
 const TZ = 'Asia/Shanghai';

@@ -8,17 +8,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { assemble, type App } from '../../src/cli/assemble.ts';
-import { compareCommand } from '../../src/cli/compareCommand.ts';
-import { exportCommand } from '../../src/cli/exportCommand.ts';
-import { EXPORT_COLUMNS } from '../../src/domain/flightExport.ts';
-import { loadConfig, type Config } from '../../src/platform/config.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { readScenario, type CorpusScenario } from '../support/corpusDir.ts';
-import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
-import { waitFor } from '../support/waitFor.ts';
-import { drained, httpGql } from '../e2e/support/scenarioRunner.ts';
+import { assemble, type App } from '../../../src/cli/assemble.ts';
+import { compareCommand } from '../../../src/cli/compareCommand.ts';
+import { exportCommand } from '../../../src/cli/exportCommand.ts';
+import { EXPORT_COLUMNS } from '../../../src/domain/flightExport.ts';
+import { loadConfig, type Config } from '../../../src/platform/config.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import { openRuntime, type Runtime } from '../../../src/platform/runtime.ts';
+import { readScenario, type CorpusScenario } from '../../support/corpusDir.ts';
+import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../../support/databases.ts';
+import { waitFor } from '../../support/waitFor.ts';
+import { drained, httpGql } from '../../e2e/support/scenarioRunner.ts';
 
 const DAY = '2025-03-14';
 

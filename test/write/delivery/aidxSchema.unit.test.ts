@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FlightState } from '../../src/domain/flight.ts';
-import { emptyFields } from '../../src/domain/fields.ts';
-import { listsOf } from '../../src/domain/lists.ts';
-import { aidxMessage, splitFlightNumber } from '../../src/domain/aidxOut/aidxMessage.ts';
-import { AIDX_NOTIF_SHAPE } from '../../src/domain/aidxOut/aidxShape.ts';
+import type { FlightState } from '../../../src/domain/flight.ts';
+import { emptyFields } from '../../../src/domain/fields.ts';
+import { listsOf } from '../../../src/domain/lists.ts';
+import { aidxMessage, splitFlightNumber } from '../../../src/domain/aidxOut/aidxMessage.ts';
+import { AIDX_NOTIF_SHAPE } from '../../../src/domain/aidxOut/aidxShape.ts';
 import { checkAidx } from './support/aidxCheck.ts';
 
 const RULES = { airport: 'PEK', originator: 'MSGX' };

@@ -7,16 +7,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assemble, type App } from '../../src/cli/assemble.ts';
-import type { Change } from '../../src/domain/changes.ts';
-import { loadConfig } from '../../src/platform/config.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { flightStream, messageStream } from '../../src/projections/esdb/streamNames.ts';
-import { startEsdbPeer, type EsdbPeer } from '../support/esdb/server.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { activeScenarioNames, readScenario } from '../support/corpusDir.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { assemble, type App } from '../../../src/cli/assemble.ts';
+import type { Change } from '../../../src/domain/changes.ts';
+import { loadConfig } from '../../../src/platform/config.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import { openRuntime, type Runtime } from '../../../src/platform/runtime.ts';
+import { flightStream, messageStream } from '../../../src/projections/esdb/streamNames.ts';
+import { startEsdbPeer, type EsdbPeer } from '../../support/esdb/server.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { activeScenarioNames, readScenario } from '../../support/corpusDir.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 const scenarios = activeScenarioNames();
 

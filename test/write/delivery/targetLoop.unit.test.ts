@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/platform/clock.ts';
-import { IDLE, type StepResult } from '../../src/write/delivery/deliverRows.ts';
-import { runTargetLoop } from '../../src/write/delivery/targetLoop.ts';
-import { Wakeup } from '../../src/platform/wakeup.ts';
-import { captureLog } from '../reliability/support/captureLog.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { FakeClock } from '../../../src/platform/clock.ts';
+import { IDLE, type StepResult } from '../../../src/write/delivery/deliverRows.ts';
+import { runTargetLoop } from '../../../src/write/delivery/targetLoop.ts';
+import { Wakeup } from '../../../src/platform/wakeup.ts';
+import { captureLog } from '../../reliability/support/captureLog.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 describe('dispatcher target loop', () => {
   it('says once that its steps fail (not once a second through an outage), and once that it resumed', async () => {

@@ -10,9 +10,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { TestDatabase } from '../support/databases.ts';
-import { waitFor } from '../support/waitFor.ts';
-import { insertMessage } from '../read-api/support/fixtures.ts';
+import type { TestDatabase } from '../../../support/databases.ts';
+import { waitFor } from '../../../support/waitFor.ts';
+import { insertMessage } from '../../support/fixtures.ts';
 import { openPage } from './browser.ts';
 import { consoleSetting, type ConsoleSetting } from './consoleSetting.ts';
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
   ({ db, browser } = setting);
   const startMsgx = setting.start;
   // Operator work: one DEAD(EXHAUSTED) message for the Replay button (never in the mailbox: the pump ignores DEAD rows).
-  const xml = await readFile(new URL('../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
+  const xml = await readFile(new URL('../../../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
   for (const id of ['900', '901']) await insertMessage(db.pool, { id, xml, state: 'DEAD', errorClass: 'EXHAUSTED', lastError: 'INFRA (5 attempts): connection refused', attempts: 5 });
   await db.pool.query(`UPDATE proc_state SET cause_class = 'INFRA' WHERE msg_id IN (900, 901)`);
   withToken = await startMsgx('all', { MSGX_ADMIN_TOKEN: TOKEN });
@@ -95,7 +95,7 @@ describe('console', () => {
       await waitFor(async () => (await w.page.textContent('[data-testid=board-live]')) === 'live', { timeoutMs: 90_000, what: 'the subscription' });
       expect(await w.page.$('[data-testid=flight-990001]')).toBeNull();
 
-      const xml = await readFile(new URL('../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
+      const xml = await readFile(new URL('../../../../docs/examples/one-flight.xml', import.meta.url), 'utf8');
       const sent = await fetch(`${withToken}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
       expect(sent.status).toBeLessThan(300);
 

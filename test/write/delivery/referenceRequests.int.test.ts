@@ -4,12 +4,12 @@
  * the RESP of that kind, EXPIRED after MSGX_REQUEST_EXPIRE_MS.
  */
 import { describe, expect, it } from 'vitest';
-import { requestReferenceCommand } from '../../src/cli/requestReferenceCommand.ts';
-import type { ReferenceSnapshotApplied } from '../../src/domain/reference/changes.ts';
-import { REFERENCE_KIND_NAMES } from '../../src/domain/reference/kinds.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { captureLog } from '../reliability/support/captureLog.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { requestReferenceCommand } from '../../../src/cli/requestReferenceCommand.ts';
+import type { ReferenceSnapshotApplied } from '../../../src/domain/reference/changes.ts';
+import { REFERENCE_KIND_NAMES } from '../../../src/domain/reference/kinds.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import { captureLog } from '../../reliability/support/captureLog.ts';
+import { waitFor } from '../../support/waitFor.ts';
 import { requestsStage } from './requestsStage.ts';
 
 const t = requestsStage('delivery_rqrd', { MSGX_REQUEST_EXPIRE_MS: '600000' }, 5000);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMailboxError } from '../../src/write/delivery/coutmsgsWorker.ts';
-import { failureOutcome } from '../../src/write/delivery/failureOutcome.ts';
-import { isTransientKafkaError, needsNewProducer } from '../../src/write/delivery/kafkaErrors.ts';
-import { msgRecord } from '../../src/write/delivery/msgRecord.ts';
-import type { OutboxRow } from '../../src/write/delivery/outboxRows.ts';
-import { newestPerFlid, schdRecord } from '../../src/write/delivery/schdRecord.ts';
+import { classifyMailboxError } from '../../../src/write/delivery/coutmsgsWorker.ts';
+import { failureOutcome } from '../../../src/write/delivery/failureOutcome.ts';
+import { isTransientKafkaError, needsNewProducer } from '../../../src/write/delivery/kafkaErrors.ts';
+import { msgRecord } from '../../../src/write/delivery/msgRecord.ts';
+import type { OutboxRow } from '../../../src/write/delivery/outboxRows.ts';
+import { newestPerFlid, schdRecord } from '../../../src/write/delivery/schdRecord.ts';
 
 const row = (eventId: string, flid: string | null, payload: unknown, extra: Partial<OutboxRow> = {}): OutboxRow => ({
   eventId,

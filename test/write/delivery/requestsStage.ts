@@ -6,18 +6,18 @@
  * Applied decision through the real append.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
-import type { Command } from '../../src/cli/commands.ts';
-import type { Change } from '../../src/domain/changes.ts';
-import { FakeClock } from '../../src/platform/clock.ts';
-import type { Config } from '../../src/platform/config.ts';
-import { withTransaction } from '../../src/platform/db.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { createMysqlMailbox } from '../../src/platform/mailbox/mysqlMailbox.ts';
-import type { Mailbox } from '../../src/platform/mailbox/port.ts';
-import type { Service } from '../../src/platform/service.ts';
-import { createRequestTracker, type RequestTrackerDeps } from '../../src/write/requests/requestTracker.ts';
-import { fileDatabases, type FileDatabases } from '../support/fileDatabases.ts';
-import { appendWith } from '../support/decisions.ts';
+import type { Command } from '../../../src/cli/commands.ts';
+import type { Change } from '../../../src/domain/changes.ts';
+import { FakeClock } from '../../../src/platform/clock.ts';
+import type { Config } from '../../../src/platform/config.ts';
+import { withTransaction } from '../../../src/platform/db.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import { createMysqlMailbox } from '../../../src/platform/mailbox/mysqlMailbox.ts';
+import type { Mailbox } from '../../../src/platform/mailbox/port.ts';
+import type { Service } from '../../../src/platform/service.ts';
+import { createRequestTracker, type RequestTrackerDeps } from '../../../src/write/requests/requestTracker.ts';
+import { fileDatabases, type FileDatabases } from '../../support/fileDatabases.ts';
+import { appendWith } from '../../support/decisions.ts';
 import { testConfig } from './outboxFixture.ts';
 
 const TZ = 'Asia/Shanghai';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { createKafkajsSink } from '../../src/write/delivery/kafkajsSink.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
+import { createKafkajsSink } from '../../../src/write/delivery/kafkajsSink.ts';
 import {
   assertProducerGuarantees,
   buildProducerConfig,
   PRODUCER_GUARANTEES,
   ProducerSafetyError,
-} from '../../src/write/delivery/producerConfig.ts';
+} from '../../../src/write/delivery/producerConfig.ts';
 
 describe('Kafka producer guarantees', () => {
   it('builds a frozen config with idempotent=true, maxInFlightRequests=1 (acks=-1 on every send)', () => {

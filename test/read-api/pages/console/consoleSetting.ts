@@ -3,13 +3,13 @@
  * free port of 127.0.0.1) and Debian's Chromium; close() ends them all, newest first.
  */
 import type { Browser } from 'playwright-core';
-import { assemble, type App } from '../../src/cli/assemble.ts';
-import { loadConfig } from '../../src/platform/config.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { assemble, type App } from '../../../../src/cli/assemble.ts';
+import { loadConfig } from '../../../../src/platform/config.ts';
+import { silentLogger } from '../../../../src/platform/logger.ts';
+import { openRuntime, type Runtime } from '../../../../src/platform/runtime.ts';
+import { createTestDatabase, type TestDatabase } from '../../../support/databases.ts';
 import { launchChromium } from './browser.ts';
-import type { Mailbox } from '../../src/platform/mailbox/port.ts';
+import type { Mailbox } from '../../../../src/platform/mailbox/port.ts';
 
 export interface ConsoleSetting {
   readonly db: TestDatabase;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { decode } from '../../src/domain/codec/decode.ts';
-import { parseAodbDateTime } from '../../src/domain/time.ts';
-import { formatAodbTime, formatCompactTime } from '../../src/write/requests/aodbTime.ts';
-import { rqfdXml } from '../../src/write/requests/rqfdXml.ts';
-import { dailyRunToday, nextDayWindow, parseWindowTime } from '../../src/write/requests/requestWindow.ts';
+import { decode } from '../../../src/domain/codec/decode.ts';
+import { parseAodbDateTime } from '../../../src/domain/time.ts';
+import { formatAodbTime, formatCompactTime } from '../../../src/write/requests/aodbTime.ts';
+import { rqfdXml } from '../../../src/write/requests/rqfdXml.ts';
+import { dailyRunToday, nextDayWindow, parseWindowTime } from '../../../src/write/requests/requestWindow.ts';
 
 const TZ = 'Asia/Shanghai';
 

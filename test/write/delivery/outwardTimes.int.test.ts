@@ -8,10 +8,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { waitFor } from '../support/waitFor.ts';
-import { startApp, type RunningApp } from '../support/testApp.ts';
-import { readScenario } from '../support/corpusDir.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { waitFor } from '../../support/waitFor.ts';
+import { startApp, type RunningApp } from '../../support/testApp.ts';
+import { readScenario } from '../../support/corpusDir.ts';
 
 const ALLOC = '{ seq scheduledStart scheduledEnd actualStart actualEnd }';
 const ROUTE = '{ seq scheduledArrival scheduledDeparture }';

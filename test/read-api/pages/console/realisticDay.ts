@@ -3,10 +3,10 @@
  * and operations), 04 (the whole interface) and 05 (reference data), sent through the mailbox of a
  * running msgx, plus a few messages the corpus lacks (a diverted flight that stays on the board).
  */
-import type { Mailbox } from '../../src/platform/mailbox/port.ts';
-import type { Queryable } from '../../src/platform/db.ts';
-import { readScenario } from '../support/corpusDir.ts';
-import { waitFor } from '../support/waitFor.ts';
+import type { Mailbox } from '../../../../src/platform/mailbox/port.ts';
+import type { Queryable } from '../../../../src/platform/db.ts';
+import { readScenario } from '../../../support/corpusDir.ts';
+import { waitFor } from '../../../support/waitFor.ts';
 
 export const DAY_SCENARIOS = ['01-plan-and-operations', '04-whole-interface', '05-reference-data'] as const;
 
