@@ -94,6 +94,7 @@ const schema = z.object({
   MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
   MSGX_IDENTITY_INCLUDE_DAY: bool.default(false),
   MSGX_AIRPORT_TZ: timeZone.default('Asia/Shanghai'),
+  MSGX_AIRPORT_IATA: z.string().trim().regex(/^[A-Z]{3}$/, 'must be a three-letter IATA airport code').optional(),
   MSGX_COUTMSGS_ROUTINGID: z.string().trim().min(1).max(23).default('MSGX'),
   MSGX_REQUEST_EXPIRE_MS: int(1000).default(3_600_000),
   MSGX_REQUEST_PLAN_DAILY_AT: z
@@ -178,6 +179,8 @@ export interface Config {
   readonly schdFlushLimit: number;
   readonly identityIncludeDay: boolean;
   readonly airportTz: string;
+  /** Our airport's IATA code: the direction of an AIDX leg (docs/contract/aidx.md); unset, AIDX is PARKED. */
+  readonly airportIata: string | undefined;
   readonly coutmsgsRoutingId: string;
   readonly requestExpireMs: number;
   readonly requestPlanDailyAt: string | undefined;
@@ -273,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,
     identityIncludeDay: p.MSGX_IDENTITY_INCLUDE_DAY,
     airportTz: p.MSGX_AIRPORT_TZ,
+    airportIata: p.MSGX_AIRPORT_IATA,
     coutmsgsRoutingId: p.MSGX_COUTMSGS_ROUTINGID,
     requestExpireMs: p.MSGX_REQUEST_EXPIRE_MS,
     requestPlanDailyAt: p.MSGX_REQUEST_PLAN_DAILY_AT,
