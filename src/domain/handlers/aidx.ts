@@ -85,6 +85,11 @@ function statusFields(leg: AidxLeg, state: FlightState | undefined, sentAt: stri
   else if (GROUND_RETURN.has(code)) patch.returnType = 'G';
 }
 
+/** The leg's other airport: the arrival of a departure, the departure of an arrival. */
+function otherEnd(leg: AidxLeg): string {
+  return leg.key.direction === 'D' ? leg.key.arrivalAirport : leg.key.departureAirport;
+}
+
 export interface AidxOutcome {
   changes: Change[];
   notes: string[];
@@ -148,7 +153,8 @@ export function decideAidx(flights: ReadonlyMap<string, FlightState>, msg: AidxM
         flid,
         operationDay: leg.operationDay,
         fields: fieldsOf({ ...patch, ffid, airline: leg.key.airline, flightNo: `${leg.key.flightNumber}${leg.key.suffix ?? ''}`, direction: leg.key.direction }),
-        lists: listsOf(leg.lists),
+        // The other end of the leg as the adjacent station (ROUT), so the leg can be named again (AIDX out).
+        lists: listsOf({ adjacent: [{ seq: 1, airport: otherEnd(leg), scheduledArrival: null, scheduledDeparture: null }], ...leg.lists }),
       };
       ws.emit(created);
       out.created++;
