@@ -140,7 +140,7 @@ export function decideAidx(flights: ReadonlyMap<string, FlightState>, msg: AidxM
       notes.push(legNote(leg, flid, changes.length > 0 ? 'deleted' : 'already deleted'));
       continue;
     }
-    if (state !== undefined && state.deleted) {
+    if (state?.deleted) {
       out.deletedFlids.push(flid);
       notes.push(legNote(leg, flid, 'flight deleted: not applied'));
       continue;
