@@ -81,4 +81,24 @@ describe('AIDX scenario aidx-legs', () => {
     expect(ca1501.at(-1)).toContain('<AircraftParkingPosition Qualifier="STAND">105</AircraftParkingPosition>');
     expect(ca1501.at(-1)).toContain('TimeType="ACT">2025-03-14T02:12:00Z</OperationTime>');
   });
+
+  it("the README's AIDX example (docs/examples/one-aidx-leg.xml) is decided and published as the README says", async () => {
+    const xml = await readFile(new URL('../../docs/examples/one-aidx-leg.xml', import.meta.url), 'utf8');
+    const res = await fetch(`${app.base}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
+    expect(res.status).toBe(200);
+    await app.drained('example drained');
+    const r = await app.gql('{ flightByLeg(airline: "CA", flightNumber: "1998", originDate: "2025-03-14", direction: DEPARTURE) { flid ffid scheduledTime estimatedTime currentStand gates { code } aircraftType } }');
+    const [f] = r.data.flightByLeg;
+    expect(f).toMatchObject({
+      ffid: 'AIDX|CA|1998|2025-03-14|D||PEK|SHA', scheduledTime: '2025-03-14T09:30:00+08:00', estimatedTime: '2025-03-14T09:45:00+08:00',
+      currentStand: '101', gates: [{ code: 'E1' }], aircraftType: 'A320',
+    });
+    expect(BigInt(f.flid) >= 9_000_000_000_000_000_000n).toBe(true);
+    await waitFor(async () => (await db.pool.query("SELECT 1 FROM msg_event WHERE state <> 'SENT'")).rowCount === 0, { what: 'example published' });
+    const last = (await readFile(path.join(app.cfg.dataDir, 'out', 'aidx.ndjson'), 'utf8')).trim().split('\n').at(-1)!;
+    const rec = JSON.parse(last) as { key: string; value: string };
+    expect(rec.key).toBe(f.flid);
+    expect(rec.value).toContain('<FlightNumber>1998</FlightNumber><DepartureAirport>PEK</DepartureAirport><ArrivalAirport>SHA</ArrivalAirport>');
+    expect(rec.value).toContain('TimeType="SCT">2025-03-14T01:30:00Z</OperationTime>');
+  });
 });
