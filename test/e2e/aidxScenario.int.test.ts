@@ -10,7 +10,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCheck } from '../../src/consistency/runCheck.ts';
+import { aidxRules } from '../../src/domain/aidxOut/aidxMessage.ts';
 import { AIDX_NOTIF_SHAPE } from '../../src/domain/aidxOut/aidxShape.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { silentLogger } from '../../src/platform/logger.ts';
+import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
+import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { readScenario, type CorpusScenario } from '../support/corpusDir.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { startApp, type RunningApp } from '../support/testApp.ts';
@@ -100,5 +106,19 @@ describe('AIDX scenario aidx-legs', () => {
     expect(rec.key).toBe(f.flid);
     expect(rec.value).toContain('<FlightNumber>1998</FlightNumber><DepartureAirport>PEK</DepartureAirport><ArrivalAirport>SHA</ArrivalAirport>');
     expect(rec.value).toContain('TimeType="SCT">2025-03-14T01:30:00Z</OperationTime>');
+  });
+
+  it('redecide, verify and rebuild cover AIDX: decided again nothing differs, the check finds nothing, a rebuild gives the same legs and flids and sends nothing again', async () => {
+    const { report } = await runRedecide(app.rt.pool, { from: { position: '0' } }, { cfg: app.rt.cfg });
+    expect(report).toMatchObject({ differingMessages: [], differingFlights: [], replayableMessages: [] });
+    expect(report.decided).toBeGreaterThanOrEqual(s.files.length);
+    const check = await runCheck(db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 0, aidx: aidxRules(app.cfg)! });
+    expect(check.mismatches).toEqual([]);
+    const sent = async () => (await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM msg_event WHERE target = 'AIDX'")).rows[0]!.n;
+    const before = await sent();
+    expect((await rebuildFlights({ pool: app.rt.pool, clock: systemClock, log: silentLogger })).ok).toBe(true);
+    await app.drained('after the rebuild');
+    expect(await checkScenario(app.gql, s, ids)).toEqual([]);
+    expect(await sent()).toBe(before);
   });
 });
