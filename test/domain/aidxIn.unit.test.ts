@@ -135,6 +135,11 @@ describe('AIDX decode', () => {
     expect(aidxIdentityKey(one)).toBe(`AODB|AIDX|FLEG|900|${legFfid(one.legs[0]!.key)}`);
     expect(aidxIdentityKey(other)).not.toBe(aidxIdentityKey(one)); // one number, two legs of a transaction
     expect(aidxIdentityKey(aidx(notif([leg(DEP)])))).toBeNull();
+    // A day's schedule: the key list is kept as its count and a digest, which any one leg changes.
+    const day = (n: string) => aidx(notif(Array.from({ length: 40 }, (_, i) => leg({ ...DEP, number: i === 39 ? n : String(2000 + i) })), { seq: '901' }));
+    expect(aidxIdentityKey(day('9999'))).toMatch(/^AODB\|AIDX\|FLEG\|901\|40 legs fnv128:[0-9a-f]{32}$/);
+    expect(aidxIdentityKey(day('9998'))).not.toBe(aidxIdentityKey(day('9999')));
+    expect(aidxIdentityKey(day('9999'))).toBe(aidxIdentityKey(day('9999')));
   });
 });
 
