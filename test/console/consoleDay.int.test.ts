@@ -156,6 +156,7 @@ describe('console on a realistic day', () => {
     expect(await w.page.getAttribute('[data-testid=tile-parked]', 'class')).toContain('bad');
     expect(await text('[data-testid=chart-decisions]')).toMatch(/decisions per minute: now \d+, highest [1-9]/);
     expect(await text('[data-testid=writer]')).toContain('since');
+    expect(await text('[data-testid=standby]')).toContain(status.writer.standbys === 0 ? 'none waiting' : `${status.writer.standbys} waiting`);
     expect(await seriousViolations(w.page)).toEqual([]);
     if (SHOTS) await w.page.screenshot({ path: shot('pipeline'), fullPage: true });
     await w.page.click('[data-testid=tile-parked]');
