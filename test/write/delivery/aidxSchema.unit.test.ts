@@ -140,10 +140,13 @@ describe('aidxMessage: the mapping', () => {
     expect(xml).toContain('<AirportResources Usage="Actual"><Resource DepartureOrArrival="Arrival"><AircraftParkingPosition Qualifier="STAND">501</AircraftParkingPosition><BaggageClaimUnit RepeatIndex="1">7</BaggageClaimUnit></Resource></AirportResources>');
   });
 
-  it('a time that is not set (null) is left out, never written empty', () => {
+  it('a mapped time that is not set (null) is published xsi:nil (empty, attributes kept), never as empty text', () => {
     const xml = xmlOf(flight({ scheduledTime: '2025-03-14T01:30:00.000Z', estimatedTime: null, actualTime: null }));
-    expect(xml.match(/<OperationTime /g)).toHaveLength(1);
-    expect(xml).not.toMatch(/<OperationTime[^>]*\/>/);
+    expect(xml.match(/<OperationTime [^>]*>\d{4}-[^<]*<\/OperationTime>/g)).toHaveLength(1);
+    expect(xml).toContain('<OperationTime OperationQualifier="OFB" CodeContext="9750" TimeType="EST" xsi:nil="true"/>');
+    expect(xml).not.toMatch(/<OperationTime[^>]*><\/OperationTime>/);
+    expect(xml).toMatch(/^<\?xml[^>]*\?><IATA_AIDX_FlightLegNotifRQ xmlns="[^"]+" xmlns:xsi="http:\/\/www.w3.org\/2001\/XMLSchema-instance"/);
+    expect(checkAidx(xml, AIDX_NOTIF_SHAPE)).toEqual([]);
   });
 
   it('a deleted flight carries SpecialAction Delete after its LegIdentifier', () => {

@@ -20,7 +20,7 @@ export function checkAidx(xml: string, shape: ElementShape): string[] {
   const name = elementName(root);
   if (name !== shape.name) return [`root is ${name}, expected ${shape.name}`];
   if (root[':@']?.xmlns !== AIDX_NAMESPACE) problems.push(`root namespace is ${root[':@']?.xmlns}, expected ${AIDX_NAMESPACE}`);
-  checkElement(root, shape, shape.name, problems, ['xmlns']);
+  checkElement(root, shape, shape.name, problems, ['xmlns', 'xmlns:xsi']);
   return problems;
 }
 
@@ -37,9 +37,16 @@ function checkElement(node: Ordered, shape: ElementShape, where: string, problem
     } else if (!a.format.pattern.test(v)) problems.push(`${where}@${a.name}: "${v}" is not a ${a.format.name}`);
   }
   for (const k of Object.keys(attrs)) {
-    if (!shape.attrs.some((a) => a.name === k) && !allowedAttrs.includes(k)) problems.push(`${where}: unknown attribute ${k}`);
+    if (!shape.attrs.some((a) => a.name === k) && !allowedAttrs.includes(k) && k !== 'xsi:nil') problems.push(`${where}: unknown attribute ${k}`);
   }
   const content = node[shape.name] as Ordered[];
+  if (attrs['xsi:nil'] !== undefined) {
+    // Nil: only where the schema allows it, "true", and empty.
+    if (!shape.nillable) problems.push(`${where}: xsi:nil on an element that is not nillable`);
+    if (attrs['xsi:nil'] !== 'true') problems.push(`${where}: xsi:nil="${attrs['xsi:nil']}"`);
+    if (content.length > 0) problems.push(`${where}: a nil element with content`);
+    return;
+  }
   const texts = content.filter((c) => '#text' in c).map((c) => String(c['#text']));
   const elements = content.filter((c) => !('#text' in c));
   if (shape.text) {
