@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark of the pure core on big plan snapshots (issue 8, figure 3's CPU share):
+ * Micro-benchmark of the pure core on big plan snapshots (docs/benchmarks.md, figure 3's CPU share):
  * decode, decide and applyDecision of one DNLD of 3,000 flights with full lists, and decodes/s of
  * small FLOPs. Every figure is reported beside a baseline measured in the same run: a plain
  * `XMLParser.parse` of the same text with fast-xml-parser's default options — the floor for any

@@ -9,6 +9,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { endToEndFigure } from './figures/endToEnd.ts';
 import { graphqlFigure } from './figures/graphql.ts';
+import { historyFigure } from './figures/history.ts';
 import { ingestFigure } from './figures/ingest.ts';
 import { memoryFigure } from './figures/memory.ts';
 import { planSnapshotFigure } from './figures/planSnapshot.ts';
@@ -24,7 +25,7 @@ import { formatTable, RESULTS_FILE, writeResults, type FigureOutcome } from './h
 import { nowMs, round } from './harness/stats.ts';
 
 // redecide after rebuild and verify: it clones the week fixture, which must have no open connections then.
-const FIGURES: readonly Figure[] = [pumpFigure, ingestFigure, planSnapshotFigure, rebuildFigure, verifyFigure, redecideFigure, graphqlFigure, endToEndFigure, memoryFigure];
+const FIGURES: readonly Figure[] = [pumpFigure, ingestFigure, planSnapshotFigure, rebuildFigure, verifyFigure, redecideFigure, graphqlFigure, endToEndFigure, memoryFigure, historyFigure];
 
 function selected(args: readonly string[]): readonly Figure[] {
   if (args.length === 0) return FIGURES;

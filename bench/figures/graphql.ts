@@ -24,7 +24,7 @@ import { dayLog, ensureReadModel } from '../harness/dayLog.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { selectionText } from '../harness/flightSelection.ts';
 import { seedReference } from '../harness/seedReference.ts';
-import { closedLoop, expectOk, request, target, type HttpTarget, type LoadResult } from '../harness/httpLoad.ts';
+import { closedLoop, expectOk, request, target, type Answer, type HttpTarget, type LoadResult } from '../harness/httpLoad.ts';
 import { progress } from '../harness/progress.ts';
 import { rng } from '../generate.ts';
 import { nowMs, percentile, round, summarize } from '../harness/stats.ts';
@@ -48,7 +48,7 @@ interface Api {
   readonly name: 'msgx' | 'raw';
   readonly t: HttpTarget;
   flight(flid: string): Promise<string>;
-  page(day: string, after: string | null): Promise<string>;
+  page(day: string, after: string | null): Promise<Answer>;
 }
 
 function graphqlApi(port: number): Api {
@@ -56,12 +56,12 @@ function graphqlApi(port: number): Api {
   const post = async (query: string, variables: Record<string, unknown>) => {
     const a = await request(t, 'POST', '/graphql', JSON.stringify({ query, variables }));
     expectOk(a, 'graphql');
-    return a.body;
+    return a;
   };
   return {
     name: 'msgx',
     t,
-    flight: (flid) => post(FLIGHT_QUERY, { flid }),
+    flight: async (flid) => (await post(FLIGHT_QUERY, { flid })).body,
     page: (day, after) => post(BOARD_QUERY, { day, first: PAGE, after }),
   };
 }
@@ -71,12 +71,12 @@ function rawApi(port: number): Api {
   const get = async (path: string) => {
     const a = await request(t, 'GET', path);
     expectOk(a, 'raw');
-    return a.body;
+    return a;
   };
   return {
     name: 'raw',
     t,
-    flight: (flid) => get(`/flight?flid=${flid}`),
+    flight: async (flid) => (await get(`/flight?flid=${flid}`)).body,
     page: (day, after) => get(`/board?day=${day}&first=${PAGE}${after ? `&after=${encodeURIComponent(after)}` : ''}`),
   };
 }
@@ -97,8 +97,8 @@ async function fetchBoard(api: Api, day: string): Promise<BoardRun> {
   let bytes = 0;
   for (;;) {
     const p0 = nowMs();
-    const body = await api.page(day, after);
-    pageMs.push(nowMs() - p0);
+    const { body, lastByteAt } = await api.page(day, after);
+    pageMs.push(lastByteAt - p0);
     pages.push(body);
     bytes += body.length;
     const parsed = JSON.parse(body) as { data: { flights: { edges: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } };
@@ -107,7 +107,8 @@ async function fetchBoard(api: Api, day: string): Promise<BoardRun> {
     after = parsed.data.flights.pageInfo.endCursor;
   }
   // The board's time is the server's: the pages' request → last-byte times. The bench's own
-  // JSON.parse of each page (to read the cursor) is client work, left out for both servers.
+  // join, UTF-8 decoding and JSON.parse of each page (to read the cursor) are client work, left
+  // out for both servers (decoding 2.8 MB of mostly non-ASCII text costs the client ≈ 20 ms).
   return { boardMs: pageMs.reduce((a, b) => a + b, 0), pageMs, flights, bytes, pages };
 }
 
@@ -205,8 +206,8 @@ export const graphqlFigure: Figure = {
           row(`board cold p50`, { value: gb.board.p50, unit: 'ms' }, { value: rb.board.p50, unit: 'ms', what: RAW }, 'lower'),
           row(`board page of ${PAGE} cold p99`, { value: gb.page.p99, unit: 'ms' }, { value: rb.page.p99, unit: 'ms', what: RAW }, 'lower'),
           row(`board warm (response cache) p99`, { value: wb.board.p99, unit: 'ms' }, { value: rb.board.p99, unit: 'ms', what: RAW }, 'lower', {
-            text: '≤ 0.2×',
-            met: wb.board.p99 <= 0.2 * rb.board.p99,
+            text: '≤ 0.1×',
+            met: wb.board.p99 <= 0.1 * rb.board.p99,
           }),
           row(`board warm p50`, { value: wb.board.p50, unit: 'ms' }, { value: rb.board.p50, unit: 'ms', what: RAW }, 'lower'),
           row(`flight(flid) req/s at c=${CONCURRENCY}`, { value: gt.rate, unit: 'req/s' }, { value: rt.rate, unit: 'req/s', what: RAW }, 'higher', {

@@ -46,12 +46,20 @@ export function dayLog(): Promise<DayLog> {
 
 /** Decide every day on a small pool of worker threads; results in day order (as promises). */
 function decideDays(): Promise<DayRows>[] {
+  return decideInWorkers(DAYS.map((_, i) => i));
+}
+
+/**
+ * Decide `jobs` (a week fixture day's index, or `{ history: n }`: weekWorker.ts) on WORKERS worker
+ * threads; results in job order (as promises), each available as soon as its worker is done.
+ */
+export function decideInWorkers(jobs: readonly (number | { history: number })[]): Promise<DayRows>[] {
   // A worker thread does not inherit tsx's loader: register it first, as bin/msgx.js does.
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
     .then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./weekWorker.ts', import.meta.url).href)}); })`;
-  const workers = Array.from({ length: WORKERS }, () => new Worker(boot, { eval: true }));
-  const queue = DAYS.map((_, i) => i);
-  const results = DAYS.map(() => {
+  const workers = Array.from({ length: Math.min(WORKERS, jobs.length) }, () => new Worker(boot, { eval: true }));
+  const queue = jobs.map((_, i) => i);
+  const results = jobs.map(() => {
     let settle!: { resolve: (r: DayRows) => void; reject: (e: unknown) => void };
     const promise = new Promise<DayRows>((resolve, reject) => (settle = { resolve, reject }));
     return { promise, settle };
@@ -63,11 +71,11 @@ function decideDays(): Promise<DayRows>[] {
       const i = queue.shift();
       if (i === undefined) return void w.terminate();
       current = i;
-      w.postMessage(i);
+      w.postMessage(jobs[i]);
     };
     w.on('message', (rows: DayRows) => {
       results[current]!.settle.resolve(rows);
-      if (++finished === DAYS.length) for (const x of workers) void x.terminate();
+      if (++finished === jobs.length) for (const x of workers) void x.terminate();
       next();
     });
     w.on('error', (err) => results[current]!.settle.reject(err));

@@ -17,6 +17,8 @@ export function target(port: number, sockets: number): HttpTarget {
 export interface Answer {
   readonly status: number;
   readonly body: string;
+  /** nowMs() when the last byte arrived: before the client joins and decodes the body. */
+  readonly lastByteAt: number;
 }
 
 /**
@@ -49,7 +51,10 @@ function requestOnce(t: HttpTarget, method: 'GET' | 'POST', path: string, body?:
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          const lastByteAt = nowMs();
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), lastByteAt });
+        });
         res.on('error', reject);
       },
     );

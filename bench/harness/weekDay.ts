@@ -26,6 +26,9 @@ export interface DayRows {
   readonly liveTraffic: string[];
   readonly liveFlids: string[];
   readonly flights: number;
+  /** History days only (decideHistoryDay): every flid the day created, and the logged messages' XML. */
+  readonly allFlids?: string[];
+  readonly raws?: string[];
 }
 
 /** Day `index` of the week as generated (same seed → same messages). */
@@ -70,4 +73,41 @@ export async function decideDay(index: number): Promise<DayRows> {
   }
   for (const f of mirror.flights.values()) if (!f.deleted) out.liveFlids.push(f.flid);
   return { ...out, flights: mirror.flights.size };
+}
+
+/**
+ * Day `n` (0, 1, …) of a history of whole weeks (the `history` figure, bench/harness/historyLog.ts):
+ * the week fixture's density and mix, shifted — week ⌊n/5⌋ is DAYS moved by 7 days per week, with a
+ * seed, flids and sequence numbers of its own, so days share no flights. Nothing is held back; the
+ * day's flids and raw messages come along for the sweep decisions and the inbox.
+ */
+export async function decideHistoryDay(n: number): Promise<DayRows> {
+  const base = DAYS[n % DAYS.length]!;
+  const [y, m, d] = base.split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d + 7 * Math.floor(n / DAYS.length))).toISOString().slice(0, 10);
+  const gen = generateDay({
+    seed: 5000 + n,
+    day,
+    flights: FLIGHTS_PER_DAY,
+    firstFlid: 2_000_000 + n * 10_000,
+    firstSeqn: 200_000_000 + n * 1_000_000,
+    flopsPerFlight: FLOPS_PER_FLIGHT,
+    fullLists: true,
+  });
+  const mirror = new DomainMirror();
+  const out = {
+    day, kinds: [] as string[], handlers: [] as (string | null)[], handlerVersions: [] as (number | null)[], flids: [] as string[],
+    payloads: [] as string[], recordedAt: [] as string[], liveTraffic: [], liveFlids: [] as string[], flights: 0,
+  };
+  for (const [i, raw] of gen.messages.entries()) {
+    const dec = await mirror.process(raw, String(i + 1));
+    out.kinds.push(dec.decision.kind);
+    out.handlers.push(dec.decision.handler ?? null);
+    out.handlerVersions.push(dec.decision.handlerVersion ?? null);
+    out.flids.push(JSON.stringify(dec.decision.flids ?? []));
+    out.payloads.push(JSON.stringify(dec.decision.payload));
+    out.recordedAt.push(dec.recordedAt.toISOString());
+  }
+  for (const f of mirror.flights.values()) if (!f.deleted) out.liveFlids.push(f.flid);
+  return { ...out, flights: mirror.flights.size, allFlids: [...mirror.flights.keys()], raws: gen.messages };
 }

@@ -1,5 +1,7 @@
 /** Worker thread of the week fixture: decides the days it is sent (weekDay.ts). */
 import { parentPort } from 'node:worker_threads';
-import { decideDay } from './weekDay.ts';
+import { decideDay, decideHistoryDay } from './weekDay.ts';
 
-parentPort!.on('message', (index: number) => void decideDay(index).then((rows) => parentPort!.postMessage(rows)));
+/** A number: day `index` of the week fixture; `{ history: n }`: day n of the history figure's log. */
+parentPort!.on('message', (job: number | { history: number }) =>
+  void (typeof job === 'number' ? decideDay(job) : decideHistoryDay(job.history)).then((rows) => parentPort!.postMessage(rows)));

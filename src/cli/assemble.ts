@@ -1,21 +1,22 @@
-import { adminRoutes } from './adminRoutes.ts';
+import { adminRoutes } from '../operations/http/adminRoutes.ts';
 import { createWriterServices } from './writerServices.ts';
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
 import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
 import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, type RunMode } from '../platform/runMode.ts';
 import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
+import { ping } from '../platform/db.ts';
 import { ServiceSequence, type ReadinessCheck, type Service } from '../platform/service.ts';
 import { createWriterLock } from '../write/writerLock.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
 import { newestImage } from '../write/snapshot/warmModel.ts';
-import type { WriterFence } from '../platform/writerFence.ts';
+import { FencedCount, type WriterFence } from '../platform/writerFence.ts';
 import { cutOver, enterShadow, ShadowRefused } from '../write/shadow/runModeChange.ts';
 import { unsafeForShadow } from '../write/shadow/shadowSafety.ts';
 
 export const ROLES = ['all', 'writer', 'api'] as const;
-/** A writer that lost its lock exits at the latest this long after noticing (issue 13). */
+/** A writer that lost its lock exits at the latest this long after noticing (docs/security.md). */
 export const LOST_EXIT_MS = 15_000;
 export type Role = (typeof ROLES)[number];
 
@@ -56,7 +57,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   // What /readyz, /metrics, pipeline and the compat entry say: the database's mode, shadow at once when asked for.
   const mode: ModeProbe = createModeProbe(rt.readPool, shadow ? { shadow: true, topicPrefix: rt.cfg.shadow.topicPrefix } : null);
   const readiness: ReadinessCheck[] = [
-    { name: 'postgres', check: async () => void (await rt.pool.query('SELECT 1')) },
+    { name: 'postgres', check: () => ping(rt.pool) },
     { name: 'mailbox', check: () => rt.mailbox.ping() },
   ];
   const routes: Route[] = [];
@@ -64,7 +65,9 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   let failure: Error | undefined;
   let lockTaken = false;
 
-  routes.push(createMetricsRoute(rt, mode));
+  // msgx_writer_fenced_total: counted by the writer lock, shown by this process's /metrics.
+  const fencedCount = new FencedCount();
+  routes.push(createMetricsRoute(rt, mode, writerRole ? fencedCount : undefined));
   if (opts.role === 'all' || opts.role === 'api') {
     // GraphQL (+ SSE subscriptions), POST /cminmsgs/send; the live-update feed runs as a service.
     routes.push(...adminRoutes(rt).routes); // /admin/*: operator actions for the console (404 unless MSGX_ADMIN_TOKEN)
@@ -99,7 +102,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
         process.exit(1);
       }, LOST_EXIT_MS).unref();
     };
-    const lock = createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost });
+    const lock = createWriterLock({ url: rt.databaseUrl, standby: opts.standby, clock: rt.clock, log: writerLog, onLost, fencedCount });
     // A warm standby (docs/operations.md "Warm standby"): its write model follows the log while it
     // waits for the lock, so that its pump starts from the head, not from a snapshot or position 0.
     const model = new WriteModel({ newestImage });

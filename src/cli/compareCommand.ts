@@ -4,7 +4,8 @@ import { createPool } from '../platform/db.ts';
 import { openRuntime } from '../platform/runtime.ts';
 import type { Command } from './commands.ts';
 import { compareDays, formatComparison } from './export/compareDays.ts';
-import { dayFlights, isDay } from './export/dayFlights.ts';
+import { dayFlights } from '../projections/dayFlights.ts';
+import { isDay } from './export/day.ts';
 import { UsageError } from './usageError.ts';
 
 export const compareCommand: Command = {

@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { csvHeader, csvLine, exportRecord, ndjsonLine } from '../domain/flightExport.ts';
 import { openRuntime } from '../platform/runtime.ts';
 import type { Command } from './commands.ts';
-import { dayFlights, isDay } from './export/dayFlights.ts';
+import { dayFlights } from '../projections/dayFlights.ts';
+import { isDay } from './export/day.ts';
 import { UsageError } from './usageError.ts';
 
 export const exportCommand: Command = {

@@ -6,6 +6,7 @@
  */
 import type { Queryable } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
+import { pipelineStatus } from '../readModel/pipelineStatus.ts';
 
 export interface LeftAtStop {
   readonly undecided: number;
@@ -14,15 +15,20 @@ export interface LeftAtStop {
   readonly unprojected: number;
 }
 
+/** The projectors whose lag counts as `unprojected`: the flight read model and the outbox feeder. */
+const REDRIVEN = ['flights', 'outbox'];
+
+/** Read from the pipeline status (src/readModel/pipelineStatus.ts). */
 export async function leftAtStop(q: Queryable): Promise<LeftAtStop> {
-  const { rows } = await q.query<LeftAtStop>(
-    `SELECT (SELECT count(*)::int FROM proc_state WHERE state IN ('PENDING', 'FAILED')) AS undecided,
-            (SELECT count(*)::int FROM proc_state WHERE backfill_state = 'PENDING') AS "writeBacks",
-            (SELECT count(*)::int FROM msg_event WHERE state = 'PENDING') AS deliveries,
-            GREATEST(0, (SELECT last_position FROM pipeline_lock WHERE id = 1)
-                        - COALESCE((SELECT min(position) FROM projection_checkpoint WHERE name IN ('flights', 'outbox')), 0))::int AS unprojected`,
-  );
-  return rows[0]!;
+  const s = await pipelineStatus(q);
+  const positions = s.projections.filter((p) => REDRIVEN.includes(p.name)).map((p) => Number(p.position));
+  const lowest = positions.length > 0 ? Math.min(...positions) : 0;
+  return {
+    undecided: s.backlog,
+    writeBacks: s.backfillPending,
+    deliveries: s.outbox.reduce((n, o) => n + o.pending, 0),
+    unprojected: Math.max(0, Number(s.lastPosition) - lowest),
+  };
 }
 
 /** One line: what is left, or — when it cannot be read within `boundMs` — that it could not be. */

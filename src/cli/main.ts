@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
 import type { Faults } from '../platform/faults.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
-import { RefusedError } from '../platform/refusedError.ts';
+import { MsgxError } from '../platform/errors.ts';
 import { commands, type Command } from './commands.ts';
 import { installFatalHandler } from './fatalHandler.ts';
 import { usageMessage } from './usageError.ts';
@@ -69,9 +69,9 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
       process.stderr.write(`msgx ${name}: ${usageProblem} (msgx help ${name})\n`);
       return 2;
     }
-    if (err instanceof RefusedError) {
+    if (err instanceof MsgxError) {
       process.stderr.write(`msgx ${name}: ${err.message}\n`);
-      return 1;
+      return err.exitCode;
     }
     log.fatal({ err }, `msgx ${name} failed`);
     process.stderr.write(`msgx ${name}: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -27,3 +27,14 @@ export function createProgressLine(stream: NodeJS.WriteStream = process.stderr):
     },
   };
 }
+
+/**
+ * "N/s, ETA Ms" for `done` of `total` after `elapsedSeconds`: the rate so far, and the time left at
+ * that rate ('?' before there is a rate).
+ */
+export function rateAndEta(done: number, total: number, elapsedSeconds: number, unit: string): string {
+  const rate = elapsedSeconds > 0 ? done / elapsedSeconds : 0;
+  const left = Math.max(total - done, 0);
+  const eta = left === 0 ? '0s' : rate > 0 ? `${Math.ceil(left / rate)}s` : '?';
+  return `${Math.round(rate)} ${unit}/s, ETA ${eta}`;
+}

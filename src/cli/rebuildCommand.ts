@@ -4,17 +4,18 @@ import type { Command } from './commands.ts';
 import { createProgressLine } from './progressLine.ts';
 import { UsageError } from './usageError.ts';
 import { operatorName } from './operator.ts';
-import { describeFlights, describeReference, rebuildFlightsRecorded, rebuildReferenceRecorded } from './recordedRebuild.ts';
+import { describeFlights, describeReference, rebuildFlightsRecorded, rebuildReferenceRecorded } from '../operations/rebuild.ts';
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */
 const CANCELLED = 130;
 
 export const rebuildCommand: Command = {
-  summary: 'rebuild read models from the log without downtime: flights [--page-size N] | reference | (none: every projection)',
-  usage: '[flights [--page-size N] | reference] [--operator NAME]',
+  summary: 'rebuild read models from the log without downtime: flights [--page-size N] [--full] | reference | (none: every projection)',
+  usage: '[flights [--page-size N] [--full] | reference] [--operator NAME]',
   help:
-    'Folds the whole decision log into scratch tables beside the live ones while msgx keeps running, then\n' +
-    'swaps them in. Progress goes to stderr (one line in place on a terminal, plain lines otherwise).\n' +
+    'Folds the decision log into scratch tables beside the live ones while msgx keeps running, then\n' +
+    'swaps them in. The flights start from the newest write-model snapshot of this fold code and fold the\n' +
+    'decisions after it; --full (or no usable snapshot) folds the whole log from position 0. Progress goes to stderr (one line in place on a terminal, plain lines otherwise).\n' +
     'Ctrl-C cancels cleanly (exit 130): the live tables stay as they are.\n' +
     '`reference` rebuilds the reference-data and seasonal-schedule rows in one transaction (readers see the\n' +
     'old rows until it commits); with no name, flights and then reference are rebuilt.\n' +
@@ -24,7 +25,7 @@ export const rebuildCommand: Command = {
     const { values, positionals } = parseArgs({
       args: [...args],
       allowPositionals: true,
-      options: { 'page-size': { type: 'string' }, operator: { type: 'string' } },
+      options: { 'page-size': { type: 'string' }, operator: { type: 'string' }, full: { type: 'boolean', default: false } },
       strict: true,
     });
     const [name, ...extra] = positionals;
@@ -54,7 +55,7 @@ export const rebuildCommand: Command = {
     for (const [sig, ls] of Object.entries(foreign)) for (const l of ls) process.off(sig, l);
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    const run = { startedBy: operatorName(values.operator), signal: abort.signal, ...(pageSize ? { pageSize } : {}), onLine: (line: string) => progress.update(line) };
+    const run = { startedBy: operatorName(values.operator), signal: abort.signal, full: values.full, ...(pageSize ? { pageSize } : {}), onLine: (line: string) => progress.update(line) };
     const rebuildFlightsStep = async (): Promise<number> => {
       const result = await rebuildFlightsRecorded(rt, run);
       if (result.ok) {

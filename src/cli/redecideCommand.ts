@@ -8,7 +8,7 @@ import type { Command } from './commands.ts';
 import { UsageError } from './usageError.ts';
 import { progressReporter } from './redecideProgress.ts';
 import { formatReport } from './redecideReport.ts';
-import { startOperation } from './operationProgress.ts';
+import { startOperation } from '../operations/progress.ts';
 import { operatorName } from './operator.ts';
 
 /** Exit code after Ctrl-C (128 + SIGINT), as shells report it. */

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../platform/clock.ts';
 import type { RedecideProgress } from '../write/redecide/redecision.ts';
+import { rateAndEta } from './progressLine.ts';
 
 export interface ProgressOutput {
   readonly isTTY?: boolean;
@@ -14,11 +15,8 @@ export interface ProgressOutput {
 const BAR = 24;
 
 export function formatRedecideProgress(p: RedecideProgress, elapsedSeconds: number, bar: boolean): string {
-  const rate = elapsedSeconds > 0 ? p.events / elapsedSeconds : 0;
-  const left = Math.max(p.total - p.events, 0);
-  const eta = rate > 0 ? `${Math.ceil(left / rate)}s` : left === 0 ? '0s' : '?';
   const share = p.total > 0 ? Math.min(1, p.events / p.total) : 1;
-  const counts = `${p.events}/${p.total} decisions, ${p.decided} messages re-decided, ${Math.round(rate)} ev/s, ETA ${eta}`;
+  const counts = `${p.events}/${p.total} decisions, ${p.decided} messages re-decided, ${rateAndEta(p.events, p.total, elapsedSeconds, 'ev')}`;
   if (!bar) return `redecide: ${counts}, position ${p.position}`;
   const filled = Math.round(share * BAR);
   return `redecide [${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}] ${String(Math.floor(share * 100)).padStart(3)}% ${counts}`;

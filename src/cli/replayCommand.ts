@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
-import { REPLAY_CLASSES, replay, type ReplayClass } from '../write/replay/replay.ts';
+import { replayInput } from '../operations/inputs.ts';
+import { replay } from '../operations/replay.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './usageError.ts';
 import { operatorName } from './operator.ts';
 
 export const replayCommand: Command = {
@@ -18,31 +18,11 @@ export const replayCommand: Command = {
       options: { class: { type: 'string' }, ids: { type: 'string' }, since: { type: 'string' }, operator: { type: 'string' } },
       strict: true,
     });
-    const errorClass = values.class as ReplayClass | undefined;
-    if (!errorClass || !REPLAY_CLASSES.includes(errorClass)) {
-      throw new UsageError(
-        `--class must be one of ${REPLAY_CLASSES.join(', ')}${values.class === 'MALFORMED' ? ' (MALFORMED is never replayed)' : ''}` +
-          (values.class ? ` (got '${values.class}')` : ''),
-      );
-    }
-    let ids: string[] | undefined;
-    if (values.ids !== undefined) {
-      ids = values.ids.split(',').map((s) => s.trim()).filter((s) => s !== '');
-      if (ids.length === 0 || ids.some((s) => !/^\d+$/.test(s))) throw new UsageError(`--ids must be a comma list of message ids (got '${values.ids}')`);
-    }
-    let since: Date | undefined;
-    if (values.since !== undefined) {
-      since = new Date(values.since);
-      if (Number.isNaN(since.getTime())) throw new UsageError(`--since must be an ISO-8601 time (got '${values.since}')`);
-    }
+    const input = replayInput(values);
+    const { errorClass, ids } = input;
     const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'replay' });
     try {
-      const done = await replay(rt.pool, rt.clock, {
-        errorClass,
-        ...(ids ? { ids } : {}),
-        ...(since ? { since } : {}),
-        requestedBy: operatorName(values.operator),
-      });
+      const done = await replay(rt.pool, rt.clock, { ...input, requestedBy: operatorName(values.operator) });
       if (done.length === 0) {
         process.stdout.write(`nothing to replay for class ${errorClass}${ids ? ` among ids ${ids.join(',')}` : ''}\n`);
         return 0;

@@ -1,14 +1,13 @@
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
-import { replayDeadDeliveries } from '../write/delivery/replayDeadDeliveries.ts';
-import { isTarget, TARGETS } from '../write/delivery/targets.ts';
+import { replayDeliveriesInput } from '../operations/inputs.ts';
+import { replayDeadDeliveries } from '../operations/replayDeliveries.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './usageError.ts';
 import { operatorName } from './operator.ts';
 
 export const replayDeliveriesCommand: Command = {
-  summary: 'DEAD deliveries back to PENDING: --target KAFKA_MSG|KAFKA_SCHD|COUTMSGS [--ids 1,2]',
-  usage: '--target KAFKA_MSG|KAFKA_SCHD|COUTMSGS [--ids 1,2] [--operator NAME]',
+  summary: 'DEAD deliveries back to PENDING: --target KAFKA_MSG|KAFKA_SCHD|COUTMSGS|AIDX [--ids 1,2]',
+  usage: '--target KAFKA_MSG|KAFKA_SCHD|COUTMSGS|AIDX [--ids 1,2] [--operator NAME]',
   help: 'Moves DEAD deliveries of one target back to PENDING (attempts reset), audited as one\nDeliveryReplayRequested decision naming the operator (--operator, default user@host).',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({
@@ -16,21 +15,12 @@ export const replayDeliveriesCommand: Command = {
       options: { target: { type: 'string' }, ids: { type: 'string' }, operator: { type: 'string' } },
       strict: true,
     });
-    const target = values.target;
-    if (!target || !isTarget(target)) throw new UsageError(`--target must be one of ${TARGETS.join(', ')}${target ? ` (got '${target}')` : ''}`);
-    let eventIds: string[] | undefined;
-    if (values.ids !== undefined) {
-      if (!/^\s*\d+(\s*,\s*\d+)*\s*$/.test(values.ids)) throw new UsageError(`--ids must be a comma list of event ids (got '${values.ids}')`);
-      eventIds = values.ids.split(',').map((s) => String(BigInt(s.trim())));
-    }
+    const input = replayDeliveriesInput(values);
+    const { target, eventIds } = input;
 
     const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'replay-deliveries' });
     try {
-      const res = await replayDeadDeliveries(rt.pool, rt.clock, {
-        target,
-        ...(eventIds ? { eventIds } : {}),
-        requestedBy: operatorName(values.operator),
-      });
+      const res = await replayDeadDeliveries(rt.pool, rt.clock, { ...input, requestedBy: operatorName(values.operator) });
       const lines: string[] = [];
       if (res.replayed.length === 0) lines.push(`no DEAD ${target} deliveries${eventIds ? ' among the given ids' : ''}; nothing replayed`);
       else {

@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
 import { openRuntime } from '../platform/runtime.ts';
 import { NOT_SENT_IN_SHADOW } from '../write/requests/recordShadowRequest.ts';
-import { requestPlanAsOperator } from '../write/requests/operatorRequests.ts';
+import { requestPlanInput } from '../operations/inputs.ts';
+import { requestPlanAsOperator } from '../operations/requests.ts';
 import { describeWindow } from '../write/requests/requestPlan.ts';
-import { parseWindowTime } from '../write/requests/requestWindow.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './usageError.ts';
 import { operatorName } from './operator.ts';
 
 export const requestPlanCommand: Command = {
@@ -17,16 +16,7 @@ export const requestPlanCommand: Command = {
     'Audited as a PlanRequested decision naming the operator (--operator, default user@host).',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({ args: [...args], options: { from: { type: 'string' }, to: { type: 'string' }, operator: { type: 'string' } }, strict: true });
-    const bound = (name: 'from' | 'to'): Date => {
-      const text = values[name];
-      if (text === undefined) throw new UsageError(`--${name} is required (ISO-8601, e.g. 2025-03-15T00:00; no zone = ${cfg.airportTz})`);
-      const at = parseWindowTime(text, cfg.airportTz);
-      if (!at) throw new UsageError(`--${name} must be an ISO-8601 date-time (got '${text}')`);
-      return at;
-    };
-    const from = bound('from');
-    const to = bound('to');
-    if (to.getTime() <= from.getTime()) throw new UsageError('--to must be after --from');
+    const { from, to } = requestPlanInput(values, cfg.airportTz);
 
     const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'request-plan' });
     try {

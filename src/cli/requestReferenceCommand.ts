@@ -1,19 +1,10 @@
 import { parseArgs } from 'node:util';
-import { REFERENCE_KIND_NAMES, referenceKindsOf } from '../domain/reference/kinds.ts';
 import { openRuntime } from '../platform/runtime.ts';
+import { requestReferenceInput } from '../operations/inputs.ts';
+import { requestReferenceAsOperator } from '../operations/requests.ts';
 import { NOT_SENT_IN_SHADOW } from '../write/requests/recordShadowRequest.ts';
-import { requestReferenceAsOperator } from '../write/requests/operatorRequests.ts';
 import type { Command } from './commands.ts';
-import { UsageError } from './usageError.ts';
 import { operatorName } from './operator.ts';
-
-/** `--kind AIRL,ARPT` → the kinds (upper-cased, in the order given, once each); default all 23. */
-export function parseKinds(text: string | undefined): string[] {
-  if (text === undefined) return [...REFERENCE_KIND_NAMES];
-  const kinds = referenceKindsOf(text.split(','));
-  if (!kinds) throw new UsageError(`--kind takes reference kinds separated by commas (${REFERENCE_KIND_NAMES.join(',')}); got '${text}'`);
-  return kinds;
-}
 
 export const requestReferenceCommand: Command = {
   summary: 'ask AODB for reference data (RQRD via COUTMSGS, one per kind): [--kind AIRL,ARPT,…] (default: all 23)',
@@ -23,7 +14,8 @@ export const requestReferenceCommand: Command = {
     'Audited as one ReferenceRequested decision naming the operator (--operator, default user@host).',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({ args: [...args], options: { kind: { type: 'string' }, operator: { type: 'string' } }, strict: true });
-    const kinds = parseKinds(values.kind);
+    // `--kind AIRL,ARPT` is the field `kinds` (upper-cased, in the order given, once each; default all 23).
+    const { kinds } = requestReferenceInput({ kinds: values.kind });
     const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'request-reference' });
     try {
       const r = await requestReferenceAsOperator({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg, log }, kinds, operatorName(values.operator));

@@ -46,7 +46,7 @@ export const startCommand: Command = {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
 
-    let rt;
+    let rt: Awaited<ReturnType<typeof openRuntime>>;
     try {
       // Started by a supervisor while PostgreSQL is down (restarting): wait for it rather than crash-loop.
       rt = await openRuntime(cfg, log, {
@@ -57,7 +57,7 @@ export const startCommand: Command = {
       log.info('msgx stopped during start-up');
       return 0;
     }
-    let app;
+    let app: Awaited<ReturnType<typeof assemble>>;
     try {
       app = await assemble(rt, { role, standby: values.standby ?? false, shadow: values.shadow ?? false, operator: `${os.userInfo().username}@${os.hostname()}` });
     } catch (err) {

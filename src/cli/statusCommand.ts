@@ -3,7 +3,7 @@ import { formatOutward } from '../domain/time.ts';
 import { systemClock } from '../platform/clock.ts';
 import { modeName, readRunMode } from '../platform/runMode.ts';
 import { openRuntime } from '../platform/runtime.ts';
-import { pipelineStatus, type PipelineStatus } from '../write/pump/pipelineStatus.ts';
+import { pipelineStatus, type PipelineStatus } from '../readModel/pipelineStatus.ts';
 import type { Command } from './commands.ts';
 
 export const statusCommand: Command = {
@@ -14,7 +14,7 @@ export const statusCommand: Command = {
     const { values } = parseArgs({ args: [...args], options: { json: { type: 'boolean', default: false } }, strict: true });
     const rt = await openRuntime(cfg, log, { poolMax: 1, command: 'status' });
     try {
-      const s = await pipelineStatus(rt.pool);
+      const s = statusView(await pipelineStatus(rt.pool));
       const mode = await readRunMode(rt.pool);
       process.stdout.write(
         values.json
@@ -46,7 +46,24 @@ export function formatMode(m: Awaited<ReturnType<typeof readRunMode>>, tz: strin
   return 'mode           production\n';
 }
 
-export function formatStatus(s: PipelineStatus, now: Date, tz: string): string {
+/** What `msgx status` shows (text and --json) of the pipeline status. */
+export type StatusView = Pick<PipelineStatus, 'backlog' | 'head' | 'counts' | 'gaps' | 'lastPosition' | 'backfillPending'> & {
+  readonly watermark: string;
+  readonly projections: readonly { readonly name: string; readonly position: string }[];
+};
+
+function statusView(s: PipelineStatus): StatusView {
+  const { backlog, head, counts, gaps, watermark, lastPosition, projections, backfillPending } = s;
+  return {
+    backlog, head, counts, gaps,
+    watermark: watermark ?? '0',
+    lastPosition,
+    projections: projections.map(({ name, position }) => ({ name, position })),
+    backfillPending,
+  };
+}
+
+export function formatStatus(s: StatusView, now: Date, tz: string): string {
   const age = (d: Date) => `${Math.max(0, Math.round((now.getTime() - d.getTime()) / 1000))} s`;
   const lines = [`backlog        ${s.backlog} unfinished (PENDING + FAILED)`];
   if (s.head) {
@@ -71,7 +88,9 @@ export function formatStatus(s: PipelineStatus, now: Date, tz: string): string {
   );
   lines.push(`watermark      ${s.watermark}`);
   lines.push(`log position   ${s.lastPosition}`);
-  for (const p of s.projections) lines.push(`projection     ${p.name} at ${p.position} (lag ${BigInt(s.lastPosition) - BigInt(p.position)})`);
+  // The positions are read after the log head: a projector may have passed that head meanwhile (lag 0, never negative).
+  const lag = (position: string): bigint => (BigInt(s.lastPosition) > BigInt(position) ? BigInt(s.lastPosition) - BigInt(position) : 0n);
+  for (const p of s.projections) lines.push(`projection     ${p.name} at ${p.position} (lag ${lag(p.position)})`);
   lines.push(`backfill       ${s.backfillPending} pending`);
   return lines.join('\n') + '\n';
 }

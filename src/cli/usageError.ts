@@ -2,6 +2,9 @@
  * Command-line mistakes, shared by main.ts and every command. Its own module so that the commands
  * do not import main.ts (main → commands → a command → main was an import cycle).
  */
+import { UsageError } from '../platform/errors.ts';
+
+export { UsageError };
 
 /**
  * The one-line reason of a command-line mistake: a UsageError, or node:util parseArgs refusing an
@@ -14,9 +17,4 @@ export function usageMessage(err: unknown): string | undefined {
     return err.message.split('\n')[0]!.replace(/\. To specify a positional argument starting with a '-'.*$/, '');
   }
   return undefined;
-}
-
-/** Bad command-line usage: reported in one line, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
 }

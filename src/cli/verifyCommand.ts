@@ -5,7 +5,9 @@ import { formatReport } from '../consistency/report.ts';
 import { openRuntime } from '../platform/runtime.ts';
 import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import type { Command } from './commands.ts';
+import { rateAndEta } from './progressLine.ts';
 import { UsageError } from './usageError.ts';
+import { aidxRules } from '../domain/aidxOut/aidxMessage.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const FLID = /^\d{1,19}$/;
@@ -41,11 +43,12 @@ export function selectionOf(values: {
   return { kind: 'all' };
 }
 
-function progressLine(p: CheckProgress): string {
+/** One progress line; `elapsedSeconds` since the check started gives the fold's rate and time left. */
+export function progressLine(p: CheckProgress, elapsedSeconds: number): string {
   switch (p.phase) {
     case 'fold': {
       const pct = Number(p.upTo) > 0 ? Math.floor((Number(p.position) / Number(p.upTo)) * 100) : 100;
-      return `verify: folding the log ${p.position}/${p.upTo} (${pct}%), ${p.events} events`;
+      return `verify: folding the log ${p.position}/${p.upTo} (${pct}%), ${p.events} events, ${rateAndEta(Number(p.position), Number(p.upTo), elapsedSeconds, 'position')}`;
     }
     case 'select':
       return `verify: snapshot taken, log folded up to position ${p.upTo}; selecting flights`;
@@ -76,10 +79,12 @@ export const verifyCommand: Command = {
     const rt = await openRuntime(cfg, log, { poolMax: 2 });
     try {
       let lastFold = 0;
+      const started = rt.clock.now().getTime();
       const report = await runCheck(rt.pool, {
         selection,
         clock: rt.clock,
         snapshot: checkSnapshot,
+        ...(aidxRules(cfg) ? { aidx: aidxRules(cfg) } : {}),
         onProgress: (p) => {
           // The fold reports every page: about one line a second is enough.
           if (p.phase === 'fold') {
@@ -87,7 +92,7 @@ export const verifyCommand: Command = {
             if (now - lastFold < 1000) return;
             lastFold = now;
           }
-          process.stderr.write(`${progressLine(p)}\n`);
+          process.stderr.write(`${progressLine(p, (rt.clock.now().getTime() - started) / 1000)}\n`);
         },
       });
       if (values.record) await recordCheck(rt.pool, 'cli', report);

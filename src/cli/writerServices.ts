@@ -51,7 +51,7 @@ export interface WriterServices {
   readonly snapshots: SnapshotWriter;
   /** In start order (stopped in reverse): write model → ingest → pump → snapshots → backfill → jobs → projectors → delivery → sentinel. */
   readonly services: readonly Service[];
-  /** The readiness checks of these services (ingest, and 'kafka' with 'all'). */
+  /** The readiness checks of these services (ingest, pump, and 'kafka' with 'all'). */
   readonly readiness: readonly ReadinessCheck[];
 }
 
@@ -72,7 +72,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   // The write model from its newest snapshot first (docs/recovery.md "Write-model snapshots"). No
   // write-back in shadow mode: nothing is registered for it, and the scanner does not run.
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
-  if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness] };
+  if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
   const services: Service[] = [
     ...core,
@@ -85,5 +85,5 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
     createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot }),
   ];
-  return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, ...delivery.readiness] };
+  return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, pump.readiness, ...delivery.readiness] };
 }

@@ -7,9 +7,10 @@
  */
 import { applyDecision } from '../domain/evolve.ts';
 import type { FlightState } from '../domain/flight.ts';
+import type { AidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { emptyPendingReference, foldReferenceEvents, type PendingReference } from '../projections/reference/referenceFold.ts';
-import type { LogEvent } from './readLog.ts';
+import type { LogEvent } from '../log/readForFlights.ts';
 import { OutboxExpectation } from './outboxCheck.ts';
 
 export interface FoldResult {
@@ -25,6 +26,8 @@ export interface FoldOptions {
   /** The pages hold whole decisions (all flights), not some flights' changes. */
   readonly whole: boolean;
   readonly routes?: readonly CoutmsgsRoute[];
+  /** The AIDX target's rules (MSGX_AIDX_OUT); absent: no AIDX rows expected. */
+  readonly aidx?: AidxRules;
   /** Also fold reference data up to this position (the `reference` checkpoint). */
   readonly referenceAt?: string;
   readonly onPage?: (position: string, events: number) => void;
@@ -38,7 +41,7 @@ export async function foldForCheck(
   const flightsAt = BigInt(at.flights);
   const outboxAt = BigInt(at.outbox);
   const fold = new Map<string, FlightState>();
-  const outbox = new OutboxExpectation(opts.whole, opts.routes);
+  const outbox = new OutboxExpectation(opts.whole, opts.routes, opts.aidx);
   const referenceAt = opts.referenceAt === undefined ? undefined : BigInt(opts.referenceAt);
   const reference = referenceAt === undefined ? null : emptyPendingReference();
   let snapshot: Map<string, FlightState> | undefined;

@@ -11,13 +11,18 @@
  * the fold and the changes are those flights' only, so the `seq` of a row (its place among all
  * rows of the decision for that target) is not known: rows are compared by (target, position,
  * flid), counting repeats.
+ * AIDX rows (MSGX_AIDX_OUT, docs/delivery.md "AIDX"): one per touched flight that still exists and
+ * whose leg can be named (`aidxLeg`, the very test the feeder's `aidxMessage` starts with), in
+ * touched order.
  */
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
+import { aidxLeg, type AidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import { coutmsgsOutputs, changeFlid, isSentKind, sentChanges } from '../projections/decisionOutbox.ts';
-import type { LogEvent } from './readLog.ts';
+import type { LogEvent } from '../log/readForFlights.ts';
 import type { Mismatch } from './report.ts';
+import { decisionKinds } from '../log/findDecisions.ts';
 
 
 const key = (target: string, position: string, seq: number | null, flid: string | null) =>
@@ -35,6 +40,7 @@ export class OutboxExpectation {
   constructor(
     private readonly whole: boolean,
     private readonly routes: readonly CoutmsgsRoute[] = [],
+    private readonly aidx?: AidxRules,
   ) {}
 
   expect(e: LogEvent, touched: ReadonlySet<string>, flights: ReadonlyMap<string, FlightState>): void {
@@ -47,6 +53,13 @@ export class OutboxExpectation {
     coutmsgsOutputs(event, changes, flights, this.routes).forEach((o, seq) => this.add('COUTMSGS', seq, o.flid, e.position));
     let seq = 0;
     for (const flid of touched) if (flights.has(flid)) this.add('KAFKA_SCHD', seq++, flid, e.position);
+    if (this.aidx) {
+      let k = 0;
+      for (const flid of touched) {
+        const state = flights.get(flid);
+        if (state && typeof aidxLeg(state, this.aidx.airport) !== 'string') this.add('AIDX', k++, flid, e.position);
+      }
+    }
   }
 
   private add(target: string, seq: number, flid: string | null, position: string): void {
@@ -122,12 +135,4 @@ export async function checkOutbox(
     }
   }
   return out.sort((a, b) => (a.check === 'outbox' && b.check === 'outbox' ? Number(BigInt(a.position) - BigInt(b.position)) : 0));
-}
-
-async function decisionKinds(q: Queryable, positions: readonly string[]): Promise<Map<string, string>> {
-  const { rows } = await q.query<{ position: string; kind: string }>(
-    'SELECT position, kind FROM decision_event WHERE position = ANY($1::bigint[])',
-    [positions],
-  );
-  return new Map(rows.map((r) => [r.position, r.kind]));
 }

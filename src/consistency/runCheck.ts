@@ -14,16 +14,18 @@
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Pool, Queryable } from '../platform/db.ts';
+import type { AidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { compareDocs, loadDocs } from './docCheck.ts';
 import { compareFlights, loadRows } from './flightCheck.ts';
 import { foldForCheck } from './foldForCheck.ts';
 import { checkOutbox } from './outboxCheck.ts';
-import { readFlightsLog, readWholeLog } from './readLog.ts';
+import { readFlightsLog, readWholeLog } from '../log/readForFlights.ts';
 import type { CheckReport, Mismatch } from './report.ts';
 import { checkReference } from './referenceCheck.ts';
 import { checkWritebacks } from './writebackCheck.ts';
 import { pushAll } from '../platform/arrays.ts';
+import { logHead } from '../log/head.ts';
 
 /** A check of less than every flight looks at the write-backs of this many newest terminal messages (per table). */
 export const WRITEBACK_SAMPLE = 2000;
@@ -54,6 +56,8 @@ export interface CheckOptions {
   readonly writebackGraceMs?: number;
   /** The COUTMSGS routes the outbox feeder runs with (none by default, as in assemble.ts). */
   readonly routes?: readonly CoutmsgsRoute[];
+  /** The AIDX target's rules the outbox feeder runs with (MSGX_AIDX_OUT; absent: off). */
+  readonly aidx?: AidxRules;
   readonly onProgress?: (p: CheckProgress) => void;
   /** The write-model snapshot check (src/write/snapshot/checkSnapshot.ts, handed in by the composition root); absent: not checked. */
   readonly snapshot?: SnapshotCheck;
@@ -76,13 +80,13 @@ interface Positions {
 }
 
 async function readPositions(q: Queryable): Promise<Positions> {
-  const { rows } = await q.query<Positions>(
-    `SELECT (SELECT COALESCE(max(position), 0)::text FROM decision_event) AS log,
-            COALESCE((SELECT position::text FROM projection_checkpoint WHERE name = 'flights'), '0') AS flights,
+  const log = await logHead(q);
+  const { rows } = await q.query<Omit<Positions, 'log'>>(
+    `SELECT COALESCE((SELECT position::text FROM projection_checkpoint WHERE name = 'flights'), '0') AS flights,
             COALESCE((SELECT position::text FROM projection_checkpoint WHERE name = 'outbox'), '0') AS outbox,
             COALESCE((SELECT position::text FROM projection_checkpoint WHERE name = 'reference'), '0') AS reference`,
   );
-  return rows[0]!;
+  return { log, ...rows[0]! };
 }
 
 /** The flids a selection names (undefined: all flights, the log decides which exist). */
@@ -128,6 +132,7 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
     const fold = await foldForCheck(pages, positions, {
       whole: flids === undefined,
       ...(opts.routes ? { routes: opts.routes } : {}),
+      ...(opts.aidx ? { aidx: opts.aidx } : {}),
       ...(whole ? { referenceAt: positions.reference } : {}),
       onPage: (position, events) => progress('fold', position, events),
     });

@@ -13,6 +13,7 @@ import type { Config } from '../platform/config.ts';
 import type { Pool } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
+import { aidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { nextDailyRun } from './nextDailyRun.ts';
 import { recordCheck, type CheckTrigger } from './recordCheck.ts';
@@ -26,7 +27,7 @@ export interface SentinelDeps {
   readonly pool: Pool;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly cfg: Pick<Config, 'airportTz' | 'consistency'>;
+  readonly cfg: Pick<Config, 'airportTz' | 'consistency'> & Partial<Pick<Config, 'aidxOut' | 'airportIata' | 'aidxOriginator'>>;
   readonly routes?: readonly CoutmsgsRoute[];
   /** The write-model snapshot check (absent: not checked). */
   readonly snapshot?: SnapshotCheck;
@@ -48,6 +49,7 @@ export function createSentinel(deps: SentinelDeps): Sentinel {
       selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio },
       clock,
       ...(deps.routes ? { routes: deps.routes } : {}),
+      ...(aidxRules(cfg) ? { aidx: aidxRules(cfg) } : {}),
       ...(deps.snapshot ? { snapshot: deps.snapshot } : {}),
     });
     await recordCheck(pool, trigger, report);

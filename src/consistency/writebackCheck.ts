@@ -12,6 +12,7 @@
  * whose write-back may still be under way — so its cost does not grow with the history.
  */
 import type { Queryable } from '../platform/db.ts';
+import { logHead } from '../log/head.ts';
 import { readRunMode } from '../platform/runMode.ts';
 import type { Mismatch } from './report.ts';
 
@@ -52,7 +53,7 @@ interface Row {
  * newest this many terminal messages of proc_state and of proc_state_hst (a sample check).
  */
 export async function checkWritebacks(q: Queryable, olderThan: Date, headPosition?: string, newest?: number): Promise<{ messages: number; mismatches: Mismatch[] }> {
-  const head = headPosition ?? (await q.query<{ h: string }>('SELECT COALESCE(max(position), 0)::text AS h FROM decision_event')).rows[0]!.h;
+  const head = headPosition ?? (await logHead(q));
   const mode = await readRunMode(q);
   const shadow = [mode.shadow, mode.cutoverPosition];
   const sample = newest ?? null;

@@ -13,9 +13,19 @@ import { compareFlids } from './flid.ts';
 /** Flids per FlightsArchived change (one decision each). */
 export const SWEEP_CHUNK = 1000;
 
+/**
+ * A map of flights that may tell a flight's operation day without its whole state: the write
+ * model, whose older days stay undecoded in its snapshot until used (docs/recovery.md "Start cost").
+ */
+export type FlightMap = ReadonlyMap<string, FlightState> & { operationDayOf?(flid: string): string | undefined };
+
 /** Flights whose operation day is before `beforeDay` (YYYY-MM-DD); null when there are none. */
-export function archiveBefore(flights: ReadonlyMap<string, FlightState>, beforeDay: string): FlightsArchived | null {
-  const flids = [...flights.values()].filter((f) => f.operationDay < beforeDay).map((f) => f.flid).sort(compareFlids);
+export function archiveBefore(flights: FlightMap, beforeDay: string): FlightsArchived | null {
+  const dayOf = (flid: string): string | undefined => (flights.operationDayOf ? flights.operationDayOf(flid) : flights.get(flid)?.operationDay);
+  const flids = [...flights.keys()].filter((flid) => {
+    const day = dayOf(flid);
+    return day !== undefined && day < beforeDay;
+  }).sort(compareFlids);
   return flids.length > 0 ? { type: 'FlightsArchived', flids, beforeDay } : null;
 }
 
@@ -39,7 +49,7 @@ export function sweepCutoff(latestDay: string, keepDays: number): string {
  * transaction, so a crash can never separate them.
  */
 export function sweepOnAdvance(
-  flights: ReadonlyMap<string, FlightState>,
+  flights: FlightMap,
   before: string | null,
   after: string | null,
   keepDays: number,

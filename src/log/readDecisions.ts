@@ -72,10 +72,23 @@ function toDecisionEvent(r: Row): DecisionEvent {
   };
 }
 
-/** The highest committed position ('0' for an empty log). */
-export async function headPosition(q: Queryable): Promise<string> {
-  const { rows } = await q.query<{ head: string }>('SELECT COALESCE(max(position), 0)::bigint AS head FROM decision_event');
-  return rows[0]?.head ?? '0';
+/** What a fold of the write model needs of a decision: its place, its message, its time and its changes. */
+export interface DecisionChanges {
+  readonly position: string;
+  readonly msgId: string | null;
+  readonly recordedAt: Date;
+  /** `payload.changes`, empty when the decision carries none. */
+  readonly changes: readonly Change[];
+}
+
+/** Up to `limit` decisions after position `after`, ascending, with just what a fold needs. */
+export async function readChangesAfter(q: Queryable, after: string, limit: number): Promise<DecisionChanges[]> {
+  const { rows } = await q.query<{ position: string; msg_id: string | null; recorded_at: Date; changes: Change[] | null }>(
+    `SELECT position, msg_id, recorded_at, payload->'changes' AS changes
+       FROM decision_event WHERE position > $1::bigint ORDER BY position LIMIT $2`,
+    [after, limit],
+  );
+  return rows.map((r) => ({ position: r.position, msgId: r.msg_id, recordedAt: r.recorded_at, changes: Array.isArray(r.changes) ? r.changes : [] }));
 }
 
 /** The envelope `applyDecision` folds, for an event that carries changes. */

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { UsageError } from './errors.ts';
 import { z } from 'zod';
 
 /**
@@ -76,6 +77,7 @@ const schema = z.object({
     .optional(),
   MSGX_KAFKA_TOPIC_MSG: topic.default('msg'),
   MSGX_KAFKA_TOPIC_SCHD: topic.default('schd'),
+  MSGX_KAFKA_TOPIC_AIDX: topic.default('aidx'),
   MSGX_KAFKA_CLIENT_ID: z.string().trim().min(1).default('msgx'),
   MSGX_DATA_DIR: z.string().trim().min(1).default('./.msgx'),
   MSGX_HTTP_PORT: int(0, 65535).default(4000),
@@ -89,11 +91,17 @@ const schema = z.object({
   MSGX_BACKOFF_CAP_MS: int(0).default(60_000),
   MSGX_HEAD_DEADLINE_MS: int(0).default(600_000),
   MSGX_HEAD_BLOCKED_WARN_MS: int(0).default(60_000),
+  MSGX_DECODE_BUDGET_MS: int(1, 600_000).default(10_000),
+  MSGX_HEAD_STALL_READY_MS: int(0).default(120_000),
   MSGX_ADMIN_TOKEN: z.string().trim().min(16, 'must be at least 16 characters (optionally label:secret)').optional(),
   MSGX_SCHD_FLUSH_MS: int(10).default(3000),
   MSGX_SCHD_FLUSH_LIMIT: int(1, 100_000).default(500),
   MSGX_IDENTITY_INCLUDE_DAY: bool.default(false),
   MSGX_AIRPORT_TZ: timeZone.default('Asia/Shanghai'),
+  MSGX_AIRPORT_IATA: z.string().trim().regex(/^[A-Z]{3}$/, 'must be a three-letter IATA airport code').optional(),
+  // AIDX out (docs/delivery.md "AIDX"): off by default; needs MSGX_AIRPORT_IATA.
+  MSGX_AIDX_OUT: bool.default(false),
+  MSGX_AIDX_ORIGINATOR: z.string().trim().min(1).max(16, 'must be 1 to 16 characters (AIDX Originator@Code)').default('MSGX'),
   MSGX_COUTMSGS_ROUTINGID: z.string().trim().min(1).max(23).default('MSGX'),
   MSGX_REQUEST_EXPIRE_MS: int(1000).default(3_600_000),
   MSGX_REQUEST_PLAN_DAILY_AT: z
@@ -101,13 +109,13 @@ const schema = z.object({
     .trim()
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (airport local time)')
     .optional(),
-  // Reference data (issue 16): VIPL personal data in the read API; ask for every kind at start.
+  // Reference data (docs/contract/reference.md): VIPL personal data in the read API; ask for every kind at start.
   MSGX_EXPOSE_PERSONAL_DATA: bool.default(false),
   MSGX_REQUEST_REFERENCE_AT_START: bool.default(true),
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
-  // --- security (issue 13) ---
+  // --- security (docs/security.md) ---
   MSGX_ALLOWED_ORIGINS: z
     .string()
     .trim()
@@ -159,6 +167,8 @@ export interface Config {
     readonly brokers: readonly string[] | undefined;
     readonly topicMsg: string;
     readonly topicSchd: string;
+    /** MSGX_KAFKA_TOPIC_AIDX: the AIDX target's topic (docs/delivery.md "AIDX"). */
+    readonly topicAidx: string;
     readonly clientId: string;
   };
   readonly dataDir: string;
@@ -172,12 +182,25 @@ export interface Config {
   readonly headDeadlineMs: number;
   /** A head FAILED for this long (since its first failure) gets one warn line. */
   readonly headBlockedWarnMs: number;
+  /**
+   * Time budget of one message's decode + decide (docs/architecture.md "Decode budget"): over it,
+   * the message is PARKED (CODEC_ERROR) and the FIFO moves on.
+   */
+  readonly decodeBudgetMs: number;
+  /** /readyz check `pump`: not ready while the FIFO head has not moved for this long (0: off). */
+  readonly headStallReadyMs: number;
   /** Bearer token of the /admin endpoints (`label:secret` names the operator `label`); unset → admin off. */
   readonly adminToken: string | undefined;
   readonly schdFlushMs: number;
   readonly schdFlushLimit: number;
   readonly identityIncludeDay: boolean;
   readonly airportTz: string;
+  /** MSGX_AIRPORT_IATA: the three-letter code of the airport msgx serves (AIDX direction). */
+  readonly airportIata: string | undefined;
+  /** MSGX_AIDX_OUT: publish the AIDX target (docs/delivery.md "AIDX"); true only with airportIata set. */
+  readonly aidxOut: boolean;
+  /** MSGX_AIDX_ORIGINATOR: AIDX Originator@Code and @CompanyShortName of published messages. */
+  readonly aidxOriginator: string;
   readonly coutmsgsRoutingId: string;
   readonly requestExpireMs: number;
   readonly requestPlanDailyAt: string | undefined;
@@ -199,7 +222,7 @@ export interface Config {
   readonly ingestMaxBytes: number;
   /** Ingest that has not completed a poll for this long makes /readyz not ready. */
   readonly ingestStallMs: number;
-  /** The consistency sentinel of the writer (issue 21). */
+  /** The consistency sentinel of the writer (docs/operations.md). */
   readonly consistency: {
     readonly checkOnStart: boolean;
     /** HH:MM airport time of the daily sample check. */
@@ -222,12 +245,11 @@ export interface Config {
   };
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends UsageError {
   constructor(readonly problems: readonly { variable: string; message: string }[]) {
     super(
       'invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
     );
-    this.name = 'ConfigError';
   }
 }
 
@@ -248,6 +270,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const p = res.data;
+  if (p.MSGX_AIDX_OUT && p.MSGX_AIRPORT_IATA === undefined) {
+    // An AIDX leg names both airports: without ours no valid message can be built (docs/delivery.md "AIDX").
+    throw new ConfigError([{ variable: 'MSGX_AIDX_OUT', message: 'needs MSGX_AIRPORT_IATA (the airport msgx serves)' }]);
+  }
   return Object.freeze({
     databaseUrl: p.MSGX_DATABASE_URL,
     readDatabaseUrl: p.MSGX_READ_DATABASE_URL ?? p.MSGX_DATABASE_URL,
@@ -256,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       brokers: p.MSGX_KAFKA_BROKERS,
       topicMsg: p.MSGX_KAFKA_TOPIC_MSG,
       topicSchd: p.MSGX_KAFKA_TOPIC_SCHD,
+      topicAidx: p.MSGX_KAFKA_TOPIC_AIDX,
       clientId: p.MSGX_KAFKA_CLIENT_ID,
     }),
     dataDir: path.resolve(p.MSGX_DATA_DIR),
@@ -268,11 +295,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backoffCapMs: p.MSGX_BACKOFF_CAP_MS,
     headDeadlineMs: p.MSGX_HEAD_DEADLINE_MS,
     headBlockedWarnMs: p.MSGX_HEAD_BLOCKED_WARN_MS,
+    decodeBudgetMs: p.MSGX_DECODE_BUDGET_MS,
+    headStallReadyMs: p.MSGX_HEAD_STALL_READY_MS,
     adminToken: p.MSGX_ADMIN_TOKEN,
     schdFlushMs: p.MSGX_SCHD_FLUSH_MS,
     schdFlushLimit: p.MSGX_SCHD_FLUSH_LIMIT,
     identityIncludeDay: p.MSGX_IDENTITY_INCLUDE_DAY,
     airportTz: p.MSGX_AIRPORT_TZ,
+    airportIata: p.MSGX_AIRPORT_IATA,
+    aidxOut: p.MSGX_AIDX_OUT,
+    aidxOriginator: p.MSGX_AIDX_ORIGINATOR,
     coutmsgsRoutingId: p.MSGX_COUTMSGS_ROUTINGID,
     requestExpireMs: p.MSGX_REQUEST_EXPIRE_MS,
     requestPlanDailyAt: p.MSGX_REQUEST_PLAN_DAILY_AT,
@@ -315,7 +347,7 @@ export function backoffDelay(cfg: Pick<Config, 'backoffMs' | 'backoffCapMs'>, at
 /**
  * Longest pause between two tries while a dependency (PostgreSQL, the mailbox, Kafka) cannot be
  * reached. However long the outage, work resumes at most this long after the dependency is back
- * (issue 9: within 5 s); the backoff table still spaces the first tries. A try against a server
+ * (docs/recovery.md: within 5 s); the backoff table still spaces the first tries. A try against a server
  * that is down costs one refused connection, so probing this often is cheap.
  */
 export const OUTAGE_RETRY_MAX_MS = 2000;
@@ -344,7 +376,7 @@ export function redactUrl(u: string): string {
 
 /**
  * Not a URL we can take apart, so where its credentials end is a guess: keep only the scheme and
- * what follows the last '@' (the host part); without an '@', nothing but the scheme (issue 13).
+ * what follows the last '@' (the host part); without an '@', nothing but the scheme (docs/security.md).
  */
 function redactUnparseable(u: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*:(\/\/)?)/i.exec(u)?.[1] ?? '';

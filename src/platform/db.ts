@@ -121,3 +121,8 @@ export function isConnectionError(err: unknown): boolean {
   // that wraps a refused connect without copying its code still says "connect ECONNREFUSED".
   return err instanceof Error && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/.test(err.message);
 }
+
+/** One round trip: the database answers (a readiness check). */
+export async function ping(q: Queryable): Promise<void> {
+  await q.query('SELECT 1');
+}

@@ -4,13 +4,13 @@ import path from 'node:path';
 import pg from 'pg';
 
 /**
- * The embedded server's password (issue 13): random per data folder, kept in
+ * The embedded server's password (docs/security.md): random per data folder, kept in
  * `<dataDir>/pg-password` (mode 0600, readable by the msgx user only). Before this, every embedded
  * server had the password `msgx`; a data folder from then is moved to a random password at its
  * next start (rotated through `pg-password.new`, so an interrupted rotation is finished later).
  */
 export const PASSWORD_FILE = 'pg-password';
-/** The fixed password of data folders initialised before issue 13. */
+/** The fixed password of data folders initialised before per-folder passwords. */
 export const LEGACY_PASSWORD = 'msgx';
 
 export function newPassword(): string {
@@ -41,7 +41,7 @@ export async function passwordForFreshFolder(dataDir: string): Promise<string> {
 
 /**
  * The password of a running server of an existing folder: the stored one, or — a folder from
- * before issue 13 (or an interrupted rotation) — whichever candidate authenticates, after which
+ * before per-folder passwords (or an interrupted rotation) — whichever candidate authenticates, after which
  * the server is moved to a new random password and that is stored.
  */
 export async function passwordForExistingFolder(dataDir: string, urlWith: (password: string) => string): Promise<string> {

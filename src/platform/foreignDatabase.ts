@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { RefusedError } from './refusedError.ts';
+import { RefusedError } from './errors.ts';
 
 /** PostgreSQL's own databases: never msgx's, whatever they hold. */
 const MAINTENANCE_DATABASES = ['postgres', 'template0', 'template1'];

@@ -1,5 +1,5 @@
 /**
- * The one LISTEN helper (issue 14): the pump, the dispatcher, the request tracker, the projectors'
+ * The one LISTEN helper (docs/architecture.md): the pump, the dispatcher, the request tracker, the projectors'
  * decision listener and the read API's live feed each hold one LISTEN connection through it, with
  * one reconnect policy and one way of logging an outage:
  *

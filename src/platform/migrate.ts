@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { RefusedError } from './errors.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -17,10 +18,9 @@ export interface MigrationFile {
   sha256: string;
 }
 
-export class MigrationChangedError extends Error {
+export class MigrationChangedError extends RefusedError {
   constructor(readonly file: string) {
     super(`migration ${file} was changed after it was applied; migrations are append-only — add a new file instead`);
-    this.name = 'MigrationChangedError';
   }
 }
 

@@ -11,7 +11,7 @@ import { createMysqlMailbox } from './mailbox/mysqlMailbox.ts';
 import { createPgMailbox } from './mailbox/pgMailbox.ts';
 import type { Mailbox } from './mailbox/port.ts';
 import { migrate } from './migrate.ts';
-import { RefusedError } from './refusedError.ts';
+import { RefusedError } from './errors.ts';
 import { waitForDatabase } from './waitForDatabase.ts';
 
 /**
@@ -102,7 +102,7 @@ export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = 
   if (!databaseUrl) throw new Error('no database URL'); // unreachable: set by one of the branches above
   const pool = createPool(databaseUrl, { max: opts.poolMax ?? 10, applicationName: 'msgx' });
   const readUrl = cfg.readDatabaseUrl ?? databaseUrl;
-  // Always its own pool (issue 13): a burst of reads waits for its own connections, never for the
+  // Always its own pool (docs/security.md): a burst of reads waits for its own connections, never for the
   // writer's, and no statement of the read API runs longer than MSGX_READ_STATEMENT_TIMEOUT_MS.
   const readPool = createPool(readUrl, {
     max: 10,

@@ -1,5 +1,5 @@
 /**
- * The one service loop (issue 14) of every polling service — the pump, the projectors, the
+ * The one service loop (docs/architecture.md) of every polling service — the pump, the projectors, the
  * dispatcher's targets, the backfill, the request tracker, ingest, the housekeeping jobs: run a
  * step, then wait as long as the step asked (0: go again at once) or until the Wakeup is notified;
  * a failing step is retried after `retryMs(failures in a row)` and logged once per streak

@@ -1,5 +1,5 @@
 /**
- * What a writer service asks before it decides or delivers (issue 13): does this process still
+ * What a writer service asks before it decides or delivers (docs/security.md): does this process still
  * hold the writer lock, and under which epoch? Implemented by the writer lock; services built
  * without one (tests, tools) run unfenced.
  */
@@ -8,10 +8,27 @@ export interface WriterFence {
   epoch(): string | undefined;
   /** Throws FencedError when this process cannot prove, right now, that it holds the lock. */
   assertHeld(): void;
+  /**
+   * A commit or a send of `by` (the pump, a delivery target) was refused with `err`: never a retry
+   * loop. The writer lock logs it as what it is, counts it (msgx_writer_fenced_total) and stops the
+   * process with exit code 1 — the standby has taken over (docs/operations.md "Writer fenced").
+   */
+  fenced(err: FencedError, by: string): void;
 }
 
 export class FencedError extends Error {
   override name = 'FencedError';
 }
 
-export const UNFENCED: WriterFence = Object.freeze({ epoch: () => undefined, assertHeld: () => undefined });
+export const UNFENCED: WriterFence = Object.freeze({ epoch: () => undefined, assertHeld: () => undefined, fenced: () => undefined });
+
+/** How often this process was fenced: msgx_writer_fenced_total (one per process, shared by the lock and /metrics). */
+export class FencedCount {
+  private n = 0;
+  add(): void {
+    this.n += 1;
+  }
+  get value(): number {
+    return this.n;
+  }
+}

@@ -6,11 +6,15 @@
  * Every instant of a Kafka payload (recordedAt, the change's, the view's) is shown in the airport
  * zone with its offset, exactly as the GraphQL API shows it (interface.md; time.ts zoneFormatter).
  *   COUTMSGS    one row per change a configured route accepts
+ *   AIDX        (MSGX_AIDX_OUT) one row per touched flight, deleted ones too: its AIDX message as of
+ *               this decision, SequenceNmbr = position (docs/delivery.md "AIDX"); a flight whose leg
+ *               cannot be identified gets none (`onAidxSkip`)
  * Reference-data and seasonal-schedule changes get no rows (they are not flight events; VIPL
  * records are personal data).
  * `seq` numbers the rows of one (decision, target) from 0, which makes re-feeding idempotent.
  */
 import { isFlightChange, type Change } from '../domain/changes.ts';
+import type { Target } from '../domain/contract.ts';
 import { isReferenceChange } from '../domain/reference/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
 import { toChangeView } from '../domain/changeView.ts';
@@ -18,8 +22,9 @@ import { toFlightView } from '../domain/flightView.ts';
 import { formatOutward } from '../domain/time.ts';
 import type { DecisionEvent } from '../log/readDecisions.ts';
 import type { CoutmsgsPayload, CoutmsgsRoute } from './outboxRoutes.ts';
+import { aidxMessage, type AidxRules, type AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 
-export type OutboxTarget = 'KAFKA_MSG' | 'KAFKA_SCHD' | 'COUTMSGS';
+export type OutboxTarget = Target;
 
 export interface OutboxRow {
   readonly target: OutboxTarget;
@@ -50,6 +55,10 @@ export interface OutboxRules {
   /** Every instant of a Kafka payload is shown in this zone with its offset, as the GraphQL API shows it. */
   readonly tz: string;
   readonly routes: readonly CoutmsgsRoute[];
+  /** The AIDX target's rules; absent: no AIDX rows (MSGX_AIDX_OUT off). */
+  readonly aidx?: AidxRules;
+  /** Told of each touched flight that got no AIDX row, and why. */
+  readonly onAidxSkip?: (flid: string, reason: AidxSkipReason) => void;
 }
 
 type SentEvent = DecisionEvent & { changes: readonly Change[] };
@@ -129,5 +138,15 @@ export function* outboxRowsOf(
   seq = 0;
   for (const { flid, payload } of coutmsgsOutputsOf(event, changes, flights, rules.routes)) {
     yield { ...base, target: 'COUTMSGS', seq: seq++, flid, payload };
+  }
+  if (rules.aidx) {
+    seq = 0;
+    for (const flid of touched) {
+      const state = flights.get(flid);
+      if (!state) continue;
+      const out = aidxMessage(state, event.position, event.recordedAt, rules.aidx);
+      if ('xml' in out) yield { ...base, target: 'AIDX', seq: seq++, flid, payload: { xml: out.xml } };
+      else rules.onAidxSkip?.(flid, out.skipped);
+    }
   }
 }

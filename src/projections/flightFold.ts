@@ -40,13 +40,19 @@ export function foldEvents(flights: Map<string, FlightState>, events: readonly D
   }
 }
 
-/** Write what `pending` names, `chunk` flights per statement set; empties `pending`. Returns flights written. */
+/**
+ * Write what `pending` names, `chunk` flights per statement set; empties `pending`. Returns flights
+ * written. `lanes`: further connections that write chunks beside `q` (a rebuild's scratch tables,
+ * outside any transaction), so PostgreSQL parses one chunk while node builds the next; `q` alone
+ * when absent.
+ */
 export async function flushPending(
   q: Queryable,
   tables: FlightTables,
   flights: ReadonlyMap<string, FlightState>,
   pending: PendingWrites,
   chunk = 2000,
+  lanes: readonly Queryable[] = [],
 ): Promise<number> {
   const present: FlightState[] = [];
   const gone: string[] = [];
@@ -56,7 +62,17 @@ export async function flushPending(
     else gone.push(flid);
   }
   await removeFlights(q, tables, gone);
-  for (let i = 0; i < present.length; i += chunk) await writeFlights(q, tables, present.slice(i, i + chunk));
+  let next = 0;
+  const lane = async (c: Queryable): Promise<void> => {
+    for (let i = next; i < present.length; i = next) {
+      next = i + chunk;
+      await writeFlights(c, tables, present.slice(i, i + chunk));
+    }
+  };
+  // Every lane ends before a failure is thrown, so no connection is handed back mid-statement.
+  const ends = await Promise.allSettled([q, ...lanes].map(lane));
+  const failed = ends.find((e) => e.status === 'rejected');
+  if (failed) throw failed.reason;
   await insertSnapshots(q, tables.snapLog, pending.snapshots);
   pending.dirty.clear();
   pending.snapshots.length = 0;

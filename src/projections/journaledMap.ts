@@ -1,10 +1,13 @@
+import { LazyMap } from '../platform/lazyMap.ts';
+
 /**
  * A Map that can undo: between `begin()` and `commit()`/`rollback()` it remembers the first value
  * each key had, so an in-memory fold can follow a database transaction that rolled back.
  * `applyDecision` replaces entries and never edits them in place, so remembering the old entry is
- * enough to restore the old state.
+ * enough to restore the old state. It is a LazyMap, so a copy of the writer's model (whose older
+ * days may still be undecoded snapshot chunks) costs pointers, not decoding.
  */
-export class JournaledMap<K, V> extends Map<K, V> {
+export class JournaledMap<K, V> extends LazyMap<K, V> {
   private journal: Map<K, { had: boolean; value: V | undefined }> | undefined;
 
   begin(): void {

@@ -13,6 +13,7 @@ import type { FlightState } from '../domain/flight.ts';
 import { applyDecision } from '../domain/evolve.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { PoolClient } from '../platform/db.ts';
+import { LazyMap } from '../platform/lazyMap.ts';
 import { appliedEvent, hasChanges, readDecisionsAfter, type DecisionEvent } from '../log/readDecisions.ts';
 import { foldFlightsUpTo, foldLog } from '../log/foldLog.ts';
 import { referencedFlids } from './flightFold.ts';
@@ -20,6 +21,7 @@ import { notifyOutbox, outboxInserter } from './insertOutbox.ts';
 import { JournaledMap } from './journaledMap.ts';
 import { NO_COUTMSGS_ROUTES, type CoutmsgsRoute } from './outboxRoutes.ts';
 import { isSentKind, outboxRowsOf } from './decisionOutbox.ts';
+import type { AidxRules, AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 import type { Projector } from './projector.ts';
 import { OUTBOX_PROJECTOR } from '../readModel/projectorNames.ts';
 
@@ -38,6 +40,10 @@ export interface OutboxFeederOptions {
   tz: string;
   /** COUTMSGS routes (none by default). */
   routes?: readonly CoutmsgsRoute[];
+  /** The AIDX target (docs/delivery.md "AIDX"); absent: no AIDX rows. */
+  aidx?: AidxRules;
+  /** Told of each flight a decision changed that got no AIDX row, and why. */
+  onAidxSkip?: (flid: string, reason: AidxSkipReason) => void;
   /**
    * The writer's other fold: the feeder starts from its states instead of folding the whole log
    * again, and holds its objects wherever a flight is at the same decision in both — one copy of
@@ -68,7 +74,12 @@ async function changedAfter(client: PoolClient, after: string, upTo: string): Pr
 const PAGE = 5000;
 
 export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
-  const rules = { tz: opts.tz, routes: opts.routes ?? NO_COUTMSGS_ROUTES };
+  const rules = {
+    tz: opts.tz,
+    routes: opts.routes ?? NO_COUTMSGS_ROUTES,
+    ...(opts.aidx ? { aidx: opts.aidx } : {}),
+    ...(opts.onAidxSkip ? { onAidxSkip: opts.onAidxSkip } : {}),
+  };
   const flights = new JournaledMap<string, FlightState>();
   /** The position `flights` reflects; undefined until folded. */
   let foldedTo: string | undefined;
@@ -80,12 +91,17 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
     const shared = opts.shared;
     // Read synchronously: the shared fold's flights as of its position.
     const sharedAt = shared?.position;
-    const snapshot = shared && sharedAt !== undefined && BigInt(sharedAt) >= BigInt(to) ? [...shared.flights] : undefined;
+    let snapshot: LazyMap<string, FlightState> | undefined;
+    if (shared && sharedAt !== undefined && BigInt(sharedAt) >= BigInt(to)) {
+      // Pointers only: days the shared fold has not decoded yet stay undecoded here too.
+      snapshot = new LazyMap();
+      snapshot.copyFrom(shared.flights);
+    }
     if (snapshot) {
       // A flight no decision after `to` names is, as of `to`, what the shared fold holds (or
       // absent in both); only the others are folded from the log, up to `to`.
       const changed = await changedAfter(client, to, sharedAt!);
-      for (const [flid, state] of snapshot) if (!changed.has(flid)) flights.set(flid, state);
+      flights.copyFrom(snapshot, changed);
       for (const [flid, state] of await foldFlightsUpTo(client, [...changed], to)) flights.set(flid, state);
     } else {
       const reached = await foldLog(client, flights, '0', to);

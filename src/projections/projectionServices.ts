@@ -15,6 +15,9 @@ import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorLoop } from './projectorLoop.ts';
 import { createReferenceProjector } from './reference/referenceProjector.ts';
 import { Wakeup } from '../platform/wakeup.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Config } from '../platform/config.ts';
+import { aidxRules, type AidxRules, type AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */
@@ -38,7 +41,10 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
     log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults,
   });
   const outbox = createProjectorLoop({
-    pool: rt.pool, projector: createOutboxFeeder({ clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes, ...(opts.sharedFold ? { shared: opts.sharedFold } : {}) }), wakeup: outboxWake,
+    pool: rt.pool, projector: createOutboxFeeder({
+      clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes, ...(opts.sharedFold ? { shared: opts.sharedFold } : {}),
+      ...aidxFeed(rt.cfg, log.child({ projector: 'outbox', target: 'AIDX' })),
+    }), wakeup: outboxWake,
     clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults,
   });
   // Reference data and seasonal schedules (src/projections/reference).
@@ -66,4 +72,22 @@ function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): Service[] {
     },
     loop,
   ];
+}
+
+/**
+ * The feeder's AIDX options: the rules and a skip counter that logs the 1st, 10th, 100th… flight
+ * skipped for each reason (a count per reason, never a line per flight).
+ */
+function aidxFeed(cfg: Config, log: Logger): { aidx?: AidxRules; onAidxSkip?: (flid: string, reason: AidxSkipReason) => void } {
+  const aidx = aidxRules(cfg);
+  if (!aidx) return {};
+  const skipped = new Map<AidxSkipReason, number>();
+  return {
+    aidx,
+    onAidxSkip(flid, reason) {
+      const n = (skipped.get(reason) ?? 0) + 1;
+      skipped.set(reason, n);
+      if (Number.isInteger(Math.log10(n))) log.warn({ flid, reason, skipped: n }, 'AIDX: flight without an identifiable leg gets no AIDX message');
+    },
+  };
 }

@@ -1,18 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { admitConnections, type Admission } from '../platform/http/connectionAdmission.ts';
+import { json, type Route } from '../platform/http/routes.ts';
 import { applySecurityHeaders } from '../platform/http/securityHeaders.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
 
-export type RouteHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> | void;
-
-export interface Route {
-  readonly method: string | '*';
-  /** exact path, or a prefix ending in '*' (e.g. '/graphql*') */
-  readonly path: string;
-  readonly handler: RouteHandler;
-}
+export { json, type Route, type RouteHandler } from '../platform/http/routes.ts';
 
 export interface HttpServerOptions {
   readonly host: string;
@@ -217,10 +211,4 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
       },
     );
   });
-}
-
-export function json(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }

@@ -80,7 +80,8 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
 }
 
 /**
- * Yoga's node listener: it also writes the response (and streams SSE). A browser's page load gets
+ * Yoga's node listener: it also writes the response (and streams SSE); a board POST is answered by
+ * the board cache's front first (graphql/boardFront.ts). A browser's page load gets
  * msgx's own GraphiQL. An SSE request holds a live-subscription slot for as long as its response
  * is open (live/streamAdmission.ts), or is refused at once when there is none.
  */
@@ -95,6 +96,8 @@ export function graphqlHandler(yoga: ReadYoga, streams?: StreamAdmission): Route
         return json(res, entry.status, { error: entry.reason });
       }
       res.once('close', entry.release);
+    } else if (await yoga.front.handle(req, res)) {
+      return;
     }
     await yoga.requestListener(req, res);
   };
@@ -113,8 +116,8 @@ export function metricsRoute(metrics: Metrics): Route {
   };
 }
 
-export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock'> & Partial<Pick<Runtime, 'mailbox'>>, mode?: ModeProbe): Route {
+export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock'> & Partial<Pick<Runtime, 'mailbox'>>, mode?: ModeProbe, fenced?: { readonly value: number }): Route {
   return metricsRoute(
-    createMetrics({ db: rt.readPool, clock: rt.clock, mode: mode ?? createModeProbe(rt.readPool), ...(rt.mailbox ? { mailbox: rt.mailbox } : {}) }),
+    createMetrics({ db: rt.readPool, clock: rt.clock, mode: mode ?? createModeProbe(rt.readPool), ...(rt.mailbox ? { mailbox: rt.mailbox } : {}), ...(fenced ? { fenced } : {}) }),
   );
 }

@@ -13,7 +13,7 @@
  * class); reading back leaves them null.
  */
 import type {
-  Allocation, BridgeOp, ChockEvent, Delay, Direction, FlightLists, FlightState, GroundService, ListName, PushbackEvent,
+  Allocation, BridgeOp, ChockEvent, Delay, FlightLists, FlightState, GroundService, ListName, PushbackEvent,
   RoutePoint, TowEvent, VipGuest,
 } from '../domain/flight.ts';
 import { LIST_NAMES, emptyLists, orderList } from '../domain/lists.ts';

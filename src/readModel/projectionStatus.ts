@@ -1,4 +1,5 @@
 /** Projector positions and lag behind the log head (for `pipeline`, `msgx status` and metrics). */
+import { logHead } from '../log/head.ts';
 import type { Queryable } from '../platform/db.ts';
 
 export interface ProjectionStatus {
@@ -10,11 +11,12 @@ export interface ProjectionStatus {
 }
 
 export async function projectionStatus(q: Queryable): Promise<ProjectionStatus[]> {
+  const head = await logHead(q);
   const { rows } = await q.query<ProjectionStatus>(
-    `SELECT c.name, c.position::text AS position, GREATEST(h.head - c.position, 0)::text AS lag
-       FROM projection_checkpoint c
-      CROSS JOIN (SELECT COALESCE(max(position), 0) AS head FROM decision_event) h
-      ORDER BY c.name`,
+    `SELECT name, position::text AS position, GREATEST($1::bigint - position, 0)::text AS lag
+       FROM projection_checkpoint
+      ORDER BY name`,
+    [head],
   );
   return rows;
 }

@@ -1,15 +1,16 @@
 import pg from 'pg';
+import { RefusedError } from '../platform/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
-import { FencedError, type WriterFence } from '../platform/writerFence.ts';
+import { FencedError, type FencedCount, type WriterFence } from '../platform/writerFence.ts';
 
 /** Advisory lock key of the single writer (the migrator uses 7_735_001). */
 export const WRITER_LOCK_KEY = 7_735_002;
 /** How often a standby tries to take the lock. */
 export const STANDBY_RETRY_MS = 1000;
 /**
- * Liveness of the held lock (issue 13): a round trip on the lock's own connection every
+ * Liveness of the held lock (docs/security.md): a round trip on the lock's own connection every
  * PROBE_INTERVAL_MS. A holder whose last answered probe is older than LEASE_MS cannot prove it
  * still holds the lock: it stops deciding and delivering (assertHeld throws) and reports it lost.
  */
@@ -25,13 +26,12 @@ const STOP_WAIT_MS = 2000;
 const SERVER_KEEPALIVE_SQL = `SELECT set_config('tcp_keepalives_idle', '5', false), set_config('tcp_keepalives_interval', '2', false),
   set_config('tcp_keepalives_count', '3', false), set_config('tcp_user_timeout', '10000', false)`;
 
-export class WriterLockHeldError extends Error {
+export class WriterLockHeldError extends RefusedError {
   constructor(readonly holder: string) {
     super(
       `another msgx writer is running (${holder}); only one writer may run at a time — ` +
         'stop it, start this one with --standby to take over when it stops, or use --role api',
     );
-    this.name = 'WriterLockHeldError';
   }
 }
 
@@ -42,6 +42,8 @@ export interface WriterLockOptions {
   readonly log: Logger;
   /** The lock's connection died while we held it: another writer may take over, stop writing now. */
   readonly onLost: (err: Error) => void;
+  /** Counts fenced commits and sends (msgx_writer_fenced_total); absent: not counted. */
+  readonly fencedCount?: FencedCount;
 }
 
 export interface WriterLock extends Service, WriterFence {
@@ -61,6 +63,7 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
   let epoch: string | undefined;
   let confirmedAt = 0;
   let probing: Promise<void> | undefined;
+  let fencedSaid = false;
   const stop = new AbortController();
   const now = () => opts.clock.now().getTime();
 
@@ -147,6 +150,19 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
       if (!holding) throw new FencedError('this process does not hold the writer lock');
       const age = now() - confirmedAt;
       if (age > LEASE_MS) throw new FencedError(`writer lock not confirmed for ${Math.round(age / 1000)} s (lease ${LEASE_MS / 1000} s)`);
+    },
+    fenced(err, by) {
+      opts.fencedCount?.add();
+      if (fencedSaid) return;
+      fencedSaid = true;
+      // One clear line: not a database failure, and no retry — the standby has taken over.
+      opts.log.error(
+        { err, by, epoch },
+        `writer fenced: ${by} was refused because this process no longer provably holds the writer lock (another writer took it over, or its lease of ${LEASE_MS / 1000} s ran out); it stops deciding and delivering and exits with code 1`,
+      );
+      if (stopping || !holding) return; // already lost: onLost has run
+      holding = false;
+      opts.onLost(err);
     },
     async start() {
       if (await tryOnce()) {

@@ -1,5 +1,5 @@
 /**
- * Issue 17: rebuild and redecide progress reaches the read API when they run from the CLI — a
+ * Operator progress (docs/operations.md): rebuild and redecide progress reaches the read API when they run from the CLI — a
  * process apart from any service. `msgx rebuild flights` held at its switch (the test holds the
  * flights checkpoint row) shows RUNNING with its counts in `operationProgress`, then DONE with the
  * outcome; `msgx redecide` shows DONE with its counts; both name the operator; a running row

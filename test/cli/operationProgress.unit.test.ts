@@ -4,7 +4,7 @@
  * refuses never fails the operation.
  */
 import { describe, expect, it } from 'vitest';
-import { startOperation } from '../../src/cli/operationProgress.ts';
+import { startOperation } from '../../src/operations/progress.ts';
 import { FakeClock } from '../../src/platform/clock.ts';
 import type { Queryable } from '../../src/platform/db.ts';
 import { silentLogger } from '../../src/platform/logger.ts';

@@ -56,8 +56,8 @@ describe('redecide report text', () => {
     }));
     expect(text).toContain('1 message(s) with another outcome, 1 flight(s) with another end state');
     expect(text).toContain('Applied [FlightUpdated]  ->  Dead(MALFORMED)');
-    expect(text).toMatch(/estimatedTime\s+2025-03-14T02:18:00.000Z  ->  2025-03-14T01:18:00.000Z/);
-    expect(text).toMatch(/gates\s+0 item\(s\)  ->  1 item\(s\)/);
+    expect(text).toMatch(/estimatedTime\s+2025-03-14T02:18:00.000Z {2}-> {2}2025-03-14T01:18:00.000Z/);
+    expect(text).toMatch(/gates\s+0 item\(s\) {2}-> {2}1 item\(s\)/);
   });
 });
 
@@ -71,7 +71,7 @@ describe('redecide usage errors exit 2 before touching a database', () => {
   ])('%j', async (argv, message) => {
     const writes: string[] = [];
     const orig = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((t: string) => (writes.push(String(t)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((t: string) => { writes.push(String(t)); return true; }) as typeof process.stderr.write;
     try {
       expect(await main(argv)).toBe(2);
     } finally {

@@ -1,7 +1,7 @@
 /** `msgx status`: its times carry the airport offset (interface.md: every outward time), text and --json. */
 import { expect, it } from 'vitest';
 import { formatMode, formatStatus, withOffsets } from '../../src/cli/statusCommand.ts';
-import type { PipelineStatus } from '../../src/write/pump/pipelineStatus.ts';
+import type { StatusView as PipelineStatus } from '../../src/cli/statusCommand.ts';
 
 const TZ = 'Asia/Shanghai';
 const status: PipelineStatus = {
@@ -25,4 +25,10 @@ it('--json: every Date with the offset, the rest as it is', () => {
   const json = JSON.parse(JSON.stringify(withOffsets(status, TZ)));
   expect(json.head).toMatchObject({ ingestedAt: '2025-03-14T08:00:00+08:00', nextAttemptAt: '2025-03-14T09:30:05.250+08:00', attempts: 2 });
   expect(json.gaps).toEqual(status.gaps);
+});
+
+it('shows a projector that passed the log head read just before it with lag 0, never a negative lag', () => {
+  const text = formatStatus({ ...status, lastPosition: '3', projections: [{ name: 'flights', position: '5' }, { name: 'outbox', position: '1' }] }, new Date('2025-03-14T00:00:10Z'), TZ);
+  expect(text).toContain('projection     flights at 5 (lag 0)');
+  expect(text).toContain('projection     outbox at 1 (lag 2)');
 });

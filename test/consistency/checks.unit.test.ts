@@ -4,7 +4,7 @@ import { selectionOf } from '../../src/cli/verifyCommand.ts';
 import { compareFlight } from '../../src/consistency/flightCheck.ts';
 import { foldForCheck } from '../../src/consistency/foldForCheck.ts';
 import { nextDailyRun } from '../../src/consistency/nextDailyRun.ts';
-import type { LogEvent } from '../../src/consistency/readLog.ts';
+import type { LogEvent } from '../../src/log/readForFlights.ts';
 import { describeMismatch } from '../../src/consistency/report.ts';
 import type { Change } from '../../src/domain/changes.ts';
 import { applyDecision } from '../../src/domain/evolve.ts';

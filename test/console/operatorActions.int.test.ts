@@ -1,5 +1,5 @@
 /**
- * Issue 17 in headless Chromium: rebuild progress on the console whichever process runs it (a
+ * Operator progress (docs/operations.md) in headless Chromium: rebuild progress on the console whichever process runs it (a
  * `msgx rebuild` from the CLI beside the running service), and the operator buttons — Rebuild
  * flights, Request plan, Request reference — each calling /admin/* with the bearer token and each
  * leaving a decision that names the operator; refused without the token; hidden and off (404) on a

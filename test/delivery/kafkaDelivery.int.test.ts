@@ -226,6 +226,23 @@ describe('KAFKA_SCHD delivery', () => {
     expect(broker.records('schd')).toHaveLength(1);
   });
 
+  it('on a topic of several partitions every batch goes to one partition, so every flight keeps its records in log order', async () => {
+    await broker.close();
+    broker = await startKafkaBroker({ topics: { msg: 3, schd: 4 } });
+    await start({ MSGX_SCHD_FLUSH_LIMIT: '2' });
+    for (let v = 1; v <= 6; v++) {
+      await out.insert([
+        { target: 'KAFKA_SCHD', flid: 'F1', payload: { flid: 'F1', v } },
+        { target: 'KAFKA_SCHD', flid: 'F2', payload: { flid: 'F2', v } },
+      ]);
+      await broker.waitFor('schd', v);
+    }
+    const records = broker.records('schd');
+    expect(new Set(records.map((r) => r.partition)).size).toBe(1);
+    const versions = records.map((r) => (JSON.parse(r.value!) as { v: number }[]).map((x) => x.v));
+    expect(versions).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, 6]]);
+  });
+
   it('flushes at once when MSGX_SCHD_FLUSH_LIMIT rows are pending, and not before', async () => {
     await start({ MSGX_SCHD_FLUSH_LIMIT: '4' });
     await out.insert([1, 2, 3].map((n) => ({ target: 'KAFKA_SCHD' as const, flid: `F${n}`, payload: { flid: `F${n}` } })));

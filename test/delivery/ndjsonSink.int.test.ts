@@ -89,7 +89,7 @@ describe('no Kafka configured: the local NDJSON sink', () => {
     expect(schd).toEqual([
       {
         topic: 'schd',
-        key: null,
+        key: 'schd',
         value: [{ flid: '101', v: 2 }],
         headers: { 'event-id-first': ids[1], 'event-id-last': ids[3], 'log-position': '4', flights: '1' },
         eventIds: [ids[1], ids[3]],

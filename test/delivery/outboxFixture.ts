@@ -1,6 +1,6 @@
 import type { RetryOptions } from 'kafkajs';
 import type pg from 'pg';
-import { FakeClock } from '../../src/platform/clock.ts';
+import type { FakeClock } from '../../src/platform/clock.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import type { Mailbox } from '../../src/platform/mailbox/port.ts';

@@ -56,7 +56,7 @@ describe('schd batches', () => {
   it('one record: JSON array of the kept flight records; eventIds list the whole batch', () => {
     const r = schdRecord(batch);
     expect(JSON.parse(r.value)).toEqual([{ flid: 'B', v: 1 }, { flid: 'C', v: 1 }, { flid: 'A', v: 3 }]);
-    expect(r.key).toBeNull();
+    expect(r.key).toBe('schd');
     expect(r.eventIds).toEqual(['9', '10', '11', '12', '100']);
     expect(r.headers).toEqual({ 'event-id-first': '9', 'event-id-last': '100', 'log-position': '1000', flights: '3' });
   });

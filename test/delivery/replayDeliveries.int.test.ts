@@ -112,6 +112,6 @@ describe('msgx replay-deliveries', () => {
   });
 
   it('refuses an unknown target with a usage error', async () => {
-    await expect(runCli(['--target', 'KAFKA'])).rejects.toThrow(/--target must be one of KAFKA_MSG, KAFKA_SCHD, COUTMSGS/);
+    await expect(runCli(['--target', 'KAFKA'])).rejects.toThrow(/^target must be one of KAFKA_MSG, KAFKA_SCHD, COUTMSGS/);
   });
 });

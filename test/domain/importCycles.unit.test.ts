@@ -1,5 +1,5 @@
 /**
- * No import cycle in src/ (issue 14): a module that is evaluated while one of its own imports is
+ * No import cycle in src/ (docs/architecture.md): a module that is evaluated while one of its own imports is
  * still half-initialised sees `undefined` bindings (the CLI had main → commands → a command →
  * main). Type-only imports are erased at run time and do not count.
  */

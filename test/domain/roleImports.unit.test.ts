@@ -12,13 +12,18 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   domain: [],
   platform: ['domain'],
   log: ['domain', 'platform'],
-  readModel: ['domain', 'platform'],
+  // The read model's status reports its lag behind the log's head (src/log/head.ts).
+  readModel: ['domain', 'platform', 'log'],
   write: ['domain', 'platform', 'log', 'readModel'],
   projections: ['domain', 'platform', 'log', 'readModel'],
   'read-api': ['domain', 'platform', 'log', 'readModel'],
   // The consistency checks (msgx verify, the writer's sentinel) hold the projections to the log:
   // they use the outbox feeder's own rule of which rows a decision implies (projections/decisionOutbox.ts).
   consistency: ['domain', 'platform', 'log', 'readModel', 'projections'],
+  // The operator actions (docs/architecture.md "src/operations"): each validates its input, records
+  // its audited decision and its progress, and runs the write or projection step it names. The CLI
+  // commands and the /admin routes are adapters over it; it never imports the read API.
+  operations: ['domain', 'platform', 'log', 'readModel', 'write', 'projections'],
 };
 
 /** The top-level folder of src/ a path lies in ('' for a file directly in src/). */

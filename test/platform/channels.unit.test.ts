@@ -1,5 +1,5 @@
 /**
- * The NOTIFY/LISTEN channel names are written in one place, src/platform/channels.ts (issue 14:
+ * The NOTIFY/LISTEN channel names are written in one place, src/platform/channels.ts (docs/architecture.md:
  * the outbox channel was defined three times and Channels bypassed by constants and literals).
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Secrets (issue 13): the embedded server gets a random password per data folder, kept in a 0600
+ * Secrets (docs/security.md): the embedded server gets a random password per data folder, kept in a 0600
  * file; a data folder made when every embedded server had the password `msgx` is moved to a random
  * one at its next start.
  */

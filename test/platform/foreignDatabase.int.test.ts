@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { refuseForeignDatabase } from '../../src/platform/foreignDatabase.ts';
 import { migrate } from '../../src/platform/migrate.ts';
-import { RefusedError } from '../../src/platform/refusedError.ts';
+import { RefusedError } from '../../src/platform/errors.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
 import { createTestDatabase, TEST_PG_ADMIN_URL, type TestDatabase } from '../support/databases.ts';
 

@@ -21,7 +21,7 @@ describe('createServiceLoop', () => {
         if (steps <= 3) throw new Error('down');
         return 60_000;
       },
-      retryMs: (n) => (retries.push(n), n * 100),
+      retryMs: (n) => { retries.push(n); return n * 100; },
     });
     loop.start();
     try {

@@ -28,7 +28,7 @@ function scriptedPool(failOn: ReadonlySet<string>) {
 describe('withTransaction', () => {
   it('commits and returns the client to the pool', async () => {
     const p = scriptedPool(new Set());
-    await expect(withTransaction(p.pool, async (c) => (await c.query('SELECT 1'), 7))).resolves.toBe(7);
+    await expect(withTransaction(p.pool, async (c) => { await c.query('SELECT 1'); return 7; })).resolves.toBe(7);
     expect(p.statements).toEqual(['BEGIN', 'SELECT 1', 'COMMIT']);
     expect(p.released).toEqual([undefined]);
   });

@@ -1,5 +1,5 @@
 /**
- * `Decision.payload` in `flightHistory` holds only that flight's part (issue 13): a plan snapshot
+ * `Decision.payload` in `flightHistory` holds only that flight's part (docs/security.md): a plan snapshot
  * names thousands of flights, and every page of a flight's history carried all of them.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';

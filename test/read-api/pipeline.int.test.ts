@@ -52,6 +52,7 @@ describe('pipeline', () => {
         { target: 'KAFKA_MSG', pending: 1, dead: 0, oldestPendingAgeSeconds: 30 },
         { target: 'KAFKA_SCHD', pending: 0, dead: 0, oldestPendingAgeSeconds: null },
         { target: 'COUTMSGS', pending: 0, dead: 1, oldestPendingAgeSeconds: null },
+        { target: 'AIDX', pending: 0, dead: 0, oldestPendingAgeSeconds: null },
       ],
     });
   });

@@ -1,6 +1,6 @@
 /**
  * Any session may NOTIFY (PostgreSQL has no privilege for the command): the live feed takes a
- * notification only as a hint and never moves past the flight projector's checkpoint (issue 13).
+ * notification only as a hint and never moves past the flight projector's checkpoint (docs/security.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/platform/clock.ts';

@@ -1,5 +1,5 @@
 /**
- * Bad input through the codec (issue 9): at least 100,000 generated and mutated messages — valid
+ * Bad input through the codec (docs/recovery.md): at least 100,000 generated and mutated messages — valid
  * ones, truncated XML, huge bodies, deep nesting, entity expansion and external entities, wrong
  * encodings, boundary numbers, invalid times, CJK and entities in text. Each one must end
  * classified (decoded, or MALFORMED / CODEC_ERROR / UNSUPPORTED), in the class its family expects,

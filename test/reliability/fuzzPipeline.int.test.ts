@@ -1,5 +1,5 @@
 /**
- * Bad input through the whole writer (issue 9): ≥ 5,000 messages — operational traffic mixed with
+ * Bad input through the whole writer (docs/recovery.md): ≥ 5,000 messages — operational traffic mixed with
  * samples of every codec fuzz family and bodies of several MiB — written to MariaDB CMINMSGS,
  * then ingest → pump → projections → backfill as `msgx start` wires them. Nothing crashes or hangs;
  * every message ends with exactly one terminal decision in the state its decode class gives

@@ -1,5 +1,5 @@
 /**
- * The hostile-request suite (issue 13): attacks against a real `msgx start` process (the entry of
+ * The hostile-request suite (docs/security.md): attacks against a real `msgx start` process (the entry of
  * `npm start`) on the MariaDB mailbox path, then proof that the writer still decides. Each case
  * is one row of the attack table in docs/security.md; keep them in step.
  */

@@ -9,7 +9,7 @@ const cfg = loadConfig({}); // the production backoff table: 1 s, 2 s, 4 s, 8 s,
 
 describe('outageRetryDelay', () => {
   it('follows the backoff table but never waits longer than OUTAGE_RETRY_MAX_MS, however long the outage', () => {
-    expect(OUTAGE_RETRY_MAX_MS).toBeLessThan(5000); // issue 9: resume within 5 s of recovery
+    expect(OUTAGE_RETRY_MAX_MS).toBeLessThan(5000); // docs/recovery.md: resume within 5 s of recovery
     expect([1, 2, 3, 4, 5, 50].map((a) => outageRetryDelay(cfg, a))).toEqual([1000, 2000, 2000, 2000, 2000, 2000]);
     expect(outageRetryDelay(loadConfig({ MSGX_BACKOFF_MS: '20' }), 9)).toBe(20);
   });

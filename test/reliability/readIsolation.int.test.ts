@@ -1,5 +1,5 @@
 /**
- * Reads never slow the writer (issue 13): in role `all` the read API has its own pool, read-only,
+ * Reads never slow the writer (docs/security.md): in role `all` the read API has its own pool, read-only,
  * with a statement_timeout; a burst of slow reads holds only the read pool's connections.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

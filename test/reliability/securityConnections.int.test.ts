@@ -87,7 +87,7 @@ async function release(from: string): Promise<void> {
   await waitFor(async () => (await getOnce(from, '/no-such-page')) === 404, { what: 'slots free again', timeoutMs: 30_000 });
 }
 
-describe('connection slots (issue 27 finding 5)', () => {
+describe('connection slots (docs/security.md, connections)', () => {
   it('SSE flood: 1,000 subscriptions from one address get the per-client share, the rest 429/503 at once', async () => {
     const flood = Array.from({ length: 1000 }, () => send('127.0.0.10', get(SUBSCRIBE, 'Accept: text/event-stream\r\n')));
     const refused = () => Promise.all(flood.map((e) => Promise.race([e.status, Promise.resolve(-1)])));
@@ -146,7 +146,7 @@ describe('connection slots (issue 27 finding 5)', () => {
   });
 });
 
-describe('upload budget (issue 27 finding 6)', () => {
+describe('upload budget (docs/security.md, upload budget)', () => {
   it('held 16 MiB bodies take the budget; the next upload gets 503 with Retry-After before its body is read', async () => {
     const held = [send('127.0.0.50', post(16 * MIB, '<MSG>')), send('127.0.0.51', post(16 * MIB, '<MSG>'))];
     await waitFor(async () => (await send('127.0.0.52', post(16 * MIB)).status) === 503, { what: 'the budget taken', timeoutMs: 30_000 });

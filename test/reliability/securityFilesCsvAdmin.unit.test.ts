@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { adminRoutes } from '../../src/cli/adminRoutes.ts';
+import { adminRoutes } from '../../src/operations/http/adminRoutes.ts';
 import { csvField, csvLine, EXPORT_COLUMNS, type ExportRecord } from '../../src/domain/flightExport.ts';
 import { createDataFolder, letPostgresEnter } from '../../src/platform/dataFolderOwner.ts';
 import { sameSecret } from '../../src/platform/http/sameSecret.ts';

@@ -1,5 +1,5 @@
 /**
- * Issue 13, the parts that need no connection: GraphQL cost/depth/alias analysis, the security
+ * docs/security.md, the parts that need no connection: GraphQL cost/depth/alias analysis, the security
  * headers, the cross-site check, the process-level fatal handler and the HTTP defaults.
  */
 import { EventEmitter } from 'node:events';

@@ -16,7 +16,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/platform/mailbox/pgMailbox.ts': ['select'],
   // Column lists and WHERE text: module constants built from the constant column specs of flightRows.ts.
   'src/read-api/sql/selectBoard.ts': ['COLUMNS', 'WHERE', 'PAGE', 'DOC_COLUMNS'],
-  'src/read-api/sql/selectDecisions.ts': ['COLUMNS'],
+  'src/log/readForMessages.ts': ['COLUMNS'],
   'src/log/readDecisions.ts': ['DECISION_RECORD_COLUMNS'],
   'src/write/jobs/archiveProcState.ts': ['COLUMNS'],
   'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS'],
@@ -53,7 +53,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // catalog itself (pg_get_constraintdef) with quoted constraint names.
   'src/projections/rebuild/switchTables.ts': ["tables.map((t) => `public.${t}`).join(', ')", 't', 'RETIRED_SCHEMA', 'SCRATCH_SCHEMA'],
   'src/projections/rebuild/scratchTables.ts': ['SCRATCH_SCHEMA', 'k.table', 'quote(k.name)', 'k.def', 't'],
-  'src/projections/rebuild/rebuildFlights.ts': ['SCRATCH_SCHEMA', 't'], // ANALYZE of the constant table list
+  'src/projections/rebuild/rebuildFlights.ts': ['SCRATCH_SCHEMA', 't', 'SCRATCH.snapLog', 'LIVE_TABLES.snapLog'], // ANALYZE of the constant table list; the constant snap-log tables
   // LISTEN/UNLISTEN take no parameters: channel names are constants, escaped where not literal.
   'src/platform/listen.ts': ['pg.escapeIdentifier(ch)'],
 };

@@ -1,5 +1,5 @@
 /**
- * The comparison aid of a shadow run (issue 19) on corpus day 2025-03-14: `msgx export flights`
+ * The comparison aid of a shadow run (docs/operations.md) on corpus day 2025-03-14: `msgx export flights`
  * writes the read model in the documented column order (CSV and NDJSON), and `msgx compare`
  * diffs two msgx instances field by field — here a shadow on MariaDB and a production instance on
  * the emulated mailbox, fed the same corpus, then one more message on one side only.

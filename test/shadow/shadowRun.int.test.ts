@@ -1,5 +1,5 @@
 /**
- * Shadow run and cut-over (issue 19, docs/contract/design.md §11) against real MariaDB: corpus 01
+ * Shadow run and cut-over (docs/contract/design.md §11) against real MariaDB: corpus 01
  * inserted into CMINMSGS is decided by `assemble(…, { shadow: true })` — the composition root of
  * `msgx start --shadow` — with nothing written back to CMINMSGS, nothing inserted into COUTMSGS
  * (also for `msgx request-plan` and the daily request), Kafka records only in `shadow.`-prefixed

@@ -40,7 +40,7 @@ export function appEnv(db: TestDatabase, env: Record<string, string> = {}): Reco
     MSGX_POLL_INTERVAL_MS: '50',
     MSGX_SCHD_FLUSH_MS: '50',
     MSGX_GAP_TIMEOUT_MS: '2000',
-    // The corpus days lie years back: keep the history sweep (wall-clock "today", issue 19) off them.
+    // The corpus days lie years back: keep the history sweep (wall-clock "today", docs/operations.md) off them.
     MSGX_HISTORY_KEEP_DAYS: '100000',
     MSGX_ARCHIVE_AFTER_DAYS: '100000',
     ...env,

@@ -1,12 +1,11 @@
 /**
- * The history sweep on traffic time (issue 19, docs/contract/design.md §11): decided by the pump in FIFO order
+ * The history sweep on traffic time (docs/contract/design.md §11): decided by the pump in FIFO order
  * right behind the decision that moved the latest operation day, in the same transaction — never
  * by the wall clock at start. So the same input gives the same log and flights however often the
  * writer restarts, and the flights of 2025 survive a start in 2026.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
-import type { Runtime } from '../../src/platform/runtime.ts';
 import { createJobs } from '../../src/write/jobs/jobsService.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { adft, estt } from './support/messages.ts';

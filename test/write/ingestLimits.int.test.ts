@@ -1,5 +1,5 @@
 /**
- * Ingest bounds (issue 13): a byte budget per poll (one huge row still goes through), the late-
+ * Ingest bounds (docs/security.md): a byte budget per poll (one huge row still goes through), the late-
  * commit watch over every expired gap (paged), id jumps recorded as an auditable range, and a
  * stalled ingest reported by its readiness check.
  */

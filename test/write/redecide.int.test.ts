@@ -1,5 +1,5 @@
 /**
- * msgx redecide (issue 18, docs/contract/design.md §10) through the whole app: a fake handler bug injected
+ * msgx redecide (docs/contract/design.md §10) through the whole app: a fake handler bug injected
  * through the pump's handler port writes wrong decisions; after the "deploy" of the fixed handlers
  * the re-decision shows exactly what differs, --apply corrects it through the log while the writer
  * runs, the read model, GraphQL (flight, flightHistory, message) and Kafka follow, and a second
@@ -11,7 +11,7 @@ import { decide, type Decider } from '../../src/domain/decide.ts';
 import { handlerFor } from '../../src/domain/handlers/registry.ts';
 import { applyCorrections } from '../../src/write/redecide/applyCorrections.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
-import { replay } from '../../src/write/replay/replay.ts';
+import { replay } from '../../src/operations/replay.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { startKafkaBroker, type KafkaTestBroker } from '../support/kafka/broker.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
@@ -104,7 +104,7 @@ describe('a handler bug fixed, re-decided and corrected', () => {
     expect(msg.data.message.decisions).toEqual([{ kind: 'Applied', position: expect.any(String) }, { kind: 'Correction', position }]);
 
     // Kafka: the correction's change on `msg` (key = flid, position header) and the corrected flight on `schd`.
-    const records = await broker.waitFor('msg', 1, { timeoutMs: 120_000 });
+    const _records = await broker.waitFor('msg', 1, { timeoutMs: 120_000 });
     const waitForRecord = async () => {
       for (let i = 0; i < 3000; i++) {
         const r = broker.records('msg').find((x) => x.headers['log-position'] === position);

@@ -1,5 +1,5 @@
 /**
- * Determinism of the pipeline's decisions (issue 18): with unchanged code and configuration,
+ * Determinism of the pipeline's decisions (docs/operations.md): with unchanged code and configuration,
  * deciding the log again reports nothing — on every corpus scenario (pending ones too: a message
  * that today's code parks or kills is parked or killed again) and on a generated day of 400
  * flights with duplicates and bad input. Under another airport zone every time field of the

@@ -4,7 +4,7 @@ import { statusCommand } from '../../src/cli/statusCommand.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
-import { replay } from '../../src/write/replay/replay.ts';
+import { replay } from '../../src/operations/replay.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { MALFORMED_XML, adft, badTime, estt, unsupported } from './support/messages.ts';

@@ -14,7 +14,7 @@ import { WriteModel } from '../../src/write/pump/writeModel.ts';
 import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
 import { createModelFollower } from '../../src/write/snapshot/modelFollower.ts';
 import { checkSnapshot } from '../../src/write/snapshot/checkSnapshot.ts';
-import { headPosition } from '../../src/log/readDecisions.ts';
+import { logHead as headPosition } from '../../src/log/head.ts';
 import { runCheck } from '../../src/consistency/runCheck.ts';
 import { formatReport } from '../../src/consistency/report.ts';
 import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';

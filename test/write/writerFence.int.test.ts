@@ -1,5 +1,5 @@
 /**
- * Single writer, for real (issue 13): the writer lock's connection is blackholed through the TCP
+ * Single writer, for real (docs/security.md): the writer lock's connection is blackholed through the TCP
  * proxy (it goes silent, while PostgreSQL ends the session and frees the lock). A standby takes
  * over with a new epoch; the first writer can neither commit decisions nor send deliveries any
  * more, and it reports the lock lost within its lease.
@@ -73,13 +73,18 @@ describe('writer fencing through a blackholed lock connection', () => {
       `INSERT INTO msg_event (target, source_position, seq, payload, created_at) VALUES ('COUTMSGS', 2, 0, '{"xml":"<MSG/>"}', now())`,
     );
     const [row2] = await readHead(db.pool, 'COUTMSGS', 1);
-    // … but it cannot send: its claim is refused by writer_fence …
+    // … but it cannot send: its claim is refused by writer_fence, and the refusal is reported to the
+    // fence (which stops the process: writerFenced.int.test.ts) — here a fence that only records it,
+    // so that the lease's own detection below is still seen …
+    const reported: string[] = [];
+    const recording = { epoch: () => first.epoch(), assertHeld: () => first.assertHeld(), fenced: (_e: FencedError, by: string) => void reported.push(by) };
     await expect(
-      deliverRows(context(first), 'COUTMSGS', [row2!], [row2!], async () => {
+      deliverRows({ ...context(first), fence: recording }, 'COUTMSGS', [row2!], [row2!], async () => {
         sentBy.push(`first:${row2!.eventId}`);
         return [null];
       }),
     ).rejects.toThrow(FencedError);
+    expect(reported).toEqual(['delivery COUTMSGS']);
     // … nor commit a decision.
     await expect(withTransaction(db.pool, (c) => checkFence(c, first))).rejects.toThrow(/another writer took the lock/);
 

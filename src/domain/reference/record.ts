@@ -22,7 +22,7 @@ export interface RefObject {
 /** A record's elements by tag name. */
 export type RefFields = Readonly<Record<string, RefValue>>;
 
-function valueOf(el: XmlElement): RefValue {
+function refValueOf(el: XmlElement): RefValue {
   if (el.attrs.size === 0 && el.children.length === 0) return el.text;
   const o: RefObject = {};
   for (const [name, value] of el.attrs) o[`@${name}`] = value;
@@ -36,7 +36,7 @@ function addChildren(into: RefObject, children: readonly XmlElement[], lists: Re
   for (const c of children) if (!isEmptyElement(c)) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
   for (const c of children) {
     if (isEmptyElement(c)) continue;
-    const v = valueOf(c);
+    const v = refValueOf(c);
     if (lists.has(c.name) || counts.get(c.name)! > 1) {
       const list = Object.hasOwn(into, c.name) ? (into[c.name] as RefValue[]) : (into[c.name] = []) as RefValue[];
       list.push(v);

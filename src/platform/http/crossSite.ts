@@ -1,7 +1,7 @@
 import type http from 'node:http';
 
 /**
- * Browser cross-site requests (issue 13): a browser marks a request sent by another site's page
+ * Browser cross-site requests (docs/security.md): a browser marks a request sent by another site's page
  * with `Sec-Fetch-Site: cross-site` and an `Origin`. Tools (curl, AODB, CIIMS adapters) send
  * neither, so they pass. A same-origin page (the console) sends its own origin, which matches the
  * Host it talks to. Returns why the request is refused, or undefined when it may proceed.

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 
 /**
- * The security headers every response of msgx carries (issue 13, docs/contract/design.md §12): set in ONE place,
+ * The security headers every response of msgx carries (docs/contract/design.md §12, docs/security.md): set in ONE place,
  * by the HTTP server before any route runs, so /graphql, /cminmsgs/send, /metrics, health and any
  * page added later (console, offline GraphiQL) get them without doing anything.
  *

@@ -1,10 +1,9 @@
 import type { Mailbox } from './port.ts';
 
 /** A write to the shared mailbox refused because this msgx runs in shadow mode. */
-export class ShadowWriteRefused extends Error {
+export class ShadowWriteRefused extends RefusedError {
   constructor(what: string) {
     super(`shadow mode: ${what} refused — a shadow msgx never writes the shared mailbox (CMINMSGS, COUTMSGS)`);
-    this.name = 'ShadowWriteRefused';
   }
 }
 
@@ -29,3 +28,4 @@ export function shadowMailbox(inner: Mailbox): Mailbox {
     insertOutbound: () => Promise.reject(new ShadowWriteRefused('insert into COUTMSGS')),
   };
 }
+import { RefusedError } from '../errors.ts';

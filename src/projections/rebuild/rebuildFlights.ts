@@ -4,7 +4,10 @@
  * are deliveries).
  *
  *   1. scratch tables in schema msgx_rebuild (clones of the live ones)
- *   2. replay: fold the whole log in memory with applyDecision (progress every ~1 s)
+ *   2. replay: fold the log in memory with applyDecision (progress every ~1 s) — from position 0,
+ *      or from a stored image of the flights at a position (`startFrom`: the newest write-model
+ *      snapshot of this fold code, docs/projections.md "Rebuild from a snapshot") and the live
+ *      schd_snap_log rows up to it
  *   3. write: every flight once, in unnest batches; then catch up the tail the same way
  *   4. switch, one transaction: lock the 'flights' checkpoint row (the live projector pauses at
  *      its next batch), fold and write the last tail, swap the tables, set the checkpoint,
@@ -12,15 +15,17 @@
  * Until 4 commits the live tables are untouched and readers keep using them. Cancelling (signal)
  * before 4 drops the scratch tables. One rebuild at a time (advisory lock).
  */
+import { CancelledError } from '../../platform/errors.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
-import { headPosition, readDecisionsAfter } from '../../log/readDecisions.ts';
+import { logHead } from '../../log/head.ts';
+import { readDecisionsAfter } from '../../log/readDecisions.ts';
 import { emptyPending, flushPending, foldEvents, type PendingWrites } from '../flightFold.ts';
 import { FLIGHTS_PROJECTOR } from '../../readModel/projectorNames.ts';
-import { FLIGHT_PROJECTION_TABLES, flightTables } from '../../readModel/flightTables.ts';
+import { FLIGHT_PROJECTION_TABLES, LIVE_TABLES, flightTables } from '../../readModel/flightTables.ts';
 import { JournaledMap } from '../journaledMap.ts';
 import { Channels, notify } from '../../platform/channels.ts';
 import { ProgressTracker, type ProgressSink, type RebuildPhase } from './progress.ts';
@@ -45,14 +50,25 @@ export interface RebuildOptions {
   /** How long the switch may wait for readers to let go of the live tables (per attempt). */
   lockTimeoutMs?: number;
   switchAttempts?: number;
+  /**
+   * Where the fold may start instead of position 0: the flights as the log folds them up to a
+   * position (the composition root hands in the newest write-model snapshot of this fold code).
+   * Undefined, or a port that finds none: the fold starts at 0.
+   */
+  startFrom?: () => Promise<RebuildStart | undefined>;
+}
+
+/** The flights `applyDecision` folds the log to, up to and including `position`. */
+export interface RebuildStart {
+  readonly position: string;
+  readonly flights: ReadonlyMap<string, FlightState>;
 }
 
 export type RebuildResult =
-  | { ok: true; position: string; events: number; flights: number; seconds: number }
+  | { ok: true; position: string; events: number; flights: number; seconds: number; from: string }
   | { ok: false; reason: 'cancelled' | 'busy' }
   | { ok: false; reason: 'refused'; problems: readonly string[] };
 
-class Cancelled extends Error {}
 
 export async function rebuildFlights(opts: RebuildOptions): Promise<RebuildResult> {
   const session = await opts.pool.connect();
@@ -94,11 +110,13 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
   const pending = emptyPending();
   let position = '0';
   let events = 0;
-  let total = Number(await headPosition(session));
+  /** The position the fold started after: events and total count decisions after it. */
+  let base = 0;
+  let total = Number(await logHead(session));
   const report = (phase: RebuildPhase, force = false) =>
     tracker.report({ phase, events, total, position, flights: fold.size }, force);
   const checkAbort = () => {
-    if (signal?.aborted) throw new Cancelled();
+    if (signal?.aborted) throw new CancelledError('rebuild cancelled');
   };
 
   /**
@@ -119,21 +137,35 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
       read += page.length;
       events += page.length;
       position = last.position;
-      total = Math.max(total, Number(position));
+      total = Math.max(total, Number(position) - base);
       report(phase);
       if (!more) return read;
       if (signal?.aborted) {
         await next.catch(() => undefined); // let the client finish the request it has in flight
-        throw new Cancelled();
+        throw new CancelledError('rebuild cancelled');
       }
     }
   };
 
+  let start: RebuildStart | undefined;
   try {
     await ensureCheckpoint(session, FLIGHTS_PROJECTOR);
     await inTransaction(session, () => createScratchTables(session));
     // Scratch rows are disposable until the switch: no need to wait for WAL flushes.
     await session.query('SET synchronous_commit TO off');
+    start = await opts.startFrom?.();
+    if (start !== undefined) {
+      for (const [flid, state] of start.flights) {
+        fold.set(flid, state);
+        pending.dirty.add(flid);
+      }
+      position = start.position;
+      base = Number(position);
+      total -= base;
+      // The plan-snapshot log is a list of decided facts up to `position`: the live rows are them.
+      await session.query(`INSERT INTO ${SCRATCH.snapLog} SELECT * FROM ${LIVE_TABLES.snapLog} WHERE position <= $1::bigint`, [position]);
+      log.info({ snapshot: position, flights: fold.size }, 'rebuild: starting from the write-model snapshot');
+    }
     log.info({ head: total }, 'rebuild: replaying the log');
     report('replay', true);
     await replay('replay');
@@ -142,7 +174,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
     checkAbort();
     log.info({ flights: fold.size, position }, 'rebuild: writing scratch tables');
     report('write', true);
-    await flushPending(session, SCRATCH, fold, pending, chunk);
+    await writeInLanes(opts.pool, (lanes) => flushPending(session, SCRATCH, fold, pending, chunk, lanes));
 
     // Catch up with what was appended meanwhile, until a round finds less than a page.
     report('tail', true);
@@ -183,17 +215,41 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
     report('done', true);
     const seconds = (clock.now().getTime() - started) / 1000;
     log.info({ position, events, flights: fold.size, seconds }, 'rebuild: switched to the rebuilt tables');
-    return { ok: true, position, events, flights: fold.size, seconds };
+    return { ok: true, position, events, flights: fold.size, seconds, from: start === undefined ? 'position 0' : `snapshot at ${start.position}` };
   } catch (err) {
     await session.query('ROLLBACK').catch(() => undefined);
     await dropScratchTables(session).catch((e: unknown) => log.warn({ err: e }, 'rebuild: could not drop scratch tables'));
-    if (err instanceof Cancelled) {
+    if (err instanceof CancelledError) {
       log.info({ position }, 'rebuild: cancelled; live tables untouched');
       return { ok: false, reason: 'cancelled' };
     }
     throw err;
   } finally {
     await session.query('RESET synchronous_commit').catch(() => undefined);
+  }
+}
+
+/** Extra connections for the write phase: as many as the pool gives at once, at most this many. */
+const WRITE_LANES = 2;
+
+/**
+ * Run `write` with up to WRITE_LANES further connections of `pool` (fewer when the pool has none
+ * free right now: a rebuild never waits for connections the live services need).
+ */
+async function writeInLanes<T>(pool: Pool, write: (lanes: PoolClient[]) => Promise<T>): Promise<T> {
+  const lanes: PoolClient[] = [];
+  try {
+    while (lanes.length < WRITE_LANES && pool.idleCount + (pool.options.max ?? 10) - pool.totalCount > 0) {
+      const c = await pool.connect();
+      await c.query('SET synchronous_commit TO off');
+      lanes.push(c);
+    }
+    return await write(lanes);
+  } finally {
+    for (const c of lanes) {
+      await c.query('RESET synchronous_commit').catch(() => undefined);
+      c.release();
+    }
   }
 }
 

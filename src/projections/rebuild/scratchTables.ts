@@ -5,16 +5,16 @@
  * schema. Definitions come from the catalog, so columns or indexes added by later migrations are
  * cloned too.
  */
+import { RefusedError } from '../../platform/errors.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { FLIGHT_PROJECTION_TABLES } from '../../readModel/flightTables.ts';
 
 export const SCRATCH_SCHEMA = 'msgx_rebuild';
 
 /** Things a table swap would silently break: a rebuild refuses while they exist. */
-export class RebuildRefusedError extends Error {
+export class RebuildRefusedError extends RefusedError {
   constructor(readonly problems: readonly string[]) {
     super(`rebuild refused:\n  ${problems.join('\n  ')}`);
-    this.name = 'RebuildRefusedError';
   }
 }
 

@@ -8,11 +8,13 @@
  * SELECT) and then see the new ones: never an empty or half-built table. A cancel (signal) or
  * error before the commit rolls everything back. One rebuild at a time (advisory lock).
  */
+import { CancelledError } from '../../platform/errors.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Pool } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
-import { headPosition, readReferenceDecisions } from '../../log/readDecisions.ts';
+import { logHead } from '../../log/head.ts';
+import { readReferenceDecisions } from '../../log/readDecisions.ts';
 import { Channels, notify } from '../../platform/channels.ts';
 import { REFERENCE_PROJECTOR } from './referenceProjector.ts';
 import { emptyPendingReference, foldReferenceEvents } from './referenceFold.ts';
@@ -34,7 +36,6 @@ export type RebuildReferenceResult =
   | { ok: true; position: string; events: number; records: number; seasons: number; seconds: number }
   | { ok: false; reason: 'cancelled' | 'busy' };
 
-class Cancelled extends Error {}
 
 
 export async function rebuildReference(opts: RebuildReferenceOptions): Promise<RebuildReferenceResult> {
@@ -49,7 +50,7 @@ export async function rebuildReference(opts: RebuildReferenceOptions): Promise<R
       return { ok: false, reason: 'busy' };
     }
     await lockCheckpoint(client, REFERENCE_PROJECTOR);
-    const head = await headPosition(client);
+    const head = await logHead(client);
     await client.query('DELETE FROM reference_record');
     await client.query('DELETE FROM seasonal_flight');
     await client.query('DELETE FROM seasonal_season');
@@ -57,7 +58,7 @@ export async function rebuildReference(opts: RebuildReferenceOptions): Promise<R
     let after = '0';
     let events = 0;
     for (;;) {
-      if (opts.signal?.aborted) throw new Cancelled();
+      if (opts.signal?.aborted) throw new CancelledError('rebuild cancelled');
       const page = await readReferenceDecisions(client, after, head, opts.pageSize ?? PAGE);
       foldReferenceEvents(page, pending);
       events += page.length;
@@ -67,7 +68,7 @@ export async function rebuildReference(opts: RebuildReferenceOptions): Promise<R
     // The tables are empty now: deletes have nothing left to remove.
     for (const [key, r] of pending.records) if ('deleted' in r) pending.records.delete(key);
     await writeReference(client, pending);
-    if (opts.signal?.aborted) throw new Cancelled();
+    if (opts.signal?.aborted) throw new CancelledError('rebuild cancelled');
     await client.query('UPDATE projection_checkpoint SET position = $2::bigint, updated_at = $3 WHERE name = $1', [
       REFERENCE_PROJECTOR, head, opts.clock.now(),
     ]);
@@ -78,7 +79,7 @@ export async function rebuildReference(opts: RebuildReferenceOptions): Promise<R
     return { ok: true, position: head, events, records: pending.records.size, seasons: pending.seasons.size, seconds };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
-    if (err instanceof Cancelled) return { ok: false, reason: 'cancelled' };
+    if (err instanceof CancelledError) return { ok: false, reason: 'cancelled' };
     throw err;
   } finally {
     client.release();

@@ -2,7 +2,7 @@ import { changesOf } from '../../domain/decisionPayload.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
-import { selectFlightDecisionsUntil } from '../sql/selectDecisions.ts';
+import { selectFlightDecisionsUntil } from '../../log/readForMessages.ts';
 
 /**
  * Time travel: the flight as it was at `asOf`, folded from the decisions that touched it and were

@@ -9,7 +9,7 @@ import { DETAIL_TABLES, type DetailTable } from '../../readModel/flightRows.ts';
 import { createBatchLoader, type BatchLoader } from './batchLoader.ts';
 import { selectFlightsByFlid } from '../sql/selectBoard.ts';
 import { selectDetailLists } from '../sql/selectFlightLists.ts';
-import { selectDecisionsByMsgIds, type DecisionRecord } from '../sql/selectDecisions.ts';
+import { selectDecisionsByMsgIds, type DecisionRecord } from '../../log/readForMessages.ts';
 import { selectMessages, type MessageRecord } from '../sql/selectMessages.ts';
 import { selectRawXml } from '../sql/selectRawXml.ts';
 import { META_PREFIX_CHARS } from '../../domain/codec/metaPrefix.ts';

@@ -18,6 +18,7 @@ import { operationsResolvers } from './operationsResolvers.ts';
 import { progressResolvers } from './progressResolvers.ts';
 import { leanPathPlugin } from '../lean/leanPlugin.ts';
 import { createResponseCache } from './responseCache.ts';
+import { createBoardFront, type BoardFront } from './boardFront.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 /** Tokens one GraphQL document may have (GraphiQL's introspection query has ~300). */
@@ -35,7 +36,8 @@ const typeDefs = [
 ];
 
 type ServerContext = Record<string, unknown>;
-export type ReadYoga = YogaServerInstance<ServerContext, ReadContext>;
+/** yoga, and in front of it the board cache's HTTP front (boardFront.ts). */
+export type ReadYoga = YogaServerInstance<ServerContext, ReadContext> & { readonly front: BoardFront };
 
 /** The read API's executable schema (graphql-js executes it; the fast path, lean/, reads its types). */
 export function createReadSchema(deps: ReadApiDeps, feed: FlightFeed) {
@@ -69,11 +71,8 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     },
   };
   const log = deps.log;
-  const responseCache = createResponseCache({
-    db: deps.db,
-    settings: JSON.stringify([deps.tz, deps.exposePersonalData === true]),
-    maxBytes: RESPONSE_CACHE_BYTES,
-  });
+  const settings = JSON.stringify([deps.tz, deps.exposePersonalData === true]);
+  const responseCache = createResponseCache({ db: deps.db, settings, maxBytes: RESPONSE_CACHE_BYTES });
   let unreachableLoggedAt: number | null = null;
   const logUnexpected = (error: Error): void => {
     const cause = (error as { originalError?: unknown }).originalError ?? error;
@@ -89,7 +88,7 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     unreachableLoggedAt = now;
     log.error({ err: error }, 'graphql: database unreachable; queries fail until it is back');
   };
-  return createYoga<ServerContext, ReadContext>({
+  const yoga = createYoga<ServerContext, ReadContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     // GraphiQL is msgx's own page (pages/pageRoutes.ts): yoga's loads its scripts from a CDN.
@@ -108,7 +107,7 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     maskedErrors: {
       maskError(error, message) {
         // A value the database refused (SQLSTATE class 22: out of range, invalid text) came from the
-        // client: its fault, said as BAD_USER_INPUT and logged at info without a stack (issue 13).
+        // client: its fault, said as BAD_USER_INPUT and logged at info without a stack (docs/security.md).
         const cause = (error as { originalError?: unknown }).originalError;
         const state = sqlState(cause);
         if (state?.startsWith('22')) {
@@ -133,4 +132,6 @@ export function createReadYoga(deps: ReadApiDeps, feed: FlightFeed, opts: { maxD
     },
     context: (): ReadContext => ({ deps, loaders: createLoaders(deps.db) }),
   });
+  const front = createBoardFront({ yoga, db: deps.db, settings, maxBytes: RESPONSE_CACHE_BYTES, maxTokens: MAX_QUERY_TOKENS });
+  return Object.assign(yoga, { front });
 }

@@ -2,7 +2,7 @@ import type { ReadContext } from './context.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { badInput, requireInt64, requirePageSize } from './errors.ts';
 import type { DecisionParent } from './messageResolvers.ts';
-import { selectFlightHistory } from '../sql/selectDecisions.ts';
+import { selectFlightHistory } from '../../log/readForMessages.ts';
 
 const HISTORY_CURSOR = 'history';
 

@@ -10,7 +10,7 @@ import { identityKey } from '../../domain/identity.ts';
 import type { ReadContext } from './context.ts';
 import { messageMeta, type MessageMeta } from './messageMeta.ts';
 import { requireInt64 } from './errors.ts';
-import type { DecisionRecord } from '../sql/selectDecisions.ts';
+import type { DecisionRecord } from '../../log/readForMessages.ts';
 import { selectDeliveriesByPositions, type DeliveryRecord } from '../sql/selectDeliveries.ts';
 import type { MessageRecord } from '../sql/selectMessages.ts';
 import { isPersonalType, REFERENCE_KINDS } from '../../domain/reference/kinds.ts';
@@ -98,7 +98,7 @@ export const messageResolvers = {
     changes(d: DecisionParent, _a: unknown, ctx: ReadContext) {
       return ownChanges(d).map((c) => ({ type: c.type, flid: 'flid' in c ? c.flid : null, data: JSON.stringify(shownChange(c, ctx)) }));
     },
-    // In flightHistory a decision shows only that flight's part (issue 13): a plan snapshot's
+    // In flightHistory a decision shows only that flight's part (docs/security.md): a plan snapshot's
     // payload names thousands of flights, and a page of 500 of them must not carry all of them.
     payload(d: DecisionParent, _a: unknown, ctx: ReadContext) {
       return JSON.stringify(shownPayload(d, ctx));

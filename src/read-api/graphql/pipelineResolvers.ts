@@ -1,6 +1,6 @@
 import type { ReadContext } from './context.ts';
 import { modeName, readRunMode } from '../../platform/runMode.ts';
-import { selectPipeline } from '../sql/selectPipeline.ts';
+import { pipelineStatus } from '../../readModel/pipelineStatus.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
 
 /** At most this many not-yet-copied CMINMSGS rows are counted into the backlog per query. */
@@ -37,7 +37,7 @@ const unreadable = new WeakSet<object>();
 export const pipelineResolvers = {
   Query: {
     async pipeline(_: unknown, _args: unknown, ctx: ReadContext) {
-      const p = await selectPipeline(ctx.deps.db);
+      const p = await pipelineStatus(ctx.deps.db);
       const notCopied = await uncopied(ctx, p.watermark);
       const now = ctx.deps.clock.now();
       const mode = await (ctx.deps.mode ?? (() => readRunMode(ctx.deps.db)))();
@@ -56,9 +56,9 @@ export const pipelineResolvers = {
         failed: p.failed,
         dead: p.dead,
         parked: p.parked,
-        head: p.headId === null ? null : () => ctx.loaders.message.load(p.headId!),
-        headAgeSeconds: ageSeconds(now, p.headIngestedAt),
-        logPosition: p.logPosition,
+        head: p.head === null ? null : () => ctx.loaders.message.load(p.head!.msgId),
+        headAgeSeconds: ageSeconds(now, p.head?.ingestedAt ?? null),
+        logPosition: p.lastPosition,
         projections: p.projections,
         outbox: p.outbox.map((o) => ({
           target: o.target,

@@ -1,5 +1,5 @@
 /**
- * Board answers cached per projection position (issue 20). OMMS screens poll the same boards all
+ * Board answers cached per projection position (docs/benchmarks.md). OMMS screens poll the same boards all
  * day; while the read model has not moved, the same board query has the same answer, so it is
  * served as the JSON text computed the first time.
  *
@@ -13,7 +13,9 @@
  * move; the cache also keeps at most `maxBytes` of JSON (oldest dropped first).
  *
  * Only operations whose root fields are all `flights` are cached (flight(flid) and everything
- * else execute every time), and only answers without errors.
+ * else execute every time), and only answers without errors. A board POST is answered in front of
+ * yoga, from the bytes it was sent as (boardFront.ts, which keeps those itself): requests it hands
+ * on carry FRONT_REQUEST in their server context, and this plugin leaves them alone.
  */
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { print } from 'graphql';
@@ -31,16 +33,19 @@ export interface ResponseCacheOptions {
 
 const CACHED_ROOT_FIELDS = new Set(['flights']);
 
-function cacheable(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
+/** Server-context flag of a request the HTTP front (boardFront.ts) caches itself. */
+export const FRONT_REQUEST = 'msgxBoardFront';
+
+export function cacheable(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
   const ops = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
   const op = operationName != null ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
-  if (!op || op.operation !== 'query') return undefined;
+  if (op?.operation !== 'query') return undefined;
   const roots = op.selectionSet.selections;
   return roots.length > 0 && roots.every((s) => s.kind === 'Field' && CACHED_ROOT_FIELDS.has(s.name.value)) ? op : undefined;
 }
 
 /** The positions the cached answers depend on, as one string. */
-async function positions(db: Queryable): Promise<string> {
+export async function positions(db: Queryable): Promise<string> {
   const { rows } = await db.query<{ p: string }>(
     `SELECT string_agg(name || ':' || position::text, ',' ORDER BY name) AS p FROM projection_checkpoint WHERE name = ANY($1::text[])`,
     [[FLIGHTS_PROJECTOR, REFERENCE_PROJECTOR]],
@@ -76,6 +81,7 @@ export function createResponseCache(opts: ResponseCacheOptions): ResponseCache {
 
   const plugin: Plugin = {
     async onExecute({ args, setResultAndStopExecution }) {
+      if ((args.contextValue as unknown as Record<string, unknown>)[FRONT_REQUEST] === true) return undefined;
       if (!cacheable(args.document, args.operationName)) return undefined;
       // The positions cannot be read: no caching for this request; executing it meets the same
       // database and reports what is wrong through the error masking (createYoga.ts).

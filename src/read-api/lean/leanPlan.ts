@@ -170,7 +170,7 @@ function compile(
 ): LeanPlan | null {
   const operation = operationOf(document, operationName);
   const queryType = schema.getQueryType();
-  if (!operation || operation.operation !== 'query' || !queryType) return null;
+  if (operation?.operation !== 'query' || !queryType) return null;
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
   if (coerced.errors) return null;
   const fragments: Record<string, FragmentDefinitionNode> = {};

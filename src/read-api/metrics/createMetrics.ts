@@ -7,11 +7,12 @@ import client from 'prom-client';
 import type { Clock } from '../../platform/clock.ts';
 import type { Queryable } from '../../platform/db.ts';
 import type { Mailbox } from '../../platform/mailbox/port.ts';
-import { selectOpsGauges } from '../sql/selectOpsGauges.ts';
 import type { ModeProbe } from '../../platform/runMode.ts';
-import { OUTBOX_TARGETS, selectPipeline } from '../sql/selectPipeline.ts';
+import { TARGETS } from '../../domain/contract.ts';
+import { pipelineStatus } from '../../readModel/pipelineStatus.ts';
 import { selectConsistency } from '../sql/selectConsistency.ts';
-import { countDecisionsAfter, selectSentAfter } from './scrapeCounters.ts';
+import { countDecisionsAfter } from '../../log/countDecisions.ts';
+import { selectSentAfter } from './scrapeCounters.ts';
 
 const SCAN_LIMIT = 50_000;
 export const DELIVERY_LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
@@ -25,7 +26,11 @@ export interface Metrics {
 /** How long a scrape waits for the mailbox to answer before calling it unreachable. */
 const MAILBOX_PING_MS = 2000;
 
-export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe }): Metrics {
+export function createMetrics(deps: {
+  db: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe;
+  /** This process's fenced commits and sends (a writer's; in memory, not from SQL: docs/operations.md "Writer fenced"). */
+  fenced?: { readonly value: number };
+}): Metrics {
   const registry = new client.Registry();
   if (deps.defaultMetrics !== false) client.collectDefaultMetrics({ register: registry, prefix: 'msgx_process_' });
   const g = (name: string, help: string, labelNames: string[] = []) =>
@@ -61,6 +66,19 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
     registers: [registry],
   });
 
+  // In memory, counted by this process's writer lock (0 in a process that is not the writer).
+  let fencedSeen = 0;
+  new client.Counter({
+    name: 'msgx_writer_fenced_total',
+    help: 'Commits and sends of this writer refused because it no longer holds the writer lock; the process exits with code 1 after the first',
+    registers: [registry],
+    collect() {
+      const now = deps.fenced?.value ?? 0;
+      if (now > fencedSeen) this.inc(now - fencedSeen);
+      fencedSeen = now;
+    },
+  });
+
   const consistencyChecked = new client.Counter({
     name: 'msgx_consistency_checked_total',
     help: 'Flights compared with their fold from the log by the consistency checks (sentinel on start and daily, msgx verify --record)',
@@ -71,18 +89,18 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
   let consistencySeen = 0;
 
   let decisionMark = '0';
-  const sentMarks = new Map<string, string>(OUTBOX_TARGETS.map((t) => [t, '0']));
+  const sentMarks = new Map<string, string>(TARGETS.map((t) => [t, '0']));
   let inFlight: Promise<string> | null = null;
 
   async function refresh(): Promise<void> {
-    const p = await selectPipeline(deps.db);
+    const p = await pipelineStatus(deps.db);
     const now = deps.clock.now().getTime();
     if (deps.mode) shadow.set((await deps.mode()).shadow ? 1 : 0);
     backlog.set(p.backlog);
     failed.set(p.failed);
     dead.set(p.dead);
-    headAge.set(p.headIngestedAt ? Math.max(0, (now - p.headIngestedAt.getTime()) / 1000) : 0);
-    logPosition.set(Number(p.logPosition));
+    headAge.set(p.head ? Math.max(0, (now - p.head.ingestedAt.getTime()) / 1000) : 0);
+    logPosition.set(Number(p.lastPosition));
     projPosition.reset();
     projLag.reset();
     for (const pr of p.projections) {
@@ -92,13 +110,12 @@ export function createMetrics(deps: { db: Queryable; clock: Clock; mailbox?: Pic
     for (const o of p.outbox) {
       outboxPending.set({ target: o.target }, o.pending);
       outboxDead.set({ target: o.target }, o.dead);
-      outboxAge.set({ target: o.target }, o.oldestPendingAt ? Math.max(0, (now - Date.parse(o.oldestPendingAt)) / 1000) : 0);
+      outboxAge.set({ target: o.target }, o.oldestPendingAt ? Math.max(0, (now - o.oldestPendingAt.getTime()) / 1000) : 0);
     }
-    const ops = await selectOpsGauges(deps.db);
-    openGaps.set(ops.openGaps);
-    gapAge.set(ops.oldestOpenGapAt ? Math.max(0, (now - Date.parse(ops.oldestOpenGapAt)) / 1000) : 0);
-    parked.set(ops.parked);
-    writeBacks.set(ops.pendingWriteBacks);
+    openGaps.set(p.gaps.open);
+    gapAge.set(p.gaps.oldestOpenedAt ? Math.max(0, (now - p.gaps.oldestOpenedAt.getTime()) / 1000) : 0);
+    parked.set(p.parked);
+    writeBacks.set(p.backfillPending);
     if (deps.mailbox) mailboxUp.set((await reachable(deps.mailbox)) ? 1 : 0);
     const c = await selectConsistency(deps.db);
     if (c.checkedTotal > consistencySeen) consistencyChecked.inc(c.checkedTotal - consistencySeen);

@@ -1,33 +1,11 @@
 import type { Queryable } from '../../platform/db.ts';
+import { recordedAtOf } from '../../log/head.ts';
 
 /**
  * Incremental scans behind the counters and the latency histogram: each scrape reads only the log
  * rows and sent deliveries it has not seen yet (bounded per scrape), so /metrics stays cheap on a
  * long log.
  */
-
-export interface DecisionCount {
-  readonly kind: string;
-  /** For Skipped: the reason without its argument (duplicate-of, unknown-flight, …). */
-  readonly reason: string | null;
-  readonly n: number;
-}
-
-export async function countDecisionsAfter(
-  q: Queryable,
-  after: string,
-  limit: number,
-): Promise<{ counts: DecisionCount[]; upTo: string }> {
-  const { rows } = await q.query<{ kind: string; reason: string | null; n: number; up_to: string }>(
-    `WITH batch AS (
-       SELECT position, kind, payload FROM decision_event WHERE position > $1::bigint ORDER BY position LIMIT $2)
-     SELECT kind, CASE WHEN kind = 'Skipped' THEN split_part(payload->>'reason', ':', 1) END AS reason,
-            count(*)::int AS n, max(max(position)) OVER ()::text AS up_to
-       FROM batch GROUP BY 1, 2`,
-    [after, limit],
-  );
-  return { counts: rows.map(({ kind, reason, n }) => ({ kind, reason, n })), upTo: rows[0]?.up_to ?? after };
-}
 
 export interface SentDelivery {
   readonly target: string;
@@ -42,15 +20,19 @@ export async function selectSentAfter(
   marks: ReadonlyMap<string, string>,
   limit: number,
 ): Promise<SentDelivery[]> {
-  const { rows } = await q.query<SentDelivery>(
-    `SELECT t.target, x.event_id::text AS "eventId", x.seconds
+  const { rows } = await q.query<{ target: string; eventId: string; sentAt: Date; source: string }>(
+    `SELECT t.target, x.event_id::text AS "eventId", x.sent_at AS "sentAt", x.source_position::text AS source
        FROM unnest($1::text[], $2::bigint[]) AS t(target, after)
        CROSS JOIN LATERAL (
-         SELECT m.event_id, greatest(extract(epoch FROM m.sent_at - d.recorded_at), 0)::float8 AS seconds
-           FROM msg_event m JOIN decision_event d ON d.position = m.source_position
+         SELECT m.event_id, m.sent_at, m.source_position
+           FROM msg_event m
           WHERE m.target = t.target AND m.state = 'SENT' AND m.sent_at IS NOT NULL AND m.event_id > t.after
           ORDER BY m.event_id LIMIT $3) x`,
     [[...marks.keys()], [...marks.values()], limit],
   );
-  return rows;
+  const recorded = await recordedAtOf(q, [...new Set(rows.map((r) => r.source))]);
+  return rows.flatMap((r) => {
+    const at = recorded.get(r.source);
+    return at ? [{ target: r.target, eventId: r.eventId, seconds: Math.max((r.sentAt.getTime() - at.getTime()) / 1000, 0) }] : [];
+  });
 }

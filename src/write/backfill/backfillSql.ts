@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db.ts';
+import { recordedAtOf } from '../../log/head.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
 
 export interface DueBackfill {
@@ -12,15 +13,19 @@ export interface DueBackfill {
 
 /** Terminal messages whose CMINMSGS backfill is pending and due, oldest first. */
 export async function dueBackfills(q: Queryable, now: Date, limit: number): Promise<DueBackfill[]> {
-  const { rows } = await q.query<{ msg_id: string; status: BackfillStatus; pos: string; at: Date; attempts: number }>(
-    `SELECT p.msg_id, p.backfill_status AS status, p.decided_position AS pos, d.recorded_at AS at, p.backfill_attempts AS attempts
-       FROM proc_state p JOIN decision_event d ON d.position = p.decided_position
+  const { rows } = await q.query<{ msg_id: string; status: BackfillStatus; pos: string; attempts: number }>(
+    `SELECT p.msg_id, p.backfill_status AS status, p.decided_position::text AS pos, p.backfill_attempts AS attempts
+       FROM proc_state p
       WHERE p.backfill_state = 'PENDING' AND (p.backfill_next_at IS NULL OR p.backfill_next_at <= $1)
       ORDER BY p.msg_id
       LIMIT $2`,
     [now, limit],
   );
-  return rows.map((r) => ({ msgId: r.msg_id, status: r.status, decidedPosition: r.pos, processedAt: r.at, attempts: r.attempts }));
+  const recorded = await recordedAtOf(q, rows.map((r) => r.pos));
+  return rows.flatMap((r) => {
+    const processedAt = recorded.get(r.pos);
+    return processedAt ? [{ msgId: r.msg_id, status: r.status, decidedPosition: r.pos, processedAt, attempts: r.attempts }] : [];
+  });
 }
 
 /** Mark done — only where the decision is still the one that was written back (a replay may have moved on). */

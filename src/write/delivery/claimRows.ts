@@ -12,7 +12,7 @@ export type ClaimResult =
   | { readonly ok: false; readonly reason: 'fenced' | 'claimed-by-other' };
 
 /**
- * Claim outbox rows for a send under `epoch` (issue 13, fenced deliveries): all rows get
+ * Claim outbox rows for a send under `epoch` (fenced deliveries, docs/security.md): all rows get
  * claim_epoch = epoch, or none does. Refused when writer_fence has moved past `epoch` (a successor
  * took the lock: this process must not send), or when a row is claimed by another epoch less than
  * `graceMs` ago.

@@ -9,12 +9,12 @@ import { createNdjsonSink } from './ndjsonSink.ts';
 export function createKafkaSink(cfg: Config, log: Logger): KafkaSink {
   if (cfg.kafka.brokers) {
     const sink = createKafkajsSink({ brokers: cfg.kafka.brokers, clientId: cfg.kafka.clientId, log });
-    log.info({ brokers: cfg.kafka.brokers, topics: [cfg.kafka.topicMsg, cfg.kafka.topicSchd] }, 'Kafka targets go to Kafka');
+    log.info({ brokers: cfg.kafka.brokers, topics: [cfg.kafka.topicMsg, cfg.kafka.topicSchd, ...(cfg.aidxOut ? [cfg.kafka.topicAidx] : [])] }, 'Kafka targets go to Kafka');
     return sink;
   }
   const dir = path.join(cfg.dataDir, 'out');
   log.warn(
-    { dir, files: [`${cfg.kafka.topicMsg}.ndjson`, `${cfg.kafka.topicSchd}.ndjson`] },
+    { dir, files: [cfg.kafka.topicMsg, cfg.kafka.topicSchd, ...(cfg.aidxOut ? [cfg.kafka.topicAidx] : [])].map((t) => `${t}.ndjson`) },
     'no Kafka configured (MSGX_KAFKA_BROKERS unset): Kafka targets are written to a LOCAL NDJSON sink, not to Kafka',
   );
   return createNdjsonSink(dir);

@@ -87,27 +87,35 @@ export async function deliverRows(
 }
 
 /**
- * Fenced deliveries (issue 13): before a send, the process must still hold the writer lock (its
- * lease is fresh) and claim every row with its epoch. Refused → FencedError: nothing is sent, the
- * target loop pauses and tries again (a successor's claim ages out; a lost lock stops the process).
+ * Fenced deliveries (docs/security.md): before a send, the process must still hold the writer lock (its
+ * lease is fresh) and claim every row with its epoch. Refused → FencedError: nothing is sent. A
+ * lock this process does not hold, or a fence past its epoch, stops the process (WriterFence.fenced);
+ * rows a predecessor still claims are tried again once its claim ages out.
  */
 async function claimOrThrow(ctx: DeliveryContext, target: Target, rows: readonly OutboxRow[]): Promise<void> {
   const fence = ctx.fence;
-  const epoch = fence?.epoch();
-  if (!fence || epoch === undefined) {
-    fence?.assertHeld();
-    return;
-  }
-  fence.assertHeld();
+  if (!fence) return;
+  // Not holding the lock (or a fence moved past ours) is never retried: the fence stops the process.
+  const held = (): void => {
+    try {
+      fence.assertHeld();
+    } catch (err) {
+      if (err instanceof FencedError) fence.fenced(err, `delivery ${target}`);
+      throw err;
+    }
+  };
+  const epoch = fence.epoch();
+  held();
+  if (epoch === undefined) return;
   const claim = await claimRows(ctx.pool, rows.map((r) => r.eventId), epoch, ctx.claimGraceMs);
-  if (!claim.ok) {
-    throw new FencedError(
-      claim.reason === 'fenced'
-        ? `${target}: not sending, another writer took the lock (writer_fence moved past epoch ${epoch})`
-        : `${target}: not sending, a row is claimed by another writer epoch (taken over after its grace)`,
-    );
+  if (!claim.ok && claim.reason === 'fenced') {
+    const err = new FencedError(`${target}: not sending, another writer took the lock (writer_fence moved past epoch ${epoch})`);
+    fence.fenced(err, `delivery ${target}`);
+    throw err;
   }
-  fence.assertHeld();
+  // A successor waits here for the rows its predecessor claimed (the grace), and tries again.
+  if (!claim.ok) throw new FencedError(`${target}: not sending, a row is claimed by another writer epoch (taken over after its grace)`);
+  held();
 }
 
 /** The head is waiting for its backoff. */

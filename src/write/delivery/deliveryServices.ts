@@ -22,7 +22,7 @@ export function createDeliveryServices(
   const sink = shadowTopics(createKafkaSink(rt.cfg, log), mode);
   if (mode.shadow) {
     log.warn(
-      { topics: [rt.cfg.kafka.topicMsg, rt.cfg.kafka.topicSchd].map((t) => `${mode.topicPrefix}${t}`) },
+      { topics: [rt.cfg.kafka.topicMsg, rt.cfg.kafka.topicSchd, ...(rt.cfg.aidxOut ? [rt.cfg.kafka.topicAidx] : [])].map((t) => `${mode.topicPrefix}${t}`) },
       'shadow mode: Kafka records go only to the prefixed topics; COUTMSGS is not written (no COUTMSGS delivery, plan requests recorded, not sent)',
     );
   }
@@ -38,7 +38,7 @@ export function createDeliveryServices(
     fence: opts.fence,
     faults: rt.faults,
     // In shadow mode nothing is inserted into COUTMSGS: its target does not run at all.
-    ...(mode.shadow ? { targets: ['KAFKA_MSG', 'KAFKA_SCHD'] as const } : {}),
+    ...(mode.shadow ? { targets: ['KAFKA_MSG', 'KAFKA_SCHD', 'AIDX'] as const } : {}),
   });
   const tracker = createRequestTracker({
     pool: rt.pool,

@@ -12,6 +12,7 @@ import type { KafkaSink } from './kafkaSink.ts';
 import { createListener, type Listener } from '../../platform/listen.ts';
 import { Wakeup } from '../../platform/wakeup.ts';
 import { createMsgWorker } from './msgWorker.ts';
+import { aidxRecord } from './aidxRecord.ts';
 import { createSchdWorker } from './schdWorker.ts';
 import { isTarget, TARGETS, type Target } from './targets.ts';
 import { runTargetLoop } from './targetLoop.ts';
@@ -31,7 +32,7 @@ export interface DispatcherDeps {
   readonly idlePollMs?: number;
   /** Most KAFKA_MSG rows per producer call. Default 200. */
   readonly msgBatchMax?: number;
-  /** The writer lock: deliveries are claimed with its epoch (issue 13). Absent: unfenced. */
+  /** The writer lock: deliveries are claimed with its epoch (docs/security.md). Absent: unfenced. */
   readonly fence?: WriterFence;
   readonly claimGraceMs?: number;
   /** The targets to drain (default all; shadow mode leaves out COUTMSGS). */
@@ -46,7 +47,7 @@ export interface Dispatcher extends Service {
 }
 
 /**
- * The outbox dispatcher: one loop per target (KAFKA_MSG, KAFKA_SCHD, COUTMSGS), each strictly
+ * The outbox dispatcher: one loop per target (KAFKA_MSG, KAFKA_SCHD, COUTMSGS, AIDX), each strictly
  * FIFO by event_id, so a head waiting for its backoff blocks its own target only. Loops wake on
  * LISTEN msgx_outbox (payload: target), when their head falls due, and on an idle poll.
  */
@@ -61,8 +62,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       flushLimit: deps.cfg.schdFlushLimit,
     }),
     COUTMSGS: createCoutmsgsWorker(ctx, deps.mailbox, deps.cfg.coutmsgsRoutingId),
+    // AIDX: KAFKA_MSG's rules (one record per row, strict event_id order), its own topic (docs/delivery.md "AIDX").
+    AIDX: createMsgWorker(ctx, deps.sink, { topic: deps.cfg.kafka.topicAidx, batchMax: deps.msgBatchMax ?? 200, target: 'AIDX', record: aidxRecord }),
   };
-  const wakeups: Record<Target, Wakeup> = { KAFKA_MSG: new Wakeup(), KAFKA_SCHD: new Wakeup(), COUTMSGS: new Wakeup() };
+  const wakeups: Record<Target, Wakeup> = { KAFKA_MSG: new Wakeup(), KAFKA_SCHD: new Wakeup(), COUTMSGS: new Wakeup(), AIDX: new Wakeup() };
   const wake = (target?: Target): void => (target ? wakeups[target].notify() : TARGETS.forEach((t) => wakeups[t].notify()));
 
   const stop = new AbortController();

@@ -7,8 +7,10 @@
 /** One record as the topic receives it. */
 export interface SinkRecord {
   readonly key: string | null;
-  /** JSON text. */
+  /** JSON text, or XML text when `format` is 'xml' (the AIDX target). */
   readonly value: string;
+  /** 'xml': the value is an XML document, kept as a string in the NDJSON file sink. Default JSON. */
+  readonly format?: 'json' | 'xml';
   /** Header values are strings. */
   readonly headers: Readonly<Record<string, string>>;
   /** The msg_event rows this record delivers (several for an aggregated schd record). */

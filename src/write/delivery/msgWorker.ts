@@ -1,5 +1,5 @@
 import { deliverRows, IDLE, notYetDue, WORKED, type DeliveryContext, type StepResult, type TargetWorker } from './deliverRows.ts';
-import type { KafkaSink } from './kafkaSink.ts';
+import type { KafkaSink, SinkRecord } from './kafkaSink.ts';
 import { msgRecord } from './msgRecord.ts';
 import { readHead, type OutboxRow } from './outboxRows.ts';
 
@@ -7,6 +7,10 @@ export interface MsgWorkerOptions {
   readonly topic: string;
   /** Most rows sent in one producer call. */
   readonly batchMax: number;
+  /** The target drained (default KAFKA_MSG; AIDX uses the same rules, docs/delivery.md "AIDX"). */
+  readonly target?: 'KAFKA_MSG' | 'AIDX';
+  /** A row → its record (default msgRecord). */
+  readonly record?: (row: OutboxRow) => SinkRecord;
 }
 
 /**
@@ -19,17 +23,19 @@ export interface MsgWorkerOptions {
 export function createMsgWorker(ctx: DeliveryContext, sink: KafkaSink, opts: MsgWorkerOptions): TargetWorker {
   /** Event ids of the last send, while it is to be repeated as it was. */
   let repeat: readonly string[] | null = null;
+  const target = opts.target ?? 'KAFKA_MSG';
+  const record = opts.record ?? msgRecord;
 
   return {
-    target: 'KAFKA_MSG',
+    target,
     async step(): Promise<StepResult> {
-      const rows = await readHead(ctx.pool, 'KAFKA_MSG', opts.batchMax);
+      const rows = await readHead(ctx.pool, target, opts.batchMax);
       const head = rows[0];
       if (!head) return IDLE;
       const wait = notYetDue(head, ctx.clock.now());
       if (wait) return wait;
       const batch = head.attempts === 0 ? leadingFresh(rows) : repeat?.[0] === head.eventId ? leadingIds(rows, repeat) : [head];
-      const result = await deliverRows(ctx, 'KAFKA_MSG', batch, [head], () => sink.send(opts.topic, batch.map(msgRecord)));
+      const result = await deliverRows(ctx, target, batch, [head], () => sink.send(opts.topic, batch.map(record)));
       repeat = !result.ok && result.failure.transient ? batch.map((r) => r.eventId) : null;
       return WORKED;
     },

@@ -6,7 +6,7 @@ import type { KafkaSink, RecordRef, SinkRecord } from './kafkaSink.ts';
 /**
  * The local stand-in for Kafka (no MSGX_KAFKA_BROKERS): each topic is a file `<dir>/<topic>.ndjson`
  * with one JSON object per record — `{ topic, key, value, headers, eventIds }`, value parsed back
- * from its JSON text — appended and fsynced before the rows count as SENT. The ref of a record is
+ * from its JSON text (an XML value, the AIDX target, is kept as a string) — appended and fsynced before the rows count as SENT. The ref of a record is
  * the byte offset of its line. The folder is made 0700 and the files 0600 (docs/security.md §2):
  * they hold every message msgx delivers.
  */
@@ -18,7 +18,7 @@ export function createNdjsonSink(dir: string): KafkaSink {
     const file = path.join(dir, `${topic}.ndjson`);
     const lines = records.map((r) =>
       Buffer.from(
-        JSON.stringify({ topic, key: r.key, value: JSON.parse(r.value) as unknown, headers: r.headers, eventIds: r.eventIds }) + '\n',
+        JSON.stringify({ topic, key: r.key, value: r.format === 'xml' ? r.value : (JSON.parse(r.value) as unknown), headers: r.headers, eventIds: r.eventIds }) + '\n',
         'utf8',
       ),
     );

@@ -16,8 +16,7 @@ export interface ProducerTuning {
 
 const TUNABLE = new Set<string>(['retry', 'metadataMaxAge', 'allowAutoTopicCreation']);
 
-export class ProducerSafetyError extends Error {
-  override name = 'ProducerSafetyError';
+export class ProducerSafetyError extends RefusedError {
   constructor(readonly setting: string, readonly requested: unknown) {
     super(
       `refusing to start the Kafka producer: '${setting}' = ${JSON.stringify(requested)} ` +
@@ -60,3 +59,4 @@ export function assertProducerGuarantees(config: ProducerConfig): void {
   if (config.transactionalId !== undefined) throw new ProducerSafetyError('transactionalId', config.transactionalId);
   if (config.retry?.retries !== undefined && config.retry.retries < 1) throw new ProducerSafetyError('retry.retries', config.retry.retries);
 }
+import { RefusedError } from '../../platform/errors.ts';

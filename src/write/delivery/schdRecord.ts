@@ -16,6 +16,13 @@ export function newestPerFlid(rows: readonly OutboxRow[]): OutboxRow[] {
 }
 
 /**
+ * The key of every `schd` record: one key, so on a topic of several partitions every batch lands
+ * in the same partition and a consumer reads each flight's records in log order
+ * (docs/delivery.md, "Partitions").
+ */
+export const SCHD_KEY = 'schd';
+
+/**
  * A whole KAFKA_SCHD batch → ONE record on the `schd` topic: value = JSON array of the newest
  * flight record per FLID. Headers name the batch (first/last event id, highest log position,
  * number of flights); eventIds lists every row the record settles, superseded ones included.
@@ -25,7 +32,7 @@ export function schdRecord(batch: readonly OutboxRow[]): SinkRecord {
   const ids = batch.map((r) => r.eventId).sort(compareIds);
   const positions = batch.map((r) => r.sourcePosition).sort(compareIds);
   return {
-    key: null,
+    key: SCHD_KEY,
     value: JSON.stringify(kept.map((r) => r.payload)),
     headers: {
       'event-id-first': ids[0] ?? '',

@@ -1,7 +1,2 @@
-/** The outbox targets the dispatcher drains (msg_event.target). */
-export const TARGETS = ['KAFKA_MSG', 'KAFKA_SCHD', 'COUTMSGS'] as const;
-export type Target = (typeof TARGETS)[number];
-
-export function isTarget(s: string): s is Target {
-  return (TARGETS as readonly string[]).includes(s);
-}
+/** The outbox targets the dispatcher drains: one list for every role (src/domain/contract.ts). */
+export { isTarget, TARGETS, type Target } from '../../domain/contract.ts';

@@ -1,4 +1,4 @@
-import type { PoolClient, Queryable } from '../../platform/db.ts';
+import type { PoolClient } from '../../platform/db.ts';
 
 /**
  * Ingest gaps (invariant 2): ids skipped between visible CMINMSGS ids, i.e. auto-increment values

@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { FlightsArchived } from '../../domain/changes.ts';
-import type { Meta } from '../../domain/message.ts';
 import { SqlState, sqlState, withOpenedTransaction, type PoolClient } from '../../platform/db.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { BackfillStatus } from '../../platform/mailbox/port.ts';
@@ -44,7 +43,7 @@ export interface CommitOptions {
    */
   readonly writeBack?: boolean;
   /**
-   * The writer lock (issue 13): the transaction commits only while this process proves it holds
+   * The writer lock (docs/security.md): the transaction commits only while this process proves it holds
    * the lock and writer_fence still carries its epoch (read FOR SHARE, so a successor's epoch bump
    * waits for this commit, and every later commit of ours sees it). Absent: unfenced.
    */

@@ -67,7 +67,7 @@ export function judge(head: Pick<Head, 'msgId' | 'attempts' | 'firstFailureAt'>,
       meta: message.meta,
     };
   }
-  let decision;
+  let decision: ReturnType<typeof decide>;
   try {
     // With its msg id: a replayed message does not overwrite what a later one set (stale).
     const opts: DecideOptions = { msgId: head.msgId };

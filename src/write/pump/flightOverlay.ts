@@ -1,3 +1,4 @@
+import type { FlightMap } from '../../domain/archive.ts';
 import type { FlightState } from '../../domain/flight.ts';
 
 /**
@@ -24,6 +25,15 @@ export class FlightOverlay implements Map<string, FlightState> {
     // Every read of a decision goes through here (and through the overlay below, if any): removals are rare.
     if (this.removed.size > 0 && this.removed.has(flid)) return undefined;
     return this.local.get(flid) ?? this.base.get(flid);
+  }
+
+  /** The flight's operation day, from the base's index when it has one (FlightMap, src/domain/archive.ts). */
+  operationDayOf(flid: string): string | undefined {
+    if (this.removed.size > 0 && this.removed.has(flid)) return undefined;
+    const mine = this.local.get(flid);
+    if (mine) return mine.operationDay;
+    const base = this.base as FlightMap;
+    return base.operationDayOf ? base.operationDayOf(flid) : base.get(flid)?.operationDay;
   }
 
   has(flid: string): boolean {

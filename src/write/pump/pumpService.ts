@@ -1,7 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import { outageRetryDelay } from '../../platform/config.ts';
 import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
-import type { Service } from '../../platform/service.ts';
+import type { ReadinessCheck, Service } from '../../platform/service.ts';
 import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Decider } from '../../domain/decide.ts';
@@ -11,7 +12,8 @@ import type { FlightState } from '../../domain/flight.ts';
 import { foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, type PlanRequests } from '../../domain/planRequests.ts';
 import { commitDecisions, commitStaged, stageCommit, type CommitResult, type Prepared, type StagedCommit, type SweepDecision } from './commitDecisions.ts';
-import { identityToCheck, judge, readHead, type ReadHead } from './evaluate.ts';
+import { identityToCheck, judge, readDecoded, type ReadHead } from './evaluate.ts';
+import { createHeadDecoder, type HeadDecoder } from './headDecoder.ts';
 import { findHeads, HEAD_BYTES, identityOwners, stillFront, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
 import { failureVerdict, type Outcome } from './outcome.ts';
@@ -44,6 +46,8 @@ export interface Pump extends Service {
   drained(): Promise<void>;
   /** Wake the pump now (new work, a replay, a closed gap). */
   wake(): void;
+  /** /readyz check `pump`: not ready while the FIFO head has not moved for MSGX_HEAD_STALL_READY_MS. */
+  readonly readiness: ReadinessCheck;
 }
 
 export interface PumpOptions {
@@ -54,8 +58,12 @@ export interface PumpOptions {
   readonly decide?: Decider;
   /** Register CMINMSGS write-backs (default true; false in shadow mode — see commitDecisions). */
   readonly writeBack?: boolean;
-  /** The writer lock: decisions commit only while it is provably held (issue 13). Absent: unfenced. */
+  /** The writer lock: decisions commit only while it is provably held (docs/security.md). Absent: unfenced. */
   readonly fence?: WriterFence;
+  /** Where heads are decoded (default: inline when small, else the decode worker with MSGX_DECODE_BUDGET_MS). */
+  readonly decoder?: HeadDecoder;
+  /** Milliseconds of a monotonic clock, for the decode + decide budget (default performance.now; a test injects one). */
+  readonly elapsedMs?: () => number;
 }
 
 /** 'again': stop this scan and look at the FIFO afresh (a conflict, or the head is still unfinished). */
@@ -144,6 +152,12 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   let singles = 0;
   let drainWaiters: { after: number; resolve: () => void }[] = [];
   const blockedHead = new BlockedHeadWarning(log, cfg.headBlockedWarnMs, cfg.airportTz);
+  const decoder = opts.decoder ?? createHeadDecoder({ cfg, log });
+  const elapsedMs = opts.elapsedMs ?? (() => performance.now());
+  /** A commit was fenced: this process is stopping (the fence said so); nothing more is decided. */
+  let isFenced = false;
+  /** The FIFO head of the latest scan and since when it has been the head (the `pump` readiness check). */
+  let front: { readonly msgId: string; readonly since: Date } | undefined;
 
   /** Commit a decided group; on a database error retry once, then fall back to one head at a time. */
   async function commitGroup(decided: DecidedGroup): Promise<Step> {
@@ -154,7 +168,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       try {
         return await settle(group, await commitStaged(pool, decided.staged, { fence: opts.fence, faults: rt.faults }), decided);
       } catch (err) {
-        if (err instanceof FencedError) throw err; // not ours to decide any more: no retry, no INFRA record
+        if (err instanceof FencedError) return fenced(err); // not ours to decide any more: no retry, no INFRA record
         lastErr = err;
       }
     }
@@ -172,7 +186,26 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     log.warn({ err: lastErr, msgId: head.msgId }, 'decision transaction failed; recording INFRA failure');
     const infra: Outcome = { ...failureVerdict(cfg, now, head, 'INFRA', error), identity: null, meta: null };
     const items = [{ head, outcome: infra }];
-    await settle(items, await commitDecisions(pool, items, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }));
+    try {
+      await settle(items, await commitDecisions(pool, items, basis, now, { writeBack, fence: opts.fence, faults: rt.faults }));
+    } catch (err) {
+      if (err instanceof FencedError) return fenced(err);
+      throw err;
+    }
+    return 'again';
+  }
+
+  /**
+   * Another writer holds the lock (or this one cannot prove it does): never a retry loop. The fence
+   * logs it, counts it (msgx_writer_fenced_total) and stops the process (exit code 1, the standby
+   * takes over: docs/operations.md "Writer fenced"); this pump decides nothing more meanwhile.
+   */
+  function fenced(err: FencedError): Step {
+    if (!isFenced) {
+      isFenced = true;
+      opts.fence?.fenced(err, 'pump');
+    }
+    prefetched = undefined;
     return 'again';
   }
 
@@ -214,6 +247,20 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     return group.at(-1)!.outcome.kind === 'Failed' ? 'again' : 'decided';
   }
 
+  /**
+   * The decode + decide budget (docs/architecture.md "Decode budget"). A decide runs on this thread
+   * and cannot be preempted: it is measured, and a message whose decode and decide together took
+   * longer than MSGX_DECODE_BUDGET_MS is PARKED (CODEC_ERROR) instead of applied, so that it does
+   * not cost that time again on every scan or restart. Its decision is dropped (nothing of it is
+   * folded), and `msgx replay --class CODEC_ERROR` decides it again after the budget was raised.
+   */
+  function withinBudget(head: Head, outcome: Outcome, spentMs: number, now: Date): Outcome {
+    if (spentMs <= cfg.decodeBudgetMs || (outcome.kind !== 'Applied' && outcome.kind !== 'Skipped')) return outcome;
+    const error = `decode + decide took ${Math.round(spentMs)} ms, longer than the budget of ${cfg.decodeBudgetMs} ms (MSGX_DECODE_BUDGET_MS); not applied — raise the budget and msgx replay --class CODEC_ERROR if it is legitimate`;
+    log.warn({ msgId: head.msgId, spentMs: Math.round(spentMs), budgetMs: cfg.decodeBudgetMs }, 'decide over budget: message parked');
+    return { ...failureVerdict(cfg, now, head, 'CODEC_ERROR', error), identity: outcome.identity, meta: outcome.meta };
+  }
+
   /** The committed write model as the basis of the first group of a scan. */
   function modelBasis(): GroupBasis {
     return {
@@ -231,7 +278,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const basis = on.position;
     const now = clock.now();
     const limit = singles > 0 ? 1 : GROUP;
-    const batch: { head: Head; read: ReadHead }[] = [];
+    const batch: { head: Head; read: ReadHead; decodeMs: number }[] = [];
     let waitMs = 0;
     let chars = 0;
     for (let i = from; i < heads.length && batch.length < limit && chars < GROUP_CHARS; i++) {
@@ -241,7 +288,8 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         waitMs = Math.max(1, head.nextAttemptAt.getTime() - now.getTime());
         break;
       }
-      batch.push({ head, read: readHead(head, cfg, now) });
+      const { decoded, ms } = await decoder.decode(head.rawXml, head.nulReplaced);
+      batch.push({ head, read: readDecoded(head, decoded, cfg, now), decodeMs: ms });
       chars += head.rawXml.length;
       if (batch.length % YIELD_EVERY === 0) await afterTurn();
     }
@@ -257,10 +305,12 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const group: Prepared[] = [];
     let latest = on.latest;
     let appended = 0n; // decisions of this group so far: positions basis+1 …
-    for (const [k, { head, read }] of batch.entries()) {
+    for (const [k, { head, read, decodeMs }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const outcome = judge(head, read, { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
+      const t0 = elapsedMs();
+      const judged = judge(head, read, { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
+      const outcome = withinBudget(head, judged, decodeMs + (elapsedMs() - t0), now);
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];
@@ -306,9 +356,12 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
    * When a commit does not go through, the groups decided after it are dropped.
    */
   async function scan(): Promise<number> {
+    if (isFenced) return cfg.pollIntervalMs;
     const heads = await nextHeads();
-    if (heads.length === 0) return cfg.pollIntervalMs;
-    blockedHead.check(heads[0], clock.now());
+    const head = heads[0];
+    if (head?.msgId !== front?.msgId) front = head === undefined ? undefined : { msgId: head.msgId, since: clock.now() };
+    if (head === undefined) return cfg.pollIntervalMs;
+    blockedHead.check(head, clock.now());
     let live = true;
     /** The group after `prior` (once that one is decided), or undefined where the batch ends for this scan. */
     const decideAfter = (prior: Promise<DecidedGroup | undefined>): Promise<DecidedGroup | undefined> => {
@@ -340,6 +393,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
           prefetched = undefined;
           return 0;
         }
+        // The head moved within the scan (a long scan must not look stuck to /readyz).
+        const moved = heads[decided.end];
+        if (moved !== undefined) front = { msgId: moved.msgId, since: clock.now() };
         const next = await ahead.shift()!;
         if (next === undefined) return 0;
         // The group before it is folded into the model now: read through the model, not through it.
@@ -390,6 +446,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       stop.abort(); // ends a scan between groups
       await loop.stop();
       await listener.stop();
+      await decoder.close();
       for (const w of drainWaiters) w.resolve();
       drainWaiters = [];
     },
@@ -400,5 +457,14 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       });
     },
     wake: () => wakeup.notify(),
+    readiness: {
+      name: 'pump',
+      async check() {
+        const stalled = front === undefined ? 0 : clock.now().getTime() - front.since.getTime();
+        if (cfg.headStallReadyMs > 0 && front !== undefined && stalled > cfg.headStallReadyMs) {
+          throw new Error(`FIFO head message ${front.msgId} has not moved for ${Math.round(stalled / 1000)} s (MSGX_HEAD_STALL_READY_MS ${cfg.headStallReadyMs} ms); see msgx status`);
+        }
+      },
+    },
   };
 }

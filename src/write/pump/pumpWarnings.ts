@@ -44,7 +44,7 @@ export class BlockedHeadWarning {
   ) {}
 
   check(head: Head | undefined, now: Date): void {
-    if (!head || head.state !== 'FAILED' || !head.firstFailureAt) return;
+    if (head?.state !== 'FAILED' || !head.firstFailureAt) return;
     const blockedMs = now.getTime() - head.firstFailureAt.getTime();
     if (blockedMs < this.thresholdMs || this.warned === head.msgId) return;
     this.warned = head.msgId;

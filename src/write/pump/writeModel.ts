@@ -1,11 +1,12 @@
 import { latestDayAfter } from '../../domain/archive.ts';
 import type { Change } from '../../domain/changes.ts';
 import { applyDecision } from '../../domain/evolve.ts';
-import type { FlightState } from '../../domain/flight.ts';
 import type { Queryable } from '../../platform/db.ts';
+import { readChangesAfter } from '../../log/readDecisions.ts';
 import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
 import type { FlightOverlay } from './flightOverlay.ts';
+import { ModelFlights } from './modelFlights.ts';
 import type { ModelImage } from '../snapshot/snapshotCodec.ts';
 
 const PAGE = 5000;
@@ -26,7 +27,7 @@ export interface WriteModelOptions {
 }
 
 export class WriteModel {
-  readonly flights = new Map<string, FlightState>();
+  readonly flights = new ModelFlights();
   /** The reference store (kind → code → elements), folded from the same log; replaced, never edited. */
   reference: ReferenceState = EMPTY_REFERENCE;
   /** Our plan requests (MGID → window), folded from the same log. */
@@ -52,11 +53,14 @@ export class WriteModel {
 
   /**
    * The model as of its position, for a snapshot (src/write/snapshot): a shallow copy of the
-   * flight map — its states are replaced by applyDecision, never edited once in the map — and the
-   * reference store and plan requests, which are immutable. O(flights) pointer copies, no cloning.
+   * flight map — its states are replaced by applyDecision, never edited once in the map; days
+   * still undecoded stay so, sharing their chunks — and the reference store and plan requests,
+   * which are immutable. O(flights) pointer copies, no cloning, nothing decoded.
    */
   capture(): ModelImage {
-    return { position: this.position, latestDay: this.latest, flights: new Map(this.flights), reference: this.reference, planRequests: this.planRequests };
+    const flights = new ModelFlights();
+    flights.copyFrom(this.flights);
+    return { position: this.position, latestDay: this.latest, flights, reference: this.reference, planRequests: this.planRequests };
   }
 
   /**
@@ -65,7 +69,7 @@ export class WriteModel {
    */
   restore(image: ModelImage): boolean {
     if (this.pos !== 0n || this.catchingUp !== undefined) return false;
-    for (const [flid, state] of image.flights) this.flights.set(flid, state);
+    this.flights.copyFrom(image.flights);
     this.reference = image.reference;
     this.planRequests = image.planRequests;
     this.latest = image.latestDay;
@@ -144,13 +148,9 @@ export class WriteModel {
   private async fold(q: Queryable): Promise<number> {
     let read = 0;
     for (;;) {
-      const { rows } = await q.query<{ position: string; msg_id: string | null; recorded_at: Date; changes: Change[] | null }>(
-        `SELECT position, msg_id, recorded_at, payload->'changes' AS changes
-           FROM decision_event WHERE position > $1::bigint ORDER BY position LIMIT $2`,
-        [String(this.pos), PAGE],
-      );
+      const rows = await readChangesAfter(q, String(this.pos), PAGE);
       for (const r of rows) {
-        if (!this.apply(r.position, r.msg_id, r.recorded_at, Array.isArray(r.changes) ? r.changes : [])) {
+        if (!this.apply(r.position, r.msgId, r.recordedAt, r.changes)) {
           throw new Error(`decision_event has a hole before position ${r.position} (model at ${this.position})`);
         }
       }

@@ -11,7 +11,7 @@ import type { Queryable } from '../../platform/db.ts';
 import type { Config } from '../../platform/config.ts';
 import { decodeHead, type DecodedHead } from '../pump/decodeHead.ts';
 import { decisionBody, type DecisionBody } from '../../domain/decisionPayload.ts';
-import { logPageSql, type LoggedColumns, type LogPageRow } from './readLogPage.ts';
+import { logPageSql, type LoggedColumns, type LogPageRow } from '../../log/readPage.ts';
 
 interface ReadColumns extends Omit<LoggedColumns, 'rawXml' | 'nulReplaced'> {
   /** The message decoded again; null when it has no raw input to decide. */

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { parentPort, workerData } from 'node:worker_threads';
 import '../../platform/db.ts'; // int8 as strings, as everywhere
 import { decodedPageOf, readLogRows } from './decodedPage.ts';
-import type { LogPageRow } from './readLogPage.ts';
+import type { LogPageRow } from '../../log/readPage.ts';
 import type { FromWorker, PageWorkerData, ToWorker } from './pageReader.ts';
 
 const data = workerData as PageWorkerData;

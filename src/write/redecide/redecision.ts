@@ -21,6 +21,7 @@
  */
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
 import { isFlightChange, type Change } from '../../domain/changes.ts';
+import { REPLAY_CLASSES } from '../../domain/contract.ts';
 import { correctionChanges } from '../../domain/correction.ts';
 import { changesOf } from '../../domain/decisionPayload.ts';
 import type { Decider } from '../../domain/decide.ts';
@@ -39,7 +40,8 @@ import {
 } from './outcomeView.ts';
 import type { ReadDecision } from './decodedPage.ts';
 import { inlinePageReader, type PageReader } from './pageReader.ts';
-import { identitiesBoundBy, readLogPage } from './readLogPage.ts';
+import { readLogPage } from '../../log/readPage.ts';
+import { identitiesBoundBy } from './priorStates.ts';
 import { TERMINAL_KINDS } from '../../log/appendDecisions.ts';
 import { createHash } from 'node:crypto';
 
@@ -53,7 +55,7 @@ export interface FlightDifference extends FlightDiff {
   readonly flid: string;
 }
 
-/** The report of docs/contract/design.md §10 / issue 18 (the `--json` object). */
+/** The report of docs/contract/design.md §10 (the `--json` object). */
 export interface RedecideReport {
   readonly reportId: string;
   readonly from: string;
@@ -119,7 +121,7 @@ const isOutcomeKind = (kind: string): boolean => (TERMINAL_KINDS as readonly str
 
 /** An outcome decision's message as a fresh head (no attempts: the verdict of the code alone). */
 const HEAD_HISTORY: HeadHistory = { attempts: 0, firstFailureAt: null };
-const REPLAYABLE_VERDICTS = new Set(['CODEC_ERROR', 'UNSUPPORTED', 'INFRA', 'EXHAUSTED']);
+const REPLAYABLE_VERDICTS: ReadonlySet<string> = new Set(REPLAY_CLASSES);
 
 export class Redecision {
   /** The log's flights (every decision folded as recorded, corrections included). */

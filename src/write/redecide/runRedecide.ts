@@ -3,7 +3,8 @@
  * rest again, report. The command (src/cli/redecideCommand.ts) and the tests call this.
  */
 import type { Queryable } from '../../platform/db.ts';
-import { logHead, positionAtOrBefore, positionBefore, procStatesOf } from './readLogPage.ts';
+import { logHead, positionAtOrBefore, positionBefore } from '../../log/head.ts';
+import { procStatesOf } from './priorStates.ts';
 import { inlinePageReader, WorkerPageReader, type PageReader } from './pageReader.ts';
 import { DEFAULT_PAGE_SIZE, Redecision, type RedecideReport, type RedecisionOptions } from './redecision.ts';
 

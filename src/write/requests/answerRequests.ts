@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import type { Change, PlanSnapshotApplied } from '../../domain/changes.ts';
-import type { AppliedPayload } from '../../domain/decisionPayload.ts';
 import type { ReferenceSnapshotApplied } from '../../domain/reference/changes.ts';
 import { decodeMeta } from '../../domain/codec/meta.ts';
 import { parseXml } from '../../domain/codec/xmlTree.ts';
-import { withTransaction } from '../../platform/db.ts';
+import { withTransaction, type Queryable } from '../../platform/db.ts';
+import { readAppliedMatching, type AppliedMatch } from '../../log/findDecisions.ts';
 
 export interface Answered {
   readonly reqId: string;
@@ -15,15 +15,25 @@ export interface Answered {
   readonly by: 'rmid' | 'window' | 'kind';
 }
 
-interface RespRow {
-  position: string;
-  msgId: string | null;
-  recordedAt: Date;
-  /** `payload->'changes'` of an Applied decision (AppliedPayload, src/domain/decisionPayload.ts). */
-  changes: AppliedPayload['changes'] | null;
+interface RespRow extends AppliedMatch {
   metaKnown: boolean;
   rmid: string | null;
   rawXml: string | null;
+}
+
+/** The answering messages' META as the pump recorded it (or their raw XML to read it from). */
+async function withMeta(q: Queryable, matches: readonly AppliedMatch[]): Promise<RespRow[]> {
+  const ids = matches.flatMap((m) => (m.msgId === null ? [] : [m.msgId]));
+  const { rows } = await q.query<{ msgId: string; metaKnown: boolean; rmid: string | null; rawXml: string | null }>(
+    `SELECT msg_id::text AS "msgId", (sndr IS NOT NULL) AS "metaKnown", rmid, raw_xml AS "rawXml"
+       FROM inbox_message WHERE msg_id = ANY($1::bigint[])`,
+    [ids],
+  );
+  const meta = new Map(rows.map((r) => [r.msgId, r]));
+  return matches.map((m) => {
+    const found = m.msgId === null ? undefined : meta.get(m.msgId);
+    return { ...m, metaKnown: found?.metaKnown ?? false, rmid: found?.rmid ?? null, rawXml: found?.rawXml ?? null };
+  });
 }
 
 const RESP_FILTER = JSON.stringify({ changes: [{ type: 'PlanSnapshotApplied', stype: 'RESP' }] });
@@ -50,14 +60,7 @@ export async function answerRequests(pool: pg.Pool, tz: string, batch = 500): Pr
     const open = await c.query("SELECT 1 FROM req_track WHERE state IN ('SENT', 'WAITING') LIMIT 1");
     let rows: RespRow[] = [];
     if (open.rowCount !== 0) {
-      ({ rows } = await c.query<RespRow>(
-        `SELECT d.position, d.msg_id AS "msgId", d.recorded_at AS "recordedAt", d.payload->'changes' AS changes,
-                (m.sndr IS NOT NULL) AS "metaKnown", m.rmid, m.raw_xml AS "rawXml"
-           FROM decision_event d LEFT JOIN inbox_message m ON m.msg_id = d.msg_id
-          WHERE d.position > $1 AND d.position <= $2 AND d.kind = 'Applied' AND (d.payload @> $3::jsonb OR d.payload @> $5::jsonb)
-          ORDER BY d.position LIMIT $4`,
-        [cursor, horizon, RESP_FILTER, batch, REFERENCE_RESP_FILTER],
-      ));
+      rows = await withMeta(c, await readAppliedMatching(c, cursor, horizon, [RESP_FILTER, REFERENCE_RESP_FILTER], batch));
     }
     const answered: Answered[] = [];
     for (const r of rows) {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { withTransaction } from '../../platform/db.ts';
 import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
+import { planRequestRecordedFor } from '../../log/findDecisions.ts';
 
 export interface ShadowRequest {
   readonly from: Date;
@@ -27,11 +28,7 @@ export async function recordShadowRequest(pool: pg.Pool, req: ShadowRequest): Pr
   return withTransaction(pool, async (c) => {
     const last = await lockPipeline(c);
     if (req.dailyFor !== undefined) {
-      const seen = await c.query(
-        "SELECT 1 FROM decision_event WHERE kind = 'PlanRequestRecorded' AND payload->>'dailyFor' = $1 LIMIT 1",
-        [req.dailyFor],
-      );
-      if (seen.rowCount !== 0) return null;
+      if (await planRequestRecordedFor(c, req.dailyFor)) return null;
     }
     const [position] = await appendDecisions(
       c,

@@ -9,6 +9,7 @@ import { REFERENCE_KIND_NAMES } from '../../domain/reference/kinds.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { recordOperatorAction } from '../../log/operatorAction.ts';
 import { sendRequests, type RequestDeps, type SendResult } from './sendRequests.ts';
+import { referenceApplied } from '../../log/findDecisions.ts';
 
 export interface ReferenceRequestResult {
   readonly kind: string;
@@ -68,10 +69,10 @@ export async function requestReference(deps: RequestDeps, kinds: readonly string
  * before the AODB answered).
  */
 export async function requestReferenceAtStart(deps: RequestDeps): Promise<ReferenceRequestBatch | null> {
-  const { rows } = await deps.pool.query<{ stored: boolean; open: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM decision_event WHERE handler LIKE 'reference.%' AND kind = 'Applied') AS stored,
-            EXISTS (SELECT 1 FROM req_track WHERE kind = 'RQRD' AND state IN ('REGISTERED', 'SENT', 'WAITING')) AS open`,
+  if (await referenceApplied(deps.pool)) return null;
+  const { rows } = await deps.pool.query<{ open: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM req_track WHERE kind = 'RQRD' AND state IN ('REGISTERED', 'SENT', 'WAITING')) AS open",
   );
-  if (rows[0]?.stored || rows[0]?.open) return null;
+  if (rows[0]?.open) return null;
   return requestReference(deps);
 }

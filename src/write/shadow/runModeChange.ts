@@ -1,12 +1,12 @@
 import type pg from 'pg';
+import { RefusedError } from '../../platform/errors.ts';
 import { withTransaction, type PoolClient } from '../../platform/db.ts';
 import { runModeOf, type RunMode, type RunModeRow } from '../../platform/runMode.ts';
 import { appendDecisions, lockPipeline } from '../../log/appendDecisions.ts';
 import { INBOX_SOURCE } from '../pump/findHeads.ts';
 
 /** `msgx start --shadow` cannot run against this database; the message says why and what to do. */
-export class ShadowRefused extends Error {
-  override name = 'ShadowRefused';
+export class ShadowRefused extends RefusedError {
 }
 
 export interface CutOver {

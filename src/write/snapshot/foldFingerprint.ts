@@ -14,12 +14,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Bump when the snapshot document or the meaning of a folded field changes without a source change below. */
-export const FOLD_VERSION = 1;
+export const FOLD_VERSION = 2;
 
 /** The fold's sources, relative to src/ (the model, evolve and what it calls, the snapshot document). */
 const FOLD_SOURCES = [
   'domain/evolve.ts', 'domain/lists.ts', 'domain/fields.ts', 'domain/changes.ts', 'domain/flight.ts', 'domain/archive.ts',
-  'domain/reference/state.ts', 'domain/planRequests.ts', 'write/pump/writeModel.ts', 'write/snapshot/snapshotCodec.ts',
+  'domain/reference/state.ts', 'domain/planRequests.ts', 'write/pump/writeModel.ts', 'write/pump/modelFlights.ts',
+  'write/snapshot/snapshotCodec.ts', 'platform/lazyMap.ts',
 ];
 
 /** src/ with its .ts files: beside this module (tsx), or in the checkout a build under .build/<hash>/ was made from. */

@@ -1,11 +1,20 @@
 /**
- * The snapshot document of a write model (docs/recovery.md "Write-model snapshots"): gzip of one
- * JSON object — position, latest day, plan requests, reference store, flights. Encoding runs off
- * the pump's path: the flights are stringified a slice at a time with a turn of the event loop
- * between slices, and gzip runs on libuv's thread pool, so no slice holds the loop for more than
- * a few milliseconds. The image it encodes is immutable (ModelImage), so the pump carries on
- * meanwhile.
+ * The snapshot document of a write model (docs/recovery.md "Write-model snapshots"), in two
+ * parts so that a start does not decode what it does not use:
+ *   MAGIC · u32 header length · header · chunk · chunk · …
+ * The header is gzip of one JSON object — position, latest day, plan requests, reference store,
+ * and the chunk list (each chunk's operation day, flids and byte length). Each chunk is gzip of
+ * the JSON array of one operation day's flights. Decoding reads the header only; the flights come
+ * as a LazyMap whose chunks are decoded on first use (src/platform/lazyMap.ts), so a start costs
+ * the header, whatever the number of days the model keeps.
+ *
+ * Encoding runs off the pump's path: the flights are stringified a slice at a time with a turn of
+ * the event loop between slices, and gzip runs on libuv's thread pool, so no slice holds the loop
+ * for more than a few milliseconds. A chunk nothing has touched since it was decoded from the
+ * previous snapshot is written again byte for byte. The image it encodes is immutable
+ * (ModelImage), so the pump carries on meanwhile.
  */
+import { CancelledError } from '../../platform/errors.ts';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -13,6 +22,7 @@ import type { FlightState } from '../../domain/flight.ts';
 import type { PlanRequests, RequestedWindow } from '../../domain/planRequests.ts';
 import type { RefFields } from '../../domain/reference/record.ts';
 import type { ReferenceState } from '../../domain/reference/state.ts';
+import { LazyMap, type LazyChunk } from '../../platform/lazyMap.ts';
 
 /** The write model as of one position; every part is shared with the model and never edited (evolve.ts, state.ts). */
 export interface ModelImage {
@@ -23,18 +33,81 @@ export interface ModelImage {
   readonly planRequests: PlanRequests;
 }
 
-interface Document {
+interface ChunkEntry {
+  readonly day: string;
+  readonly flids: string[];
+  readonly bytes: number;
+}
+
+interface Header {
   readonly position: string;
   readonly latestDay: string | null;
   readonly planRequests: RequestedWindow[];
   readonly reference: [string, [string, RefFields][]][];
-  readonly flights: FlightState[];
+  readonly chunks: ChunkEntry[];
 }
+
+const MAGIC = Buffer.from('msgxWM2\n', 'latin1');
 
 /** Flights stringified per turn of the event loop. */
 const SLICE = 50;
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const gzip = promisify(zlib.gzip);
+const gunzip = promisify(zlib.gunzip);
+
+/**
+ * One operation day's flights of a stored snapshot, gzip JSON, decoded on first use (once: the
+ * model, the images it captures and the outbox feeder share it).
+ */
+export class SnapshotChunk implements LazyChunk<string, FlightState> {
+  private decoded: (readonly [string, FlightState])[] | undefined;
+
+  constructor(
+    readonly day: string,
+    readonly keys: readonly string[],
+    readonly body: Buffer,
+  ) {}
+
+  load(): readonly (readonly [string, FlightState])[] {
+    if (this.decoded === undefined) {
+      let flights: FlightState[];
+      try {
+        flights = JSON.parse(zlib.gunzipSync(this.body).toString('utf8')) as FlightState[];
+      } catch (err) {
+        throw new SnapshotFormatError(`write-model snapshot: the flights of ${this.day} cannot be read`, { cause: err });
+      }
+      this.decoded = flights.map((f) => [f.flid, f] as const);
+    }
+    return this.decoded;
+  }
+}
+
+/** The flights of a map grouped for encoding: chunks to write again as they are, and states per day. */
+function groupFlights(flights: ReadonlyMap<string, FlightState>): { kept: SnapshotChunk[]; days: Map<string, FlightState[]> } {
+  const days = new Map<string, FlightState[]>();
+  const add = (f: FlightState): void => {
+    const list = days.get(f.operationDay);
+    if (list) list.push(f);
+    else days.set(f.operationDay, [f]);
+  };
+  const kept: SnapshotChunk[] = [];
+  if (!(flights instanceof LazyMap)) {
+    for (const f of flights.values()) add(f);
+    return { kept, days };
+  }
+  const { decoded, pending } = (flights as LazyMap<string, FlightState>).split();
+  for (const [, f] of decoded) add(f);
+  for (const [chunk, flids] of pending) {
+    if (chunk instanceof SnapshotChunk && flids.length === chunk.keys.length) {
+      kept.push(chunk);
+      continue;
+    }
+    const wanted = new Set(flids);
+    for (const [flid, f] of chunk.load()) if (wanted.has(flid)) add(f);
+  }
+  return { kept, days };
+}
 
 export class SnapshotFormatError extends Error {
   constructor(message: string, options?: { cause: unknown }) {
@@ -44,57 +117,78 @@ export class SnapshotFormatError extends Error {
 }
 
 /** `cancelled`: asked between slices; true ends the encoding with SnapshotCancelled (a stop). */
-export class SnapshotCancelled extends Error {
+export class SnapshotCancelled extends CancelledError {
   constructor() {
     super('write-model snapshot cancelled by a stop');
-    this.name = 'SnapshotCancelled';
   }
 }
 
-export async function encodeImage(image: ModelImage, cancelled: () => boolean = () => false): Promise<Buffer> {
-  const gzip = zlib.createGzip({ level: 6 });
+/** gzip of the JSON array of `flights`, stringified SLICE flights per turn of the event loop and streamed into gzip. */
+async function gzipSlices(flights: readonly FlightState[], cancelled: () => boolean): Promise<Buffer> {
+  const zip = zlib.createGzip({ level: 6 });
   const out: Buffer[] = [];
-  gzip.on('data', (b: Buffer) => out.push(b));
-  const ended = once(gzip, 'end');
+  zip.on('data', (b: Buffer) => out.push(b));
+  const ended = once(zip, 'end');
   const write = async (text: string): Promise<void> => {
-    if (!gzip.write(text)) await once(gzip, 'drain');
+    if (!zip.write(text)) await once(zip, 'drain');
   };
-  const reference = [...image.reference].map(([kind, records]) => [kind, [...records]]);
-  const head = { position: image.position, latestDay: image.latestDay, planRequests: [...image.planRequests.values()], reference };
-  const json = JSON.stringify(head);
-  await write(`${json.slice(0, -1)},"flights":[`);
-  const flights = [...image.flights.values()];
+  await write('[');
   for (let i = 0; i < flights.length; i += SLICE) {
-    const text = JSON.stringify(flights.slice(i, i + SLICE));
-    await write(`${i > 0 ? ',' : ''}${text.slice(1, -1)}`);
+    await write(`${i > 0 ? ',' : ''}${JSON.stringify(flights.slice(i, i + SLICE)).slice(1, -1)}`);
     await turn();
     if (cancelled()) {
-      gzip.destroy();
+      zip.destroy();
       throw new SnapshotCancelled();
     }
   }
-  gzip.end(']}');
+  zip.end(']');
   await ended;
   return Buffer.concat(out);
 }
 
-const gunzip = promisify(zlib.gunzip);
+export async function encodeImage(image: ModelImage, cancelled: () => boolean = () => false): Promise<Buffer> {
+  const { kept, days } = groupFlights(image.flights);
+  const chunks: ChunkEntry[] = kept.map((c) => ({ day: c.day, flids: [...c.keys], bytes: c.body.length }));
+  const bodies: Buffer[] = kept.map((c) => c.body);
+  for (const [day, flights] of days) {
+    const body = await gzipSlices(flights, cancelled);
+    chunks.push({ day, flids: flights.map((f) => f.flid), bytes: body.length });
+    bodies.push(body);
+  }
+  const reference = [...image.reference].map(([kind, records]) => [kind, [...records]]);
+  const header: Header = { position: image.position, latestDay: image.latestDay, planRequests: [...image.planRequests.values()], reference: reference as Header['reference'], chunks };
+  const head = await gzip(JSON.stringify(header));
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(head.length);
+  return Buffer.concat([MAGIC, length, head, ...bodies]);
+}
 
 export async function decodeImage(body: Buffer): Promise<ModelImage> {
-  let doc: Document;
-  try {
-    doc = JSON.parse((await gunzip(body)).toString('utf8')) as Document;
-  } catch (err) {
-    throw new SnapshotFormatError('write-model snapshot is not a gzip JSON document', { cause: err });
+  if (body.length < MAGIC.length + 4 || !body.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new SnapshotFormatError('write-model snapshot is not a snapshot document of this version');
   }
-  if (typeof doc.position !== 'string' || !Array.isArray(doc.flights) || !Array.isArray(doc.reference) || !Array.isArray(doc.planRequests)) {
-    throw new SnapshotFormatError('write-model snapshot lacks position, flights, reference or plan requests');
+  const headEnd = MAGIC.length + 4 + body.readUInt32BE(MAGIC.length);
+  let header: Header;
+  try {
+    header = JSON.parse((await gunzip(body.subarray(MAGIC.length + 4, headEnd))).toString('utf8')) as Header;
+  } catch (err) {
+    throw new SnapshotFormatError('write-model snapshot header is not gzip JSON', { cause: err });
+  }
+  if (typeof header.position !== 'string' || !Array.isArray(header.chunks) || !Array.isArray(header.reference) || !Array.isArray(header.planRequests)) {
+    throw new SnapshotFormatError('write-model snapshot lacks position, chunks, reference or plan requests');
+  }
+  const flights = new LazyMap<string, FlightState>();
+  let at = headEnd;
+  for (const c of header.chunks) {
+    if (at + c.bytes > body.length) throw new SnapshotFormatError(`write-model snapshot is cut short in the flights of ${c.day}`);
+    flights.addChunk(new SnapshotChunk(c.day, c.flids, body.subarray(at, at + c.bytes)));
+    at += c.bytes;
   }
   return {
-    position: doc.position,
-    latestDay: doc.latestDay ?? null,
-    flights: new Map(doc.flights.map((f) => [f.flid, f])),
-    reference: new Map(doc.reference.map(([kind, records]) => [kind, new Map(records)])),
-    planRequests: new Map(doc.planRequests.map((w) => [w.mgid, w])),
+    position: header.position,
+    latestDay: header.latestDay ?? null,
+    flights,
+    reference: new Map(header.reference.map(([kind, records]) => [kind, new Map(records)])),
+    planRequests: new Map(header.planRequests.map((w) => [w.mgid, w])),
   };
 }

@@ -4,7 +4,7 @@
  * Without a usable one — none yet, only snapshots of other fold code, one that cannot be read —
  * it folds from position 0 and says why in one log line.
  */
-import { headPosition } from '../../log/readDecisions.ts';
+import { logHead } from '../../log/head.ts';
 import type { Pool, Queryable } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { WriteModel } from '../pump/writeModel.ts';
@@ -26,7 +26,7 @@ export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now:
   const t0 = now();
   if (model.position !== '0') return caughtUp(log, model, 'warm model', null, await model.catchUp(pool), now() - t0);
   const fingerprint = foldFingerprint();
-  const found = await newestSnapshot(pool, fingerprint, await headPosition(pool));
+  const found = await newestSnapshot(pool, fingerprint, await logHead(pool));
   let snapshot: string | null = null;
   if (found.usable === undefined) {
     log.info(
@@ -55,6 +55,6 @@ function caughtUp(log: Logger, model: WriteModel, from: Warmed['from'], snapshot
  * WriteModel.reload starts from (it folds from 0 without one).
  */
 export async function newestImage(q: Queryable): Promise<ModelImage | undefined> {
-  const { usable } = await newestSnapshot(q, foldFingerprint(), await headPosition(q));
+  const { usable } = await newestSnapshot(q, foldFingerprint(), await logHead(q));
   return usable === undefined ? undefined : decodeImage(usable.body).catch(() => undefined);
 }

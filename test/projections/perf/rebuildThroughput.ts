@@ -80,7 +80,7 @@ try {
 
   // Reading alone (the floor of any replay).
   const { readDecisionsAfter } = await import('../../../src/log/readDecisions.ts');
-  let tr = performance.now();
+  const tr = performance.now();
   for (let pos = '0'; ;) {
     const page = await readDecisionsAfter(db.pool, pos, 5000);
     if (page.length === 0) break;

@@ -31,7 +31,7 @@ import { crashTraffic } from './crashTraffic.ts';
 /**
  * The same settings for the reference and every child: fast retries, frequent schd flushes. The
  * history-keep window is left at its default (30 days): the traffic is dated 2025 and the sweep must
- * follow traffic time, not the machine's clock (issue 19); crashTraffic moves the latest
+ * follow traffic time, not the machine's clock (docs/operations.md); crashTraffic moves the latest
  * operation day past the window once, so a sweep is decided in the middle of the kills.
  */
 /** The airport zone of every run: Kafka payloads show their instants in it (checked against the log). */

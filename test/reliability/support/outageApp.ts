@@ -17,12 +17,12 @@ import { waitFor } from '../../support/waitFor.ts';
 import { acft, dnld, estt, MALFORMED_XML, stnd } from '../../write/support/messages.ts';
 import { captureLog, type CapturedLog } from './captureLog.ts';
 
-/** `MSGX_SOAK=1` (npm run test:soak): outages of 60 s as issue 9 asks; otherwise a short form. */
+/** `MSGX_SOAK=1` (npm run test:soak): outages of 60 s as docs/recovery.md asks; otherwise a short form. */
 export const SOAK = process.env.MSGX_SOAK === '1';
 export const outageMs = (shortMs: number): number => (SOAK ? 60_000 : shortMs);
 /** How long each suite's dependency stays down: ~5 s, 60 s with MSGX_SOAK=1. */
 export const OUTAGE_MS = outageMs(5000);
-/** How soon after a dependency is back msgx must be working again (issue 9). */
+/** How soon after a dependency is back msgx must be working again (docs/recovery.md). */
 export const RESUME_WITHIN_MS = 5000;
 /**
  * How long draining a backlog, or starting or stopping a process, may take. That is throughput on a shared, loaded CI machine (it

@@ -1,4 +1,4 @@
-import { decodeRecordBatch, type DecodedRecord } from './kafkajsInternals.ts';
+import { decodeRecordBatch, type DecodedRecord, type DecodedRecordBatch } from './kafkajsInternals.ts';
 import { incrementSequence, type BatchIdentity } from './producerSequences.ts';
 
 /** A record batch (message format v2) as received in a Produce request, not yet given offsets. */
@@ -44,7 +44,7 @@ export async function parseRecordSet(recordSet: Buffer): Promise<IncomingBatch[]
 async function parseBatch(bytes: Buffer): Promise<IncomingBatch> {
   const magic = bytes.readInt8(MAGIC_AT);
   if (magic !== RECORD_BATCH_MAGIC) throw new BatchFormatError(`unsupported magic byte ${magic}`);
-  let decoded;
+  let decoded: DecodedRecordBatch;
   try {
     decoded = await decodeRecordBatch(bytes);
   } catch (cause) {

@@ -1,6 +1,6 @@
 // GraphiQL from the graphiql package's own build (served by msgx; no CDN), on /graphql.
 /* global React, ReactDOM, GraphiQL */
-(function () {
+(() => {
   var fetcher = GraphiQL.createFetcher({ url: '/graphql' });
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(

@@ -1,0 +1,244 @@
+/**
+ * Figure 11 — what grows with history: logs of whole weeks at the week fixture's density
+ * (bench/harness/historyLog.ts: 2,000 flights a day, ~41k decisions a day, the pump's history sweep
+ * with a 30-day keep window, every message's raw XML in `inbox_message`), 1, 4 and 13 weeks by
+ * default (MSGX_BENCH_HISTORY_WEEKS=1,2 for a quick run; the log is built once and extended). For
+ * each size:
+ *   - full rebuild (rebuildFlights from 0), decisions/s — it also builds the read model;
+ *   - the start-up consistency check's sample (runCheck, selection sample at the configured ratio,
+ *     with the write-back sample and the snapshot sample): seconds and PostgreSQL backend CPU;
+ *   - writer start, a real `msgx start --role writer` child: lock taken → pump started, with no
+ *     snapshot (it then records one, as the writer does) and from that snapshot; its RSS after start;
+ *   - standby takeover: a `--standby` child waits beside the writer; SIGKILL of the writer → the
+ *     standby's pump started;
+ *   - rebuild from the newest snapshot (rebuildFlights' startFrom, as `msgx rebuild flights` does), s;
+ *   - database size: pg_total_relation_size of the log, inbox, proc_state(_hst) and the read model,
+ *     and per month of the decisions' recorded time (sum of pg_column_size of the rows, which works
+ *     whether or not the tables are partitioned).
+ * Rows: the largest size against the smallest, measured in the same run.
+ */
+import { readFile } from 'node:fs/promises';
+import { runCheck } from '../../src/consistency/runCheck.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createPool } from '../../src/platform/db.ts';
+import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
+import { checkSnapshot } from '../../src/write/snapshot/checkSnapshot.ts';
+import { newestImage } from '../../src/write/snapshot/warmModel.ts';
+import { spawnMsgx, type MsgxProcess } from '../../test/support/msgxProcess.ts';
+import { backendCpu, cpuSince } from '../harness/backendCpu.ts';
+import { BENCH_ENV, benchLogger } from '../harness/benchRuntime.ts';
+import { row, type Figure, type FigureResult, type Row } from '../harness/figure.ts';
+import { HistoryBuilder, KEEP_DAYS, type HistoryLog } from '../harness/historyLog.ts';
+import { progress } from '../harness/progress.ts';
+import { nowMs, round } from '../harness/stats.ts';
+
+const APP = 'msgx-bench-history';
+const LINE_TIMEOUT_MS = 20 * 60_000;
+
+/** MSGX_BENCH_HISTORY_WEEKS: ascending week counts, e.g. "1,4,13" (the default). */
+export function historyWeeks(text = process.env.MSGX_BENCH_HISTORY_WEEKS ?? '1,4,13'): number[] {
+  const weeks = text.split(',').map((w) => Number(w.trim()));
+  if (weeks.length < 2 || weeks.some((w) => !Number.isInteger(w) || w < 1 || w > 60)) {
+    throw new Error(`MSGX_BENCH_HISTORY_WEEKS must list at least two week counts from 1 to 60, e.g. 1,4,13 (got '${text}')`);
+  }
+  return [...new Set(weeks)].sort((a, b) => a - b);
+}
+
+/** The `time` (ms since the epoch) and fields of the first JSON log line whose msg starts with `text`. */
+async function lineAt(p: MsgxProcess, text: string): Promise<{ time: number; line: Record<string, unknown> }> {
+  const raw = await p.waitForLine((l) => l.includes(`"msg":"${text}`), { timeoutMs: LINE_TIMEOUT_MS });
+  const line = JSON.parse(raw) as Record<string, unknown>;
+  return { time: Date.parse(String(line.time)), line };
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+interface SizeFigures {
+  weeks: number;
+  decisions: number;
+  messages: number;
+  liveFlights: number;
+  buildSeconds: number;
+  fullRebuildSeconds: number;
+  fullRebuildPerSecond: number;
+  sample: { seconds: number; dbCpuMs: number; flights: number; decisions: number; messages: number; snapshotFlights: number; mismatches: number };
+  writerStartNoSnapshotMs: number;
+  foldNoSnapshotMs: unknown;
+  snapshotRecorded: Record<string, unknown>;
+  writerStartFromSnapshotMs: number;
+  warmFromSnapshot: Record<string, unknown>;
+  writerRssMb: number;
+  takeoverKillToPumpMs: number;
+  takeoverLockToPumpMs: number;
+  rebuildFromSnapshotSeconds: number;
+  storage: { totalMb: number; tables: Record<string, number>; perMonthMb: Record<string, number> };
+}
+
+const TABLES = ['decision_event', 'inbox_message', 'proc_state', 'proc_state_hst', 'flight_schd', 'flight_doc', 'msg_event', 'write_model_snapshot'];
+
+async function storage(pool: ReturnType<typeof createPool>): Promise<SizeFigures['storage']> {
+  // pg_total_relation_size of a partitioned parent is 0: add its partitions (pg_partition_tree).
+  const { rows } = await pool.query<{ t: string; bytes: string }>(
+    `SELECT t, (SELECT coalesce(sum(pg_total_relation_size(p.relid)), 0) FROM pg_partition_tree(t::regclass) p)::bigint AS bytes
+       FROM unnest($1::text[]) AS t WHERE to_regclass(t) IS NOT NULL`,
+    [TABLES],
+  );
+  const { rows: db } = await pool.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
+  // Per month of the decisions' recorded time: the row bytes of the log and of the inbox (by ingested_at).
+  const { rows: months } = await pool.query<{ month: string; bytes: string }>(
+    `SELECT month, sum(bytes)::bigint AS bytes FROM (
+       SELECT to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, pg_column_size(d.*) AS bytes FROM decision_event d
+       UNION ALL
+       SELECT to_char(ingested_at AT TIME ZONE 'UTC', 'YYYY-MM'), pg_column_size(m.*) FROM inbox_message m
+       UNION ALL
+       SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM'), pg_column_size(p.*) FROM proc_state p
+     ) x GROUP BY month ORDER BY month`,
+  );
+  const mb = (b: string | number) => round(Number(b) / 2 ** 20, 1);
+  return {
+    totalMb: mb(db[0]!.bytes),
+    tables: Object.fromEntries(rows.map((r) => [r.t, mb(r.bytes)])),
+    perMonthMb: Object.fromEntries(months.map((r) => [r.month, mb(r.bytes)])),
+  };
+}
+
+async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeFigures> {
+  const w = log.weeks;
+  const env = { ...BENCH_ENV, MSGX_HISTORY_KEEP_DAYS: String(KEEP_DAYS) };
+  const cfg = loadConfig({ ...env, MSGX_DATABASE_URL: log.db.url });
+  const pool = createPool(log.db.url, { max: 3, applicationName: APP });
+  try {
+    progress(`history ${w} w: full rebuild of ${log.events} decisions`);
+    const r0 = nowMs();
+    const full = await rebuildFlights({ pool, clock: systemClock, log: benchLogger().child({ role: 'rebuild' }) });
+    const fullSeconds = (nowMs() - r0) / 1000;
+    if (!full.ok) throw new Error(`full rebuild failed: ${JSON.stringify(full)}`);
+
+    // Writer start with no snapshot; it records one (as it does at start), then stops.
+    await pool.query('TRUNCATE write_model_snapshot');
+    const childEnv = {
+      ...env, MSGX_DATABASE_URL: log.db.url, MSGX_HTTP_PORT: '0', MSGX_HTTP_HOST: '127.0.0.1', MSGX_LOG_LEVEL: 'info',
+      MSGX_REQUEST_REFERENCE_AT_START: 'false', MSGX_DATA_DIR: `/tmp/msgx-bench-history-${process.pid}`,
+    };
+    const startWriter = async (label: string) => {
+      progress(`history ${w} w: writer start (${label})`);
+      const p = spawnMsgx(['start', '--role', 'writer'], childEnv, { keep: 50_000 });
+      const lock = await lineAt(p, 'writer lock taken');
+      const caught = await lineAt(p, 'write model caught up');
+      const pump = await lineAt(p, 'pump started');
+      return { p, ms: pump.time - lock.time, caught: caught.line };
+    };
+    const first = await startWriter('no snapshot');
+    const recorded = (await lineAt(first.p, 'write-model snapshot recorded')).line;
+    await first.p.stop('SIGTERM', 30_000);
+
+    const second = await startWriter('from the snapshot');
+    const writerRss = await rssMb(second.p.pid);
+    progress(`history ${w} w: standby, then SIGKILL of the writer`);
+    const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], childEnv, { keep: 50_000 });
+    let takeover: { kill: number; lock: number; pump: number };
+    try {
+      await lineAt(standby, 'standby: write model follows the log');
+      const kill = Date.now();
+      second.p.kill('SIGKILL');
+      const pump = await lineAt(standby, 'pump started');
+      const lock = await lineAt(standby, 'standby: writer lock taken');
+      takeover = { kill, lock: lock.time, pump: pump.time };
+    } finally {
+      await standby.stop('SIGTERM', 30_000);
+      await second.p.exit;
+    }
+
+    progress(`history ${w} w: the start-up sample check (ratio ${cfg.consistency.sampleRatio})`);
+    await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot }); // warm-up
+    const cpu0 = await backendCpu(pool, APP);
+    const s0 = nowMs();
+    const sample = await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot });
+    const sampleSeconds = (nowMs() - s0) / 1000;
+    const sampleCpuMs = cpuSince(cpu0, await backendCpu(pool, APP)) * 1000;
+
+    progress(`history ${w} w: rebuild from the newest snapshot`);
+    const b0 = nowMs();
+    const fromSnapshot = await rebuildFlights({
+      pool, clock: systemClock, log: benchLogger().child({ role: 'rebuild' }), startFrom: () => newestImage(pool),
+    });
+    const fromSnapshotSeconds = (nowMs() - b0) / 1000;
+    if (!fromSnapshot.ok) throw new Error('rebuild from a snapshot failed');
+
+    progress(`history ${w} w: database size`);
+    return {
+      weeks: w,
+      decisions: log.events,
+      messages: log.messages,
+      liveFlights: log.liveFlights,
+      buildSeconds: round(buildSeconds),
+      fullRebuildSeconds: round(fullSeconds, 2),
+      fullRebuildPerSecond: Math.round(full.events / fullSeconds),
+      sample: {
+        seconds: round(sampleSeconds, 2), dbCpuMs: round(sampleCpuMs), flights: sample.checked.flights, decisions: sample.checked.decisions,
+        messages: sample.checked.messages, snapshotFlights: sample.checked.snapshot?.flights ?? 0, mismatches: sample.mismatches.length,
+      },
+      writerStartNoSnapshotMs: first.ms,
+      foldNoSnapshotMs: first.caught.ms,
+      snapshotRecorded: { bytes: recorded.bytes, encodeMs: recorded.encodeMs, totalMs: recorded.totalMs, flights: recorded.flights },
+      writerStartFromSnapshotMs: second.ms,
+      warmFromSnapshot: { from: second.caught.from, folded: second.caught.folded, ms: second.caught.ms, flights: second.caught.flights },
+      writerRssMb: round(writerRss),
+      takeoverKillToPumpMs: takeover.pump - takeover.kill,
+      takeoverLockToPumpMs: takeover.pump - takeover.lock,
+      rebuildFromSnapshotSeconds: round(fromSnapshotSeconds, 2),
+      storage: await storage(pool),
+    };
+  } finally {
+    await pool.end();
+  }
+}
+
+export const historyFigure: Figure = {
+  id: 11,
+  name: 'history',
+  title: 'start, takeover, rebuild, verify sample and storage over weeks of history',
+  async run(): Promise<FigureResult> {
+    const weeks = historyWeeks();
+    const builder = await HistoryBuilder.create();
+    const sizes: SizeFigures[] = [];
+    for (const w of weeks) {
+      progress(`history: extending the log to ${w} week(s)`);
+      const log = await builder.extendTo(w);
+      const size = await measureSize(log, log.buildSeconds.at(-1)!);
+      progress(`history ${w} w: ${JSON.stringify(size)}`);
+      sizes.push(size);
+    }
+    const small = sizes[0]!;
+    const big = sizes.at(-1)!;
+    const vs = `${small.weeks} week(s), same run`;
+    const label = (m: string) => `${m}, ${big.weeks} w`;
+    const rows: Row[] = [
+      row(label('writer start from a snapshot, ms'), { value: big.writerStartFromSnapshotMs, unit: 'ms' }, { value: small.writerStartFromSnapshotMs, unit: 'ms', what: vs }, 'lower', {
+        text: '≤ 1.5× and < 5 s',
+        met: big.writerStartFromSnapshotMs <= 1.5 * small.writerStartFromSnapshotMs && big.writerStartFromSnapshotMs < 5000,
+      }),
+      row(label('writer start, no snapshot, ms'), { value: big.writerStartNoSnapshotMs, unit: 'ms' }, { value: small.writerStartNoSnapshotMs, unit: 'ms', what: vs }, 'lower'),
+      row(label('standby takeover (kill -9 → pump started), ms'), { value: big.takeoverKillToPumpMs, unit: 'ms' }, { value: small.takeoverKillToPumpMs, unit: 'ms', what: vs }, 'lower', {
+        text: '≤ 1.5× and < 5 s',
+        met: big.takeoverKillToPumpMs <= 1.5 * small.takeoverKillToPumpMs && big.takeoverKillToPumpMs < 5000,
+      }),
+      row(label('rebuild from a snapshot, s'), { value: big.rebuildFromSnapshotSeconds, unit: 's' }, { value: small.rebuildFromSnapshotSeconds, unit: 's', what: vs }, 'lower', {
+        text: '≤ 2×',
+        met: big.rebuildFromSnapshotSeconds <= 2 * small.rebuildFromSnapshotSeconds,
+      }),
+      row(label('full rebuild, decisions/s'), { value: big.fullRebuildPerSecond, unit: '/s' }, { value: small.fullRebuildPerSecond, unit: '/s', what: vs }, 'higher', {
+        text: '≥ 60,000 /s',
+        met: Math.min(...sizes.map((s) => s.fullRebuildPerSecond)) >= 60_000,
+      }),
+      row(label('start-up sample check, database CPU ms'), { value: big.sample.dbCpuMs, unit: 'ms' }, { value: small.sample.dbCpuMs, unit: 'ms', what: vs }, 'lower'),
+      row(label('writer RSS after start, MB'), { value: big.writerRssMb, unit: 'MB' }, { value: small.writerRssMb, unit: 'MB', what: vs }, 'lower'),
+      row(label('database size, MB'), { value: big.storage.totalMb, unit: 'MB' }, { value: small.storage.totalMb, unit: 'MB', what: vs }, 'lower'),
+    ];
+    return { rows, details: { weeks, keepDays: KEEP_DAYS, sizes } };
+  },
+};

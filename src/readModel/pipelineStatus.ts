@@ -1,0 +1,99 @@
+/**
+ * The pipeline status — the one query behind `msgx status`, GraphQL `pipeline` and the metrics
+ * (docs/operations.md "Status"). The inbox, gap, log and outbox figures come from one statement;
+ * the projector positions are read AFTER it, so a reader that sees backlog 0 and lag 0 knows the
+ * projections include every decision of those messages (the log can only have grown between the
+ * two reads).
+ */
+import { TARGETS } from '../domain/contract.ts';
+import type { Queryable } from '../platform/db.ts';
+import { projectionStatus, type ProjectionStatus } from './projectionStatus.ts';
+
+export interface PipelineHead {
+  readonly msgId: string;
+  readonly state: string;
+  readonly attempts: number;
+  readonly ingestedAt: Date;
+  readonly nextAttemptAt: Date | null;
+  readonly errorClass: string | null;
+  readonly lastError: string | null;
+  /** The head sits at or above the lowest open gap: it waits for the gap. */
+  readonly blockedByGap: boolean;
+}
+
+export interface PipelineStatus {
+  /** Unfinished messages (PENDING + FAILED). */
+  readonly backlog: number;
+  readonly failed: number;
+  readonly dead: number;
+  /** CODEC_ERROR / UNSUPPORTED messages parked (terminal for the FIFO, replayable). */
+  readonly parked: number;
+  /** The lowest unfinished message; null when nothing is unfinished. */
+  readonly head: PipelineHead | null;
+  /** Messages per (state, error class), ordered by both. */
+  readonly counts: readonly { readonly state: string; readonly errorClass: string | null; readonly n: number }[];
+  readonly gaps: { readonly open: number; readonly lowest: string | null; readonly oldestOpenedAt: Date | null; readonly expired: number };
+  /** The ingest watermark of CMINMSGS; null before the first copy. */
+  readonly watermark: string | null;
+  /** The log head (pipeline_lock.last_position). */
+  readonly lastPosition: string;
+  /** Terminal messages whose CMINMSGS write-back is still to do. */
+  readonly backfillPending: number;
+  /** Per outbox target, in the order of TARGETS. */
+  readonly outbox: readonly { readonly target: string; readonly pending: number; readonly dead: number; readonly oldestPendingAt: Date | null }[];
+  readonly projections: readonly ProjectionStatus[];
+}
+
+type Row = Omit<PipelineStatus, 'head' | 'gaps' | 'outbox' | 'projections'> & {
+  head: (Omit<PipelineHead, 'ingestedAt' | 'nextAttemptAt'> & { ingestedAt: string; nextAttemptAt: string | null }) | null;
+  gaps: Omit<PipelineStatus['gaps'], 'oldestOpenedAt'> & { oldestOpenedAt: string | null };
+  outbox: { target: string; pending: number; dead: number; oldestPendingAt: string | null }[];
+};
+
+const SOURCE = 'CMINMSGS';
+
+export async function pipelineStatus(q: Queryable): Promise<PipelineStatus> {
+  const { rows } = await q.query<{ s: Row }>(
+    `SELECT json_build_object(
+       'backlog', (SELECT count(*) FROM proc_state WHERE state IN ('PENDING', 'FAILED')),
+       'failed', (SELECT count(*) FROM proc_state WHERE state = 'FAILED'),
+       'dead', (SELECT count(*) FROM proc_state WHERE state = 'DEAD'),
+       'parked', (SELECT count(*) FROM proc_state WHERE state = 'PARKED'),
+       'head', (SELECT json_build_object('msgId', p.msg_id::text, 'state', p.state, 'attempts', p.attempts,
+                        'ingestedAt', m.ingested_at, 'nextAttemptAt', p.next_attempt_at,
+                        'errorClass', p.error_class, 'lastError', p.last_error,
+                        'blockedByGap', EXISTS (SELECT 1 FROM inbox_gap g WHERE g.source = $1 AND g.closed_at IS NULL AND g.gap_id <= p.msg_id))
+                  FROM proc_state p JOIN inbox_message m USING (msg_id)
+                 WHERE p.state IN ('PENDING', 'FAILED') ORDER BY p.msg_id LIMIT 1),
+       'counts', COALESCE((SELECT json_agg(json_build_object('state', state, 'errorClass', error_class, 'n', n) ORDER BY state, error_class)
+                             FROM (SELECT state, error_class, count(*) AS n FROM proc_state GROUP BY 1, 2) c), '[]'),
+       'gaps', (SELECT json_build_object(
+                   'open', count(*) FILTER (WHERE closed_at IS NULL),
+                   'lowest', (min(gap_id) FILTER (WHERE closed_at IS NULL))::text,
+                   'oldestOpenedAt', min(opened_at) FILTER (WHERE closed_at IS NULL),
+                   'expired', count(*) FILTER (WHERE closed_by = 'expired'))
+                  FROM inbox_gap WHERE source = $1),
+       'watermark', (SELECT watermark::text FROM inbox_cursor WHERE source = $1),
+       'lastPosition', (SELECT last_position::text FROM pipeline_lock WHERE id = 1),
+       'backfillPending', (SELECT count(*) FROM proc_state WHERE backfill_state = 'PENDING'),
+       'outbox', (SELECT json_agg(json_build_object('target', t.target, 'pending', coalesce(o.pending, 0), 'dead', coalesce(o.dead, 0),
+                           'oldestPendingAt', o.oldest) ORDER BY t.ord)
+                    FROM unnest($2::text[]) WITH ORDINALITY AS t(target, ord)
+                    LEFT JOIN (SELECT target,
+                                      count(*) FILTER (WHERE state = 'PENDING') AS pending,
+                                      count(*) FILTER (WHERE state = 'DEAD') AS dead,
+                                      min(created_at) FILTER (WHERE state = 'PENDING') AS oldest
+                                 FROM msg_event WHERE state IN ('PENDING', 'DEAD') GROUP BY target) o ON o.target = t.target)
+     ) AS s`,
+    [SOURCE, TARGETS],
+  );
+  const s = rows[0]!.s;
+  const at = (t: string | null): Date | null => (t === null ? null : new Date(t));
+  return {
+    ...s,
+    head: s.head ? { ...s.head, ingestedAt: new Date(s.head.ingestedAt), nextAttemptAt: at(s.head.nextAttemptAt) } : null,
+    gaps: { ...s.gaps, oldestOpenedAt: at(s.gaps.oldestOpenedAt) },
+    outbox: s.outbox.map((o) => ({ ...o, oldestPendingAt: at(o.oldestPendingAt) })),
+    projections: await projectionStatus(q),
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * Where the pump decodes a head's raw input (docs/architecture.md "Decode budget"): small messages
+ * on the writer's thread (their decode is linear and short, and a worker round trip would cost more
+ * than it), larger ones in a long-lived decode worker thread, so that a slow message never holds
+ * back the HTTP server or the writer lock's keepalive. A decode in the worker that does not answer
+ * within the budget is cut short: the worker is terminated and a fresh one started, and the message
+ * gets a CODEC_ERROR naming the budget (PARKED: the FIFO moves on).
+ */
+import { performance } from 'node:perf_hooks';
+import type { Worker } from 'node:worker_threads';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { moduleBeside, startTsWorker } from '../../platform/tsWorker.ts';
+import { decodeHead, type DecodedHead } from './decodeHead.ts';
+
+/**
+ * Messages shorter than this (characters) are decoded inline. Measured (docs/benchmarks.md, pump
+ * figure): the worker round trip (two structured clones, two thread hand-overs) costs more than a
+ * small message's decode, which the linear reader bounds at well under a millisecond at this size.
+ */
+export const INLINE_DECODE_CHARS = 64 * 1024;
+
+/** A decode and the time it took (on whichever thread ran it). */
+export interface TimedDecode {
+  readonly decoded: DecodedHead;
+  readonly ms: number;
+}
+
+/** The pump's port for decoding heads; a test injects another (a slow one, a counting one). */
+export interface HeadDecoder {
+  /** The head decoded, or — over the budget, or when the worker failed — a CODEC_ERROR saying so. */
+  decode(rawXml: string, nulReplaced: boolean): Promise<TimedDecode>;
+  /** Ends the worker (the pump's stop). */
+  close(): Promise<void>;
+}
+
+/** What a decoder did so far (tests, the bench). */
+export interface DecoderStats {
+  /** Worker threads started (one, plus one after each decode cut short or worker failure). */
+  workers: number;
+  /** Heads decoded in the worker, and inline. */
+  inWorker: number;
+  inline: number;
+  /** Decodes cut short at the budget. */
+  overBudget: number;
+}
+
+export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay'>;
+
+export interface DecodeWorkerData {
+  readonly cfg: DecodeConfig;
+}
+export interface ToDecodeWorker {
+  readonly id: number;
+  readonly rawXml: string;
+  readonly nulReplaced: boolean;
+}
+export type FromDecodeWorker =
+  | { readonly type: 'ready' }
+  | { readonly type: 'decoded'; readonly id: number; readonly decoded: DecodedHead }
+  | { readonly type: 'failed'; readonly id: number; readonly error: string };
+
+export interface HeadDecoderOptions {
+  readonly cfg: DecodeConfig & Pick<Config, 'decodeBudgetMs'>;
+  readonly log: Logger;
+  /** Messages shorter than this are decoded inline (default INLINE_DECODE_CHARS; 0: all in the worker). */
+  readonly inlineBelowChars?: number;
+}
+
+/** The reason of a message whose decode was cut short. */
+export function overBudgetReason(budgetMs: number): string {
+  return `decode took longer than ${budgetMs} ms (MSGX_DECODE_BUDGET_MS), cut short; the message is parked — raise the budget and msgx replay --class CODEC_ERROR if it is legitimate`;
+}
+
+const codecError = (error: string): DecodedHead => ({ ok: false, errorClass: 'CODEC_ERROR', error, meta: null });
+
+/** One worker thread and the decode it runs (one at a time). */
+interface Thread {
+  readonly worker: Worker;
+  /** Settles when the worker has loaded the codec (rejects when it could not start). */
+  readonly ready: Promise<void>;
+  pending: { readonly id: number; settle(d: DecodedHead): void } | null;
+}
+
+export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { readonly stats: Readonly<DecoderStats> } {
+  const { cfg, log } = opts;
+  const inlineBelow = opts.inlineBelowChars ?? INLINE_DECODE_CHARS;
+  const data: DecodeWorkerData = { cfg: { airportTz: cfg.airportTz, identityIncludeDay: cfg.identityIncludeDay } };
+  let thread: Thread | undefined;
+  let ids = 0;
+  let closed = false;
+  /** Decodes run one after the other (the worker decodes one message at a time). */
+  let queue: Promise<unknown> = Promise.resolve();
+  /** The worker could not start: decode inline from then on (said once). */
+  let noWorker = false;
+  const stats: DecoderStats = { workers: 0, inWorker: 0, inline: 0, overBudget: 0 };
+
+  function inline(rawXml: string, nulReplaced: boolean): TimedDecode {
+    stats.inline += 1;
+    const t0 = performance.now();
+    let decoded: DecodedHead;
+    try {
+      decoded = decodeHead(rawXml, nulReplaced, cfg);
+    } catch (err) {
+      decoded = codecError(`decode failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return { decoded, ms: performance.now() - t0 };
+  }
+
+  function start(): Thread {
+    const worker = startTsWorker(moduleBeside('decodeWorker', import.meta.url), data);
+    worker.unref(); // never what keeps the process alive
+    stats.workers += 1;
+    let readyResolve!: () => void;
+    let readyReject!: (err: Error) => void;
+    const t: Thread = {
+      worker,
+      ready: new Promise<void>((resolve, reject) => {
+        readyResolve = resolve;
+        readyReject = reject;
+      }),
+      pending: null,
+    };
+    t.ready.catch(() => undefined);
+    const fail = (error: string) => {
+      readyReject(new Error(error));
+      const p = t.pending;
+      t.pending = null;
+      if (thread === t) thread = undefined;
+      p?.settle(codecError(`decode worker failed: ${error}`));
+    };
+    worker.on('message', (m: FromDecodeWorker) => {
+      if (m.type === 'ready') return readyResolve();
+      const p = t.pending;
+      if (p === null || p.id !== m.id) return;
+      t.pending = null;
+      p.settle(m.type === 'decoded' ? m.decoded : codecError(`decode failed: ${m.error}`));
+    });
+    worker.on('error', (err) => fail(err.message));
+    worker.on('exit', (code) => fail(`decode worker exited with code ${code}`));
+    return t;
+  }
+
+  async function inWorker(rawXml: string, nulReplaced: boolean): Promise<TimedDecode> {
+    if (noWorker || closed) return inline(rawXml, nulReplaced);
+    const t = (thread ??= start());
+    try {
+      await t.ready; // the budget counts the decode, not the worker's start-up
+    } catch (err) {
+      noWorker = true;
+      log.error({ err }, 'the decode worker cannot start; decoding on the writer thread from now on');
+      return inline(rawXml, nulReplaced);
+    }
+    const id = ++ids;
+    stats.inWorker += 1;
+    const t0 = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const decoded = await new Promise<DecodedHead>((resolve) => {
+      t.pending = { id, settle: resolve };
+      timer = setTimeout(() => {
+        if (t.pending?.id !== id) return;
+        t.pending = null;
+        stats.overBudget += 1;
+        // Cut it short: the decode cannot be interrupted inside the thread, the thread can.
+        if (thread === t) thread = undefined;
+        void t.worker.terminate().catch(() => undefined);
+        log.warn({ budgetMs: cfg.decodeBudgetMs, chars: rawXml.length }, 'decode over budget: decode worker terminated, a fresh one starts');
+        if (!closed) thread = start();
+        resolve(codecError(overBudgetReason(cfg.decodeBudgetMs)));
+      }, cfg.decodeBudgetMs);
+      t.worker.postMessage({ id, rawXml, nulReplaced } satisfies ToDecodeWorker);
+    });
+    clearTimeout(timer);
+    return { decoded, ms: performance.now() - t0 };
+  }
+
+  return {
+    stats,
+    decode(rawXml, nulReplaced) {
+      if (rawXml.length < inlineBelow) return Promise.resolve(inline(rawXml, nulReplaced));
+      const next = queue.then(() => inWorker(rawXml, nulReplaced));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    async close() {
+      closed = true;
+      const t = thread;
+      thread = undefined;
+      if (t) await t.worker.terminate().catch(() => undefined);
+    },
+  };
+}
