@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { bigPlanFigure } from './figures/bigPlan.ts';
 import { endToEndFigure } from './figures/endToEnd.ts';
 import { graphqlFigure } from './figures/graphql.ts';
 import { historyFigure } from './figures/history.ts';
@@ -25,7 +26,7 @@ import { formatTable, RESULTS_FILE, writeResults, type FigureOutcome } from './h
 import { nowMs, round } from './harness/stats.ts';
 
 // redecide after rebuild and verify: it clones the week fixture, which must have no open connections then.
-const FIGURES: readonly Figure[] = [pumpFigure, ingestFigure, planSnapshotFigure, rebuildFigure, verifyFigure, redecideFigure, graphqlFigure, endToEndFigure, memoryFigure, historyFigure];
+const FIGURES: readonly Figure[] = [pumpFigure, ingestFigure, planSnapshotFigure, rebuildFigure, verifyFigure, redecideFigure, graphqlFigure, endToEndFigure, memoryFigure, historyFigure, bigPlanFigure];
 
 function selected(args: readonly string[]): readonly Figure[] {
   if (args.length === 0) return FIGURES;
