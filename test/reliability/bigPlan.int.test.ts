@@ -28,8 +28,12 @@ const STEP_MS = 180_000;
  * file sink on the loaded test machine (the figure `bigplan` of docs/benchmarks.md measures it).
  */
 const DELIVERY_MS_PER_ROW = 4;
-/** The good message behind the plan: decided within this of the plan's decision. */
-const BEHIND_MS = 15_000;
+/**
+ * The good message behind the plan: decided within this of the plan's decision. Measured 0 ms
+ * behind the 70,000-record plan (one group) and 18.6 s behind the 16 MiB plan at load 8–14: the
+ * projectors fold the plan on the same event loop as the pump (docs/projections.md "Big decisions").
+ */
+const BEHIND_MS = 30_000;
 
 let db: TestDatabase;
 let app: RunningApp;
