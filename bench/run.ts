@@ -18,6 +18,7 @@ import { pumpFigure } from './figures/pump.ts';
 import { rebuildFigure } from './figures/rebuild.ts';
 import { redecideFigure } from './figures/redecide.ts';
 import { verifyFigure } from './figures/verify.ts';
+import { consoleBoardFigure } from './figures/consoleBoard.ts';
 import { killMsgxChildren } from '../test/support/msgxProcess.ts';
 import { dropAll, dropStaleBenchDatabases, serverInfo } from './harness/databases.ts';
 import type { Figure } from './harness/figure.ts';
@@ -26,7 +27,20 @@ import { formatTable, RESULTS_FILE, writeResults, type FigureOutcome } from './h
 import { nowMs, round } from './harness/stats.ts';
 
 // redecide after rebuild and verify: it clones the week fixture, which must have no open connections then.
-const FIGURES: readonly Figure[] = [pumpFigure, ingestFigure, planSnapshotFigure, rebuildFigure, verifyFigure, redecideFigure, graphqlFigure, endToEndFigure, memoryFigure, historyFigure, bigPlanFigure];
+const FIGURES: readonly Figure[] = [
+  pumpFigure,
+  ingestFigure,
+  planSnapshotFigure,
+  rebuildFigure,
+  verifyFigure,
+  redecideFigure,
+  graphqlFigure,
+  endToEndFigure,
+  memoryFigure,
+  historyFigure,
+  consoleBoardFigure,
+  bigPlanFigure,
+];
 
 function selected(args: readonly string[]): readonly Figure[] {
   if (args.length === 0) return FIGURES;

@@ -1,5 +1,5 @@
 /**
- * Figure 12 — big decisions (docs/projections.md "Big decisions"): the largest plans a message can
+ * Figure 13 — big decisions (docs/projections.md "Big decisions"): the largest plans a message can
  * carry, each written to MariaDB CMINMSGS while `msgx start --role writer` runs (child process;
  * MariaDB mailbox; Kafka = the test broker in this process; MSGX_POLL_INTERVAL_MS = 200):
  *   min70k — SCHD/ADFT of 70,000 minimal records (3.9 MB), the plan that overflowed the feeder's stack;
@@ -56,7 +56,7 @@ async function baselineMs(c: Case): Promise<number> {
 }
 
 export const bigPlanFigure: Figure = {
-  id: 12,
+  id: 13,
   name: 'bigplan',
   title: 'big decisions: plans of 70,000 minimal records and of 16 MiB → decided / read model / outbox / delivered',
   async run(): Promise<FigureResult> {

@@ -6,7 +6,7 @@
  */
 import type { Queryable } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
-import { pipelineStatus } from '../readModel/pipelineStatus.ts';
+import { pipelineStatus, type StatusDay } from '../readModel/pipelineStatus.ts';
 
 export interface LeftAtStop {
   readonly undecided: number;
@@ -19,8 +19,8 @@ export interface LeftAtStop {
 const REDRIVEN = ['flights', 'outbox'];
 
 /** Read from the pipeline status (src/readModel/pipelineStatus.ts). */
-export async function leftAtStop(q: Queryable): Promise<LeftAtStop> {
-  const s = await pipelineStatus(q);
+export async function leftAtStop(q: Queryable, day: StatusDay): Promise<LeftAtStop> {
+  const s = await pipelineStatus(q, day);
   const positions = s.projections.filter((p) => REDRIVEN.includes(p.name)).map((p) => Number(p.position));
   const lowest = positions.length > 0 ? Math.min(...positions) : 0;
   return {
@@ -32,11 +32,11 @@ export async function leftAtStop(q: Queryable): Promise<LeftAtStop> {
 }
 
 /** One line: what is left, or — when it cannot be read within `boundMs` — that it could not be. */
-export async function logLeftAtStop(q: Queryable, log: Logger, stop: { readonly finished: boolean; readonly ms: number; readonly timeoutMs: number }, boundMs = 2000): Promise<void> {
+export async function logLeftAtStop(q: Queryable, day: StatusDay, log: Logger, stop: { readonly finished: boolean; readonly ms: number; readonly timeoutMs: number }, boundMs = 2000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${boundMs} ms`)), boundMs)));
   try {
-    const left = await Promise.race([leftAtStop(q), bound]);
+    const left = await Promise.race([leftAtStop(q, day), bound]);
     const what = { ...left, stopMs: Math.round(stop.ms) };
     if (stop.finished) log.info(what, 'left to the next start (recorded in PostgreSQL, re-driven at start)');
     else log.warn({ ...what, timeoutMs: stop.timeoutMs }, 'stop took longer than MSGX_STOP_TIMEOUT_MS: exiting now; left to the next start (recorded in PostgreSQL, re-driven at start)');

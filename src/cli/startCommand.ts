@@ -80,7 +80,7 @@ export const startCommand: Command = {
             timedOut,
           ]);
           clearTimeout(timer);
-          if (started.wrote()) await logLeftAtStop(runtime.pool, log, { finished, ms: performance.now() - t0, timeoutMs: cfg.stopTimeoutMs });
+          if (started.wrote()) await logLeftAtStop(runtime.pool, { now: runtime.clock.now(), tz: cfg.airportTz }, log, { finished, ms: performance.now() - t0, timeoutMs: cfg.stopTimeoutMs });
           // After a timeout the pools may hang on a service still using them: the exit closes them.
           if (finished) await runtime.close().catch((err: unknown) => log.error({ err }, 'error while closing'));
           resolve();

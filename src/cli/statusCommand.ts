@@ -14,7 +14,7 @@ export const statusCommand: Command = {
     const { values } = parseArgs({ args: [...args], options: { json: { type: 'boolean', default: false } }, strict: true });
     const rt = await openRuntime(cfg, log, { poolMax: 1, command: 'status' });
     try {
-      const s = statusView(await pipelineStatus(rt.pool));
+      const s = statusView(await pipelineStatus(rt.pool, { now: systemClock.now(), tz: cfg.airportTz }));
       const mode = await readRunMode(rt.pool);
       process.stdout.write(
         values.json
@@ -47,15 +47,15 @@ export function formatMode(m: Awaited<ReturnType<typeof readRunMode>>, tz: strin
 }
 
 /** What `msgx status` shows (text and --json) of the pipeline status. */
-export type StatusView = Pick<PipelineStatus, 'backlog' | 'head' | 'counts' | 'gaps' | 'lastPosition' | 'backfillPending'> & {
+export type StatusView = Pick<PipelineStatus, 'backlog' | 'head' | 'counts' | 'gaps' | 'lastPosition' | 'backfillPending' | 'skippedToday' | 'writer'> & {
   readonly watermark: string;
   readonly projections: readonly { readonly name: string; readonly position: string }[];
 };
 
 function statusView(s: PipelineStatus): StatusView {
-  const { backlog, head, counts, gaps, watermark, lastPosition, projections, backfillPending } = s;
+  const { backlog, head, counts, gaps, watermark, lastPosition, projections, backfillPending, skippedToday, writer } = s;
   return {
-    backlog, head, counts, gaps,
+    backlog, head, counts, gaps, skippedToday, writer,
     watermark: watermark ?? '0',
     lastPosition,
     projections: projections.map(({ name, position }) => ({ name, position })),
@@ -81,6 +81,9 @@ export function formatStatus(s: StatusView, now: Date, tz: string): string {
   const totals = s.counts.filter((c) => c.state !== 'FAILED' && c.state !== 'DEAD' && c.state !== 'PARKED');
   lines.push(`states         ${totals.map((c) => `${c.state} ${c.n}`).join(', ') || '-'}`);
   lines.push(`failed/dead/parked ${failed.map((c) => `${c.state}(${c.errorClass}) ${c.n}`).join(', ') || 'none'}`);
+  lines.push(`skipped today  ${s.skippedToday} (since midnight, airport time)`);
+  const w = s.writer;
+  lines.push(`writer         ${w.lockHeld ? `${w.holder ?? 'held'}${w.since ? ` since ${shown(w.since, tz)}` : ''}` : 'no writer holds the lock'}, epoch ${w.epoch}`);
   lines.push(
     `gaps           ${s.gaps.open} open` +
       (s.gaps.lowest ? ` (lowest ${s.gaps.lowest}, oldest ${age(s.gaps.oldestOpenedAt!)})` : '') +

@@ -25,3 +25,9 @@ export const OPERATION_KINDS = ['rebuild-flights', 'rebuild-reference', 'redecid
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 export const OPERATION_OUTCOMES = ['done', 'failed', 'cancelled', 'refused'] as const;
 export type OperationOutcome = (typeof OPERATION_OUTCOMES)[number];
+
+/**
+ * The single writer's advisory lock key (docs/operations.md "Single writer and standby"): the writer takes it, a
+ * standby waits for it, the status reads who holds it. The migrator uses 7_735_001.
+ */
+export const WRITER_LOCK_KEY = 7_735_002;

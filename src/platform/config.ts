@@ -130,6 +130,7 @@ const schema = z.object({
     .transform((s) => s.split(',').map((x) => x.trim()))
     .optional(),
   MSGX_READ_STATEMENT_TIMEOUT_MS: int(100, 3_600_000).default(10_000),
+  MSGX_REPLICA_READY_LAG_MS: int(0, 3_600_000).default(30_000),
   MSGX_INGEST_MAX_BYTES: int(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   MSGX_INGEST_STALL_MS: int(1000).default(120_000),
   MSGX_CONSISTENCY_CHECK_ON_START: bool.default(true),
@@ -218,6 +219,8 @@ export interface Config {
   /** SNDR values the compat entry accepts; undefined → any. */
   readonly compatSenders: readonly string[] | undefined;
   readonly readStatementTimeoutMs: number;
+  /** /readyz of a read API on a replica turns not ready past this lag (docs/scaling.md "Read API replicas"). */
+  readonly replicaReadyLagMs: number;
   /** XML bytes one ingest poll loads at most (a single larger row is still loaded alone). */
   readonly ingestMaxBytes: number;
   /** Ingest that has not completed a poll for this long makes /readyz not ready. */
@@ -318,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpMaxConnections: p.MSGX_HTTP_MAX_CONNECTIONS,
     compatSenders: p.MSGX_COMPAT_SENDERS ? Object.freeze(p.MSGX_COMPAT_SENDERS) : undefined,
     readStatementTimeoutMs: p.MSGX_READ_STATEMENT_TIMEOUT_MS,
+    replicaReadyLagMs: p.MSGX_REPLICA_READY_LAG_MS,
     ingestMaxBytes: p.MSGX_INGEST_MAX_BYTES,
     ingestStallMs: p.MSGX_INGEST_STALL_MS,
     consistency: Object.freeze({

@@ -14,6 +14,7 @@ import { pageRoutes, serveGraphiql, wantsGraphiql } from './pages/pageRoutes.ts'
 import { createFlightFeed, type FlightFeed } from './live/flightFeed.ts';
 import { createStreamAdmission, wantsEventStream, type StreamAdmission } from './live/streamAdmission.ts';
 import { createMetrics, type Metrics } from './metrics/createMetrics.ts';
+import { pipelineStatus } from '../readModel/pipelineStatus.ts';
 
 export interface ReadApi {
   readonly routes: readonly Route[];
@@ -25,16 +26,27 @@ export interface ReadApi {
 
 type ReadRuntime = Pick<Runtime, 'cfg' | 'log' | 'clock' | 'pool' | 'readPool' | 'mailbox'>;
 
+/** One bounded wait of the live feed for the replica to replay a position (it then waits again: docs/read-api.md "Live updates"). */
+const REPLICA_FEED_WAIT_MS = 5_000;
+
 export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}): ReadApi {
   const log = rt.log.child({ role: 'read-api' });
   const mode = opts.mode ?? createModeProbe(rt.readPool);
+  const onReplica = readsFromReplica(rt);
   // NOTIFY reaches only sessions on the primary (a hot standby refuses LISTEN, and may not yet show
   // the committed rows when the notification arrives), so the feed listens and reads on rt.pool,
   // which is the same pool as rt.readPool unless MSGX_READ_DATABASE_URL names a replica. Read-only.
-  const feed = createFlightFeed({ pool: rt.pool, clock: rt.clock, log: log.child({ scope: 'flight-feed' }) });
+  // On a replica it announces a position only once the replica shows it (docs/read-api.md "Live updates").
+  const feed = createFlightFeed({
+    pool: rt.pool,
+    ...(onReplica ? { replica: { db: rt.readPool, waitMs: REPLICA_FEED_WAIT_MS } } : {}),
+    clock: rt.clock,
+    log: log.child({ scope: 'flight-feed' }),
+  });
   const yoga = createReadYoga(
     {
       db: rt.readPool,
+      ...(onReplica ? { primary: rt.pool } : {}),
       clock: rt.clock,
       log: log.child({ scope: 'graphql' }),
       tz: rt.cfg.airportTz,
@@ -50,8 +62,11 @@ export function createReadApi(rt: ReadRuntime, opts: { mode?: ModeProbe } = {}):
   const limits = rt.cfg.httpClients;
   const streams = createStreamAdmission({ max: limits.subscriptionsMax, perClient: limits.subscriptionsPerClient });
   const readiness: ReadinessCheck[] = [];
-  if (rt.cfg.readDatabaseUrl !== rt.cfg.databaseUrl) {
+  if (onReplica) {
     readiness.push({ name: 'postgres-read', check: async () => void (await rt.readPool.query('SELECT 1')) });
+    // docs/scaling.md "Read API replicas": not ready while the replica is more than
+    // MSGX_REPLICA_READY_LAG_MS behind the primary's decision log (lag from pipelineStatus, as in `pipeline`).
+    readiness.push({ name: 'replica-lag', check: () => replicaWithinLag(rt) });
   }
   return {
     yoga,
@@ -116,8 +131,21 @@ export function metricsRoute(metrics: Metrics): Route {
   };
 }
 
-export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock'> & Partial<Pick<Runtime, 'mailbox'>>, mode?: ModeProbe, fenced?: { readonly value: number }): Route {
+/** MSGX_READ_DATABASE_URL names another server than the writer's (a streaming replica). */
+function readsFromReplica(rt: Pick<Runtime, 'cfg'>): boolean {
+  return rt.cfg.readDatabaseUrl !== undefined && rt.cfg.readDatabaseUrl !== rt.cfg.databaseUrl;
+}
+
+/** Throws (not ready) when the replica is more than MSGX_REPLICA_READY_LAG_MS behind; an unknown lag (primary unreachable) does not. */
+async function replicaWithinLag(rt: Pick<Runtime, 'cfg' | 'pool' | 'readPool' | 'clock'>): Promise<void> {
+  const { replica } = await pipelineStatus(rt.readPool, { now: rt.clock.now(), tz: rt.cfg.airportTz }, { primary: rt.pool });
+  if (replica?.seconds != null && replica.seconds * 1000 > rt.cfg.replicaReadyLagMs) {
+    throw new Error(`replica ${replica.positions} positions and ${replica.seconds.toFixed(1)} s behind (limit ${rt.cfg.replicaReadyLagMs} ms)`);
+  }
+}
+
+export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock' | 'cfg'> & Partial<Pick<Runtime, 'mailbox' | 'pool'>>, mode?: ModeProbe, fenced?: { readonly value: number }): Route {
   return metricsRoute(
-    createMetrics({ db: rt.readPool, clock: rt.clock, mode: mode ?? createModeProbe(rt.readPool), ...(rt.mailbox ? { mailbox: rt.mailbox } : {}), ...(fenced ? { fenced } : {}) }),
+    createMetrics({ db: rt.readPool, ...(rt.pool && readsFromReplica(rt) ? { primary: rt.pool } : {}), clock: rt.clock, tz: rt.cfg.airportTz, mode: mode ?? createModeProbe(rt.readPool), ...(rt.mailbox ? { mailbox: rt.mailbox } : {}), ...(fenced ? { fenced } : {}) }),
   );
 }

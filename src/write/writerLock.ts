@@ -1,12 +1,11 @@
 import pg from 'pg';
+import { WRITER_LOCK_KEY } from '../domain/contract.ts';
 import { RefusedError } from '../platform/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
 import { FencedError, type FencedCount, type WriterFence } from '../platform/writerFence.ts';
 
-/** Advisory lock key of the single writer (the migrator uses 7_735_001). */
-export const WRITER_LOCK_KEY = 7_735_002;
 /** How often a standby tries to take the lock. */
 export const STANDBY_RETRY_MS = 1000;
 /**

@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { WRITER_LOCK_KEY } from '../../src/write/writerLock.ts';
+import { WRITER_LOCK_KEY } from '../../src/domain/contract.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 

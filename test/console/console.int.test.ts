@@ -5,7 +5,7 @@
  * when a message is decided, and its Replay button works with the admin token — an audited
  * decision naming the operator — and is refused without it. A second msgx (role api) without
  * MSGX_ADMIN_TOKEN hides the buttons and answers /admin with 404.
- * MSGX_UPDATE_SCREENSHOTS=1 writes the console's pictures into docs/.
+ * (The console's pictures in docs/ come from consoleDay.int.test.ts, on a realistic day.)
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +17,6 @@ import { openPage } from './browser.ts';
 import { consoleSetting, type ConsoleSetting } from './consoleSetting.ts';
 
 const TOKEN = 'ops:console-test-token-0123456789';
-const SHOTS = process.env.MSGX_UPDATE_SCREENSHOTS === '1';
-const shot = (name: string) => new URL(`../../docs/console-${name}.png`, import.meta.url).pathname;
 
 let db: TestDatabase;
 let browser: Browser;
@@ -74,7 +72,6 @@ describe('console', () => {
       expect(await w.page.textContent('body')).not.toContain('Loading the msgx console');
       expect(w.foreign).toEqual([]);
       expect(w.problems).toEqual([]);
-      if (SHOTS) await w.page.screenshot({ path: shot('pipeline'), fullPage: true });
     } finally {
       await w.context.close();
     }
@@ -94,7 +91,7 @@ describe('console', () => {
   it('updates the board live over the SSE subscription when a message is decided, and shows its audit trail', async () => {
     const w = await openPage(browser, withToken);
     try {
-      await w.page.goto(`${withToken}/console#board/2025-03-14`);
+      await w.page.goto(`${withToken}/console#/board/2025-03-14`);
       await waitFor(async () => (await w.page.textContent('[data-testid=board-live]')) === 'live', { timeoutMs: 90_000, what: 'the subscription' });
       expect(await w.page.$('[data-testid=flight-990001]')).toBeNull();
 
@@ -104,16 +101,14 @@ describe('console', () => {
 
       // no reload, no polling on the board: only the subscription brings the row
       await w.page.waitForSelector('[data-testid=flight-990001]', { timeout: 120_000 });
-      expect(await w.page.textContent('[data-testid=flight-990001]')).toContain('CA CA1999');
-      if (SHOTS) await w.page.screenshot({ path: shot('board'), fullPage: true });
+      expect(await w.page.textContent('[data-testid=flight-990001]')).toContain('CA1999');
 
-      await w.page.goto(`${withToken}/console#message/1`);
+      await w.page.goto(`${withToken}/console#/message/1`);
       await w.page.waitForSelector('[data-testid=raw-xml]', { timeout: 90_000 });
       expect(await w.page.textContent('[data-testid=message-state]')).toMatch(/SUCCEEDED/);
       expect(await w.page.textContent('[data-testid=message]')).toContain('Applied');
-      if (SHOTS) await w.page.screenshot({ path: shot('message'), fullPage: true });
 
-      await w.page.goto(`${withToken}/console#flight/990001`);
+      await w.page.goto(`${withToken}/console#/flight/990001`);
       await w.page.waitForSelector('[data-testid=flight-state]', { timeout: 90_000 });
       expect(await w.page.textContent('[data-testid=flight-state]')).toContain('CA1999');
       expect(w.foreign).toEqual([]);
@@ -142,7 +137,6 @@ describe('console', () => {
       await w.page.fill('[data-testid=admin-token]', TOKEN);
       await w.page.fill('[data-testid=admin-operator]', 'alice');
       await w.page.click('[data-testid=admin-save]');
-      if (SHOTS) await w.page.screenshot({ path: shot('problems'), fullPage: true });
       await w.page.click('[data-testid=replay-900]');
       await waitFor(async () => (await w.page.textContent('[data-testid=action-note]'))?.includes('replayed 900 as console:ops/alice'), { timeoutMs: 90_000, what: 'the replay' });
       const { rows } = await db.pool.query<{ requested_by: string }>(

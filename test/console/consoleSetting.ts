@@ -9,12 +9,15 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { launchChromium } from './browser.ts';
+import type { Mailbox } from '../../src/platform/mailbox/port.ts';
 
 export interface ConsoleSetting {
   readonly db: TestDatabase;
   readonly browser: Browser;
   /** Start msgx; returns its origin (http://127.0.0.1:port). */
   start(role: 'all' | 'api', extra: Record<string, string>): Promise<string>;
+  /** The mailbox of the msgx started first (to send it messages). */
+  mailbox(): Mailbox;
   close(): Promise<void>;
 }
 
@@ -35,6 +38,10 @@ export async function consoleSetting(label: string): Promise<ConsoleSetting> {
       running.push({ rt, app });
       await app.start();
       return `http://127.0.0.1:${app.httpPort()}`;
+    },
+    mailbox() {
+      if (!running[0]) throw new Error('start msgx first');
+      return running[0].rt.mailbox;
     },
     async close() {
       await browser.close();

@@ -14,7 +14,7 @@ const read = (f: string) => readFileSync(new URL(`../../docs/operations/${f}`, i
 /** Names a PromQL expression may use for each registered metric (a histogram adds _bucket, _sum, _count). */
 function exportedNames(): Set<string> {
   const noDb = { query: () => Promise.reject(new Error('not scraped in this test')) };
-  const m = createMetrics({ db: noDb as never, clock: systemClock });
+  const m = createMetrics({ db: noDb as never, clock: systemClock, tz: 'UTC' });
   const names = new Set<string>();
   for (const metric of m.registry.getMetricsAsArray()) {
     names.add(metric.name);

@@ -26,7 +26,7 @@ afterAll(async () => db?.drop());
 
 it('exposes open gaps, the oldest gap age, parked, pending write-backs and mailbox reachability', async () => {
   let up = true;
-  const m = createMetrics({ db: db.pool, clock, defaultMetrics: false, mailbox: { ping: async () => { if (!up) throw new Error('mysql down'); } } });
+  const m = createMetrics({ db: db.pool, clock, tz: 'UTC', defaultMetrics: false, mailbox: { ping: async () => { if (!up) throw new Error('mysql down'); } } });
   const text = await m.scrape();
   expect(text).toMatch(/^msgx_open_gaps 2$/m);
   expect(text).toMatch(/^msgx_oldest_open_gap_age_seconds 60$/m);

@@ -66,7 +66,7 @@ describe('pipeline', () => {
 
 describe('metrics', () => {
   it('exposes pipeline gauges, decision counters and the delivery latency histogram, counting each decision once', async () => {
-    const m = createMetrics({ db: db.pool, clock: h.clock, defaultMetrics: false });
+    const m = createMetrics({ db: db.pool, clock: h.clock, tz: 'UTC', defaultMetrics: false });
     const text = await m.scrape();
     expect(text).toMatch(/^msgx_backlog_messages 3$/m);
     expect(text).toMatch(/^msgx_head_age_seconds 120$/m);

@@ -62,7 +62,7 @@ describe('graceful stop and the next start', () => {
     const takeover = await standby.waitForLine((l) => l.includes('write model caught up') && l.includes('"from":"warm model"'), { timeoutMs: 60_000 });
     expect(JSON.parse(takeover)).toMatchObject({ from: 'warm model', position: expect.any(String) });
     await waitFor(async () => {
-      const l = await leftAtStop(db.pool);
+      const l = await leftAtStop(db.pool, { now: new Date(), tz: 'UTC' });
       const p = await readProgress(db.pool);
       return p.ingested === total && l.undecided === 0 && l.writeBacks === 0 && l.deliveries === 0 && l.unprojected === 0;
     }, { timeoutMs: 120_000, what: 'everything decided, written back, projected and delivered' });

@@ -20,7 +20,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'src/cli/assemble.ts opts.readiness.push(...writer.readiness)': 'the writer readiness checks: a fixed handful',
   'src/cli/leftAtStop.ts Math.min(...positions)': 'the positions of the two re-driven projectors (flights, outbox)',
   'src/operations/rebuild.ts rec.finish(...outcome(r))': 'a [outcome, detail] pair',
-  'src/projections/projectionServices.ts services.push(...esdbServices(rt, rt.cfg.esdbUrl, esdbWake))': 'the ESDB services: a fixed pair',
+  'src/projections/projectionServices.ts services.push(...esdb.services)': 'the ESDB services: a fixed pair',
   'src/write/requests/requestTracker.ts Math.min(...wakeAt)': 'at most three wake-up instants (poll, daily run, next due)',
 };
 

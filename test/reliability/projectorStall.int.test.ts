@@ -43,7 +43,7 @@ async function start(projector: Projector, clock: FakeClock): Promise<ProjectorL
 }
 
 async function stalledSeconds(clock: FakeClock, name: string): Promise<number> {
-  const text = await createMetrics({ db: db.pool, clock, defaultMetrics: false }).scrape();
+  const text = await createMetrics({ db: db.pool, clock, tz: 'Asia/Shanghai', defaultMetrics: false }).scrape();
   const line = text.split('\n').find((l) => l.startsWith(`msgx_projection_stalled_seconds{projection="${name}"}`));
   return Number(line?.split(' ')[1]);
 }

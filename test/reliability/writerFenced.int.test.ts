@@ -71,7 +71,7 @@ it('a fenced commit: one log line naming it, msgx_writer_fenced_total 1, the loc
   expect(JSON.parse(lines[0]!)).toMatchObject({ level: 50, by: 'pump', msg: expect.stringMatching(/^writer fenced: pump was refused .* exits with code 1$/) });
   expect(captured.text()).not.toMatch(/cannot reach its database/);
 
-  const metrics = createMetrics({ db: db.pool, clock: systemClock, defaultMetrics: false, fenced: fencedCount });
+  const metrics = createMetrics({ db: db.pool, clock: systemClock, tz: 'UTC', defaultMetrics: false, fenced: fencedCount });
   expect(await metrics.scrape()).toMatch(/^msgx_writer_fenced_total 1$/m);
 });
 

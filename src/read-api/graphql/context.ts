@@ -19,6 +19,8 @@ import { selectReferenceByKeys, type ReferenceRow } from '../sql/selectReference
 export interface ReadApiDeps {
   /** Only ever SELECTs (rt.readPool). */
   readonly db: Queryable;
+  /** The primary (rt.pool) when `db` is a replica: pipeline.replica's lag is measured against its log head. */
+  readonly primary?: Queryable;
   readonly clock: Clock;
   readonly log: Logger;
   /** The airport's IANA zone (DateTime output, codec). */

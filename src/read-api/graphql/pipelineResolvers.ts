@@ -37,9 +37,9 @@ const unreadable = new WeakSet<object>();
 export const pipelineResolvers = {
   Query: {
     async pipeline(_: unknown, _args: unknown, ctx: ReadContext) {
-      const p = await pipelineStatus(ctx.deps.db);
-      const notCopied = await uncopied(ctx, p.watermark);
       const now = ctx.deps.clock.now();
+      const p = await pipelineStatus(ctx.deps.db, { now, tz: ctx.deps.tz }, ctx.deps.primary ? { primary: ctx.deps.primary } : {});
+      const notCopied = await uncopied(ctx, p.watermark);
       const mode = await (ctx.deps.mode ?? (() => readRunMode(ctx.deps.db)))();
       return {
         mode: modeName(mode),
@@ -59,6 +59,7 @@ export const pipelineResolvers = {
         head: p.head === null ? null : () => ctx.loaders.message.load(p.head!.msgId),
         headAgeSeconds: ageSeconds(now, p.head?.ingestedAt ?? null),
         logPosition: p.lastPosition,
+        replica: p.replica,
         projections: p.projections,
         outbox: p.outbox.map((o) => ({
           target: o.target,
@@ -67,6 +68,8 @@ export const pipelineResolvers = {
           oldestPendingAgeSeconds: ageSeconds(now, o.oldestPendingAt),
         })),
         consistency: async () => (await selectConsistency(ctx.deps.db)).latest,
+        skippedToday: p.skippedToday,
+        writer: p.writer,
       };
     },
   },

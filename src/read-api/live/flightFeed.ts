@@ -8,6 +8,7 @@
  */
 import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
+import type { Queryable } from '../../platform/db.ts';
 import { createListener } from '../../platform/listen.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Service } from '../../platform/service.ts';
@@ -47,6 +48,12 @@ export interface FlightFeed extends Service {
 
 export interface FlightFeedOptions {
   readonly pool: pg.Pool;
+  /**
+   * The replica the subscribers read from (MSGX_READ_DATABASE_URL), if any: a position is published
+   * only once the replica's flights checkpoint has reached it (docs/read-api.md "Live updates"), waiting
+   * at most `waitMs` at a time; past that the position stays unannounced and the wait starts again.
+   */
+  readonly replica?: { readonly db: Queryable; readonly waitMs: number; readonly pollMs?: number };
   readonly clock: Clock;
   readonly log: Logger;
   /** Reconnect delay of the LISTEN connection (default LISTEN_RETRY_MS). */
@@ -68,10 +75,35 @@ export function createFlightFeed(opts: FlightFeedOptions): FlightFeed {
     return BigInt(rows[0]?.position ?? '0');
   }
 
+  /** Whether the replica shows the flights projection up to `to` (waits at most replica.waitMs); true without a replica. */
+  let waitingLogged = false;
+  async function replicaHas(to: bigint): Promise<boolean> {
+    const r = opts.replica;
+    if (!r) return true;
+    const deadline = opts.clock.now().getTime() + r.waitMs;
+    for (;;) {
+      const { rows } = await r.db.query<{ position: string }>(
+        'SELECT position::text AS position FROM projection_checkpoint WHERE name = $1',
+        [FLIGHTS_PROJECTOR],
+      );
+      if (BigInt(rows[0]?.position ?? '0') >= to) {
+        waitingLogged = false;
+        return true;
+      }
+      if (!waitingLogged) {
+        waitingLogged = true;
+        opts.log.info({ position: to.toString() }, 'flight feed: waiting for the replica to replay the position before announcing it');
+      }
+      if (stopped || opts.clock.now().getTime() >= deadline) return false;
+      await opts.clock.sleep(r.pollMs ?? 20);
+    }
+  }
+
   async function publishUpTo(): Promise<void> {
     while (last < target && !stopped) {
       const to = target - last > BigInt(CHUNK) ? last + BigInt(CHUNK) : target;
       if (fanOut.size() > 0) {
+        if (!(await replicaHas(to))) return; // not announced yet: advance() starts another bounded wait
         // Positions are gap-free, so (last, to] is exactly the next `to − last` decisions.
         const decisions = await readDecisionsAfter(opts.pool, last.toString(), Number(to - last));
         const touched = decisions.flatMap(touchedFlights);

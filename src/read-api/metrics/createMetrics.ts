@@ -27,7 +27,12 @@ export interface Metrics {
 const MAILBOX_PING_MS = 2000;
 
 export function createMetrics(deps: {
-  db: Queryable; clock: Clock; mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe;
+  db: Queryable; clock: Clock;
+  /** The primary when `db` is a replica (msgx_replica_lag_*). */
+  primary?: Queryable;
+  /** The airport's time zone (the status' "today"). */
+  tz: string;
+  mailbox?: Pick<Mailbox, 'ping'>; defaultMetrics?: boolean; mode?: ModeProbe;
   /** This process's fenced commits and sends (a writer's; in memory, not from SQL: docs/operations.md "Writer fenced"). */
   fenced?: { readonly value: number };
 }): Metrics {
@@ -37,6 +42,8 @@ export function createMetrics(deps: {
     new client.Gauge({ name, help, labelNames, registers: [registry] });
 
   const backlog = g('msgx_backlog_messages', 'Messages not yet terminal (PENDING or FAILED)');
+  const replicaPositions = g('msgx_replica_lag_positions', 'Log positions the replica the API reads from does not show yet (absent on the primary)');
+  const replicaSeconds = g('msgx_replica_lag_seconds', 'Seconds the replica the API reads from is behind the primary (absent on the primary)');
   const headAge = g('msgx_head_age_seconds', 'Age of the FIFO head (smallest unfinished message) since it was copied; 0 when there is none');
   const failed = g('msgx_failed_messages', 'Messages FAILED and waiting for a retry');
   const dead = g('msgx_dead_messages', 'Messages DEAD');
@@ -98,8 +105,13 @@ export function createMetrics(deps: {
   let inFlight: Promise<string> | null = null;
 
   async function refresh(): Promise<void> {
-    const p = await pipelineStatus(deps.db);
-    const now = deps.clock.now().getTime();
+    const at = deps.clock.now();
+    const p = await pipelineStatus(deps.db, { now: at, tz: deps.tz }, deps.primary ? { primary: deps.primary } : {});
+    const now = at.getTime();
+    replicaPositions.reset();
+    replicaSeconds.reset();
+    if (p.replica?.positions != null) replicaPositions.set(p.replica.positions);
+    if (p.replica?.seconds != null) replicaSeconds.set(p.replica.seconds);
     if (deps.mode) shadow.set((await deps.mode()).shadow ? 1 : 0);
     backlog.set(p.backlog);
     failed.set(p.failed);

@@ -51,5 +51,11 @@ export const PAGE_ASSETS: Readonly<Record<string, Asset>> = {
   '/assets/console/widgets.js': own('./console/widgets.js', JS),
   '/assets/console/operations.js': own('./console/operations.js', JS),
   '/assets/console/admin.js': own('./console/admin.js', JS),
+  '/assets/console/board.js': own('./console/board.js', JS),
+  '/assets/console/flight.js': own('./console/flight.js', JS),
+  '/assets/console/format.js': own('./console/format.js', JS),
+  '/assets/console/messages.js': own('./console/messages.js', JS),
+  '/assets/console/pipeline.js': own('./console/pipeline.js', JS),
+  '/assets/console/route.js': own('./console/route.js', JS),
   '/assets/console/console.css': own('./console/console.css', CSS),
 };

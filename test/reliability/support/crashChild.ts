@@ -5,7 +5,7 @@
  * messages, its exit observable.
  */
 import type { Queryable } from '../../../src/platform/db.ts';
-import { WRITER_LOCK_KEY } from '../../../src/write/writerLock.ts';
+import { WRITER_LOCK_KEY } from '../../../src/domain/contract.ts';
 import { spawnMsgx, type MsgxProcess } from '../../support/msgxProcess.ts';
 import { CRASH_AT_OPTION } from './crashFaults.ts';
 
