@@ -30,17 +30,18 @@ const TIMEOUT_MS = 900_000;
 interface Case {
   readonly name: string;
   readonly plan: string;
-  /** A flight of the plan, for the good message sent after it. */
+  /** A flight of the plan, for the good message sent after it, and its estimate (AODB time). */
   readonly flid: string;
+  readonly estimate: string;
   readonly records: number;
 }
 
 function cases(): Case[] {
   const min = Array.from({ length: 70_000 }, (_, i) => fltr(String(300_000 + i), '14MAR250930'));
-  const full = generateDay({ seed: 12, flights: 21_000, fullLists: true, flopsPerFlight: 0, firstFlid: 500_000, firstSeqn: 10 });
+  const full = generateDay({ seed: 12, day: '2025-03-15', flights: 21_000, fullLists: true, flopsPerFlight: 0, firstFlid: 500_000, firstSeqn: 10 });
   return [
-    { name: 'min70k', plan: schdXml('ADFT', min, { seqn: '1' }), flid: '300000', records: 70_000 },
-    { name: 'full16', plan: full.messages[0]!, flid: full.flights[0]!.flid, records: 21_000 },
+    { name: 'min70k', plan: schdXml('ADFT', min, { seqn: '1' }), flid: '300000', estimate: '14MAR251015', records: 70_000 },
+    { name: 'full16', plan: full.messages[0]!, flid: full.flights[0]!.flid, estimate: '15MAR251015', records: 21_000 },
   ];
 }
 
@@ -111,7 +112,7 @@ async function measure(pool: pg.Pool, notes: Notifications, mailbox: Parameters<
   progress(`bigplan: inserting ${c.name} (${(c.plan.length / 1e6).toFixed(1)} MB) into CMINMSGS`);
   const id = await insertOne(mailbox, c.plan);
   const t0 = nowMs();
-  const good = await insertOne(mailbox, estt(seqn, c.flid, '14MAR251015'));
+  const good = await insertOne(mailbox, estt(seqn, c.flid, c.estimate));
   const tDecided = await until(`${c.name} decided`, async () => (await scalar("SELECT state AS v FROM proc_state WHERE msg_id = $1 AND state <> 'PENDING'", [id])) !== null);
   const state = await scalar('SELECT state AS v FROM proc_state WHERE msg_id = $1', [id]);
   if (state !== 'SUCCEEDED') throw new Error(`${c.name} ended ${state}: ${await scalar('SELECT last_error AS v FROM proc_state WHERE msg_id = $1', [id])}`);

@@ -25,9 +25,10 @@ const MiB = 1024 * 1024;
 const STEP_MS = 180_000;
 /**
  * Delivery within this per outbox row, plus STEP_MS: the dispatcher sends ~500 records/s to the
- * file sink on the loaded test machine (the figure `bigplan` of docs/benchmarks.md measures it).
+ * file sink on the loaded test machine, 100–150 /s with the crash matrix beside it (the figure `bigplan` of
+ * docs/benchmarks.md measures it).
  */
-const DELIVERY_MS_PER_ROW = 4;
+const DELIVERY_MS_PER_ROW = 10;
 /**
  * The good message behind the plan: decided within this of the plan's decision. Measured 0 ms
  * behind the 70,000-record plan (one group) and 18.6 s behind the 16 MiB plan at load 8–14: the
@@ -53,9 +54,9 @@ const stateOf = (id: string) => scalar('SELECT state AS v FROM proc_state WHERE 
 interface Steps { decided: number; projected: number; fed: number; delivered: number; behind: number; payloadBytes: number; outboxRows: number }
 
 /** Send `plan` then a good ESTT for `flid`; the time each step took after the one before. */
-async function through(plan: string, flid: string, seqn: number): Promise<Steps> {
+async function through(plan: string, flid: string, seqn: number, estimate = '14MAR251015'): Promise<Steps> {
   const t0 = performance.now();
-  const [planId, goodId] = await app.send([plan, estt(seqn, flid, '14MAR251015')]);
+  const [planId, goodId] = await app.send([plan, estt(seqn, flid, estimate)]);
   const at = async (what: string, probe: () => Promise<boolean>, timeoutMs = STEP_MS) => {
     await waitFor(probe, { timeoutMs, intervalMs: 100, what });
     return performance.now();
@@ -112,11 +113,12 @@ describe('big decisions', () => {
   });
 
   it('a realistic 16 MiB plan (21,000 flights, full lists) is decided, projected, fed and delivered; the message behind it is decided', { timeout: 1_200_000 }, async () => {
-    const day = generateDay({ seed: 27, flights: 21_000, fullLists: true, flopsPerFlight: 0, firstFlid: 500_000, firstSeqn: 10 });
+    // Another day than the first plan's: a DNLD replaces its day's plan (on the same day it also deletes the 70,000).
+    const day = generateDay({ seed: 27, day: '2025-03-15', flights: 21_000, fullLists: true, flopsPerFlight: 0, firstFlid: 500_000, firstSeqn: 10 });
     const plan = day.messages[0]!;
     expect(Buffer.byteLength(plan)).toBeGreaterThan(15 * MiB);
     expect(Buffer.byteLength(plan)).toBeLessThanOrEqual(16 * MiB);
-    const s = await through(plan, day.flights[0]!.flid, 20);
+    const s = await through(plan, day.flights[0]!.flid, 20, '15MAR251015');
     expectBounded(s);
     expect(s.outboxRows).toBeGreaterThanOrEqual(2 * 21_000);
     console.info('bigPlan 16 MiB:', JSON.stringify(s));
@@ -125,7 +127,8 @@ describe('big decisions', () => {
   it('a plan of 150,000 records is MALFORMED at once, naming the limit; the message behind it is decided', { timeout: 300_000 }, async () => {
     const records = Array.from({ length: 150_000 }, (_, i) => fltr(String(600_000 + i), '14MAR250930'));
     const [planId, goodId] = await app.send([schdXml('ADFT', records, { seqn: '30' }), estt(31, '300001', '14MAR251020')]);
-    await waitFor(async () => (await stateOf(goodId!)) === 'SUCCEEDED', { timeoutMs: 60_000, what: 'the good message decided' });
+    // Decided: SUCCEEDED, or SKIPPED when run alone (its flight comes from the first plan).
+    await waitFor(async () => ['SUCCEEDED', 'SKIPPED'].includes((await stateOf(goodId!)) ?? ''), { timeoutMs: 60_000, what: 'the good message decided' });
     expect(await scalar("SELECT state || ' ' || error_class AS v FROM proc_state WHERE msg_id = $1", [planId])).toBe('DEAD MALFORMED');
     expect(await scalar('SELECT last_error AS v FROM proc_state WHERE msg_id = $1', [planId])).toMatch(/<SCHD> has 100,001 child elements/);
   });
