@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { bigPlanFigure } from './figures/bigPlan.ts';
 import { endToEndFigure } from './figures/endToEnd.ts';
 import { graphqlFigure } from './figures/graphql.ts';
 import { historyFigure } from './figures/history.ts';
@@ -38,6 +39,7 @@ const FIGURES: readonly Figure[] = [
   memoryFigure,
   historyFigure,
   consoleBoardFigure,
+  bigPlanFigure,
 ];
 
 function selected(args: readonly string[]): readonly Figure[] {

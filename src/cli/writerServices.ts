@@ -51,7 +51,7 @@ export interface WriterServices {
   readonly snapshots: SnapshotWriter;
   /** In start order (stopped in reverse): write model → ingest → pump → snapshots → backfill → jobs → projectors → delivery → sentinel. */
   readonly services: readonly Service[];
-  /** The readiness checks of these services (ingest, pump, and 'kafka' with 'all'). */
+  /** The readiness checks of these services (ingest, pump, and with 'all' each projector and 'kafka'). */
   readonly readiness: readonly ReadinessCheck[];
 }
 
@@ -74,16 +74,17 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
   if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
+  const projections = createProjectionServices(wrt, { sharedFold: model });
   const services: Service[] = [
     ...core,
     createJobs(wrt),
     // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
     // The outbox feeder shares the pump's fold of the flights (one copy in memory, not two).
-    ...createProjectionServices(wrt, { sharedFold: model }).services,
+    ...projections.services,
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
     ...delivery.services,
     // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
     createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot }),
   ];
-  return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, pump.readiness, ...delivery.readiness] };
+  return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, pump.readiness, ...projections.readiness, ...delivery.readiness] };
 }

@@ -24,6 +24,7 @@ import { readFlightsLog, readWholeLog } from '../log/readForFlights.ts';
 import type { CheckReport, Mismatch } from './report.ts';
 import { checkReference } from './referenceCheck.ts';
 import { checkWritebacks } from './writebackCheck.ts';
+import { pushAll } from '../platform/arrays.ts';
 import { logHead } from '../log/head.ts';
 
 /** A check of less than every flight looks at the write-backs of this many newest terminal messages (per table). */
@@ -139,24 +140,24 @@ export async function runCheck(pool: Pool, opts: CheckOptions): Promise<CheckRep
     progress('flights', upTo, fold.events, fold.flights.size);
     const rows = await loadRows(client, flids);
     const mismatches: Mismatch[] = compareFlights(fold.flights, rows);
-    mismatches.push(...compareDocs(fold.flights, await loadDocs(client, flids)));
+    pushAll(mismatches, compareDocs(fold.flights, await loadDocs(client, flids)));
     const flightsChecked = new Set([...fold.flights.keys(), ...rows.keys()]).size;
 
     progress('outbox', upTo, fold.events, flightsChecked);
-    mismatches.push(...(await checkOutbox(client, fold.outbox, positions.outbox, flids)));
+    pushAll(mismatches, await checkOutbox(client, fold.outbox, positions.outbox, flids));
 
     const reference = fold.reference === null ? null : await checkReference(client, fold.reference);
-    if (reference) mismatches.push(...reference.mismatches);
+    if (reference) pushAll(mismatches, reference.mismatches);
 
     progress('writebacks', upTo, fold.events, flightsChecked);
     const grace = opts.writebackGraceMs ?? DEFAULT_WRITEBACK_GRACE_MS;
     const wb = await checkWritebacks(client, new Date(started.getTime() - grace), positions.log, whole ? undefined : WRITEBACK_SAMPLE);
-    mismatches.push(...wb.mismatches);
+    pushAll(mismatches, wb.mismatches);
 
     progress('snapshot', upTo, fold.events, flightsChecked);
     const ratio = opts.selection.kind === 'sample' ? opts.selection.ratio : 0;
     const snapshot = opts.snapshot ? await opts.snapshot(client, positions.log, { whole, ratio }) : { position: null, flights: 0, mismatches: [] };
-    mismatches.push(...snapshot.mismatches);
+    pushAll(mismatches, snapshot.mismatches);
     await client.query('COMMIT');
     progress('done', upTo, fold.events, flightsChecked);
     return {

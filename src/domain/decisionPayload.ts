@@ -12,6 +12,7 @@
  */
 import type { Change, FlightsArchived, PlanRequested } from './changes.ts';
 import type { BlockOutcome } from './handlers/flop.ts';
+import { expandChanges } from './compactChange.ts';
 
 /** What a reference decision lists besides its changes (also on Skipped reference decisions). */
 export interface ReferenceNotes {
@@ -354,10 +355,14 @@ export function decisionKindAt(position: string, kind: string): DecisionKind {
 /**
  * The boundary: a decision_event row's `kind` and parsed `payload` as the union, or
  * DecisionLogError naming `position` (unknown kind, payload not an object, a field missing or of
- * the wrong JSON type). The payload object is returned as it is, not copied.
+ * the wrong JSON type). The payload object is returned as it is, not copied, except that an Applied or Correction payload
+ * gets its changes expanded (compactChange.ts).
  */
 export function decisionBody(position: string, kind: string, payload: unknown): DecisionBody {
-  return READERS[decisionKindAt(position, kind)](position, payload);
+  const body = READERS[decisionKindAt(position, kind)](position, payload);
+  // Created flights are stored compact (compactChange.ts): every reader gets them full.
+  if (body.kind === 'Applied' || body.kind === 'Correction') return { kind: body.kind, payload: { ...body.payload, changes: expandChanges(body.payload.changes) } } as DecisionBody;
+  return body;
 }
 
 /** The changes a decision carries (those of Applied, Correction, FlightsArchived and PlanRequested; none for the others). */

@@ -2,6 +2,7 @@ import type { PoolClient } from '../platform/db.ts';
 import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 import { Channels } from '../platform/channels.ts';
 import type { DecisionBody, DecisionKind, DecisionOf } from '../domain/decisionPayload.ts';
+import { compactChanges } from '../domain/compactChange.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after
@@ -93,7 +94,12 @@ export function appendValues(lastPosition: string, decisions: readonly NewDecisi
   const first = BigInt(lastPosition) + 1n;
   const positions = decisions.map((_, i) => String(first + BigInt(i)));
   const rows = decisions.map((d, i): CellValue[] => [
-    positions[i]!, d.msgId, d.kind, d.handler ?? null, d.handlerVersion ?? null, JSON.stringify(d.flids ?? []), JSON.stringify(d.payload),
+    positions[i]!, d.msgId, d.kind, d.handler ?? null, d.handlerVersion ?? null, JSON.stringify(d.flids ?? []), JSON.stringify(storedPayload(d)),
   ]);
   return { values: [positions[positions.length - 1]!, recordedAt, ...columnArrays(rows, COLUMNS), Channels.decision], positions };
+}
+
+/** The payload as stored: created flights compact (src/domain/compactChange.ts; read back full by every reader). */
+function storedPayload(d: DecisionBody): unknown {
+  return d.kind === 'Applied' || d.kind === 'Correction' ? { ...d.payload, changes: compactChanges(d.payload.changes) } : d.payload;
 }

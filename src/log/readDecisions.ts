@@ -5,6 +5,7 @@
 import type { AppliedEvent } from '../domain/evolve.ts';
 import type { Change } from '../domain/changes.ts';
 import { decisionBody, decisionKindAt, type DecisionBody, type DecisionKind } from '../domain/decisionPayload.ts';
+import { expandChanges } from '../domain/compactChange.ts';
 import type { Queryable } from '../platform/db.ts';
 
 export interface DecisionEvent {
@@ -66,7 +67,7 @@ function toDecisionEvent(r: Row): DecisionEvent {
     position: r.position,
     msgId: r.msg_id,
     kind: decisionKindAt(r.position, r.kind),
-    changes: Array.isArray(r.changes) ? r.changes : null,
+    changes: Array.isArray(r.changes) ? expandChanges(r.changes) : null,
     recordedAt: r.recorded_at,
   };
 }

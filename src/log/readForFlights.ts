@@ -8,6 +8,7 @@
 import type { Change } from '../domain/changes.ts';
 import { decisionKindAt, type DecisionKind } from '../domain/decisionPayload.ts';
 import type { Queryable } from '../platform/db.ts';
+import { expandChanges } from '../domain/compactChange.ts';
 import { readDecisionsAfter } from './readDecisions.ts';
 
 export interface LogEvent {
@@ -85,7 +86,7 @@ export async function* readFlightsLog(
         kind: decisionKindAt(r.position, r.kind),
         recordedAt: r.recorded_at,
         // An archive decision names many flights: keep only the selected ones.
-        changes: kept.map(([, c]) => (c.type === 'FlightsArchived' ? { ...c, flids: c.flids.filter((f) => wanted.has(f)) } : c)),
+        changes: expandChanges(kept.map(([, c]) => (c.type === 'FlightsArchived' ? { ...c, flids: c.flids.filter((f) => wanted.has(f)) } : c))),
         indices: kept.map(([i]) => i),
       };
     });

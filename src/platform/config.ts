@@ -188,7 +188,7 @@ export interface Config {
    * the message is PARKED (CODEC_ERROR) and the FIFO moves on.
    */
   readonly decodeBudgetMs: number;
-  /** /readyz check `pump`: not ready while the FIFO head has not moved for this long (0: off). */
+  /** /readyz checks `pump` and `projector:<name>`: not ready while the FIFO head / a projector's checkpoint has not moved for this long with work waiting (0: off; docs/operations.md "Stalled heads"). */
   readonly headStallReadyMs: number;
   /** Bearer token of the /admin endpoints (`label:secret` names the operator `label`); unset → admin off. */
   readonly adminToken: string | undefined;

@@ -9,6 +9,14 @@ export interface WriterFence {
   /** Throws FencedError when this process cannot prove, right now, that it holds the lock. */
   assertHeld(): void;
   /**
+   * Before a commit or a send: when the lease ran out only because this process's own event loop
+   * was busy (one big decision decided or projected, docs/projections.md "Big decisions"), the
+   * probe could not run; one round trip on the lock connection proves the lock again. Does
+   * nothing while the lease is fresh; a connection that does not answer leaves it stale, and
+   * assertHeld then refuses. Absent: nothing to prove again.
+   */
+  confirm?(): Promise<void>;
+  /**
    * A commit or a send of `by` (the pump, a delivery target) was refused with `err`: never a retry
    * loop. The writer lock logs it as what it is, counts it (msgx_writer_fenced_total) and stops the
    * process with exit code 1 — the standby has taken over (docs/operations.md "Writer fenced").

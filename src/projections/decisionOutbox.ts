@@ -76,16 +76,24 @@ export function coutmsgsOutputs(
   flights: ReadonlyMap<string, FlightState>,
   routes: readonly CoutmsgsRoute[],
 ): { flid: string | null; payload: CoutmsgsPayload }[] {
-  const out: { flid: string | null; payload: CoutmsgsPayload }[] = [];
+  return Array.from(coutmsgsOutputsOf(event, changes, flights, routes));
+}
+
+/** `coutmsgsOutputs`, one at a time. */
+function* coutmsgsOutputsOf(
+  event: SentEvent,
+  changes: readonly Change[],
+  flights: ReadonlyMap<string, FlightState>,
+  routes: readonly CoutmsgsRoute[],
+): Generator<{ flid: string | null; payload: CoutmsgsPayload }> {
   for (const change of changes) {
     const flid = changeFlid(change);
     const flight = flid === null ? undefined : flights.get(flid);
     for (const route of routes) {
       const payload = route({ event, change, flight });
-      if (payload) out.push({ flid, payload });
+      if (payload) yield { flid, payload };
     }
   }
-  return out;
 }
 
 export function outboxRowsFor(
@@ -94,36 +102,51 @@ export function outboxRowsFor(
   flights: ReadonlyMap<string, FlightState>,
   rules: OutboxRules,
 ): OutboxRow[] {
+  return Array.from(outboxRowsOf(event, touched, flights, rules));
+}
+
+/**
+ * The rows of `outboxRowsFor`, one at a time, in the same order: the feeder inserts a plan
+ * snapshot of 150k flights in chunks (docs/projections.md "Big decisions") without holding all its
+ * rows at once.
+ */
+export function* outboxRowsOf(
+  event: SentEvent,
+  touched: ReadonlySet<string>,
+  flights: ReadonlyMap<string, FlightState>,
+  rules: OutboxRules,
+): Generator<OutboxRow> {
   const headers: Record<string, string> = event.msgId === null
     ? { position: event.position }
     : { msgId: event.msgId, position: event.position };
   const base = { sourcePosition: event.position, msgId: event.msgId, headers };
   const changes = sentChanges(event);
   const recordedAt = formatOutward(event.recordedAt, rules.tz);
-  const rows: OutboxRow[] = changes.map((change, seq) => {
+  let seq = 0;
+  for (const change of changes) {
     const flid = changeFlid(change);
-    return {
-      ...base, target: 'KAFKA_MSG', seq, flid,
+    yield {
+      ...base, target: 'KAFKA_MSG', seq: seq++, flid,
       payload: { type: change.type, flid, position: event.position, msgId: event.msgId, recordedAt, change: toChangeView(change, rules.tz) },
     };
-  });
-  let seq = 0;
+  }
+  seq = 0;
   for (const flid of touched) {
     const state = flights.get(flid);
-    if (state) rows.push({ ...base, target: 'KAFKA_SCHD', seq: seq++, flid, payload: toFlightView(state, { tz: rules.tz }) });
+    if (state) yield { ...base, target: 'KAFKA_SCHD', seq: seq++, flid, payload: toFlightView(state, { tz: rules.tz }) };
   }
-  coutmsgsOutputs(event, changes, flights, rules.routes).forEach(({ flid, payload }, k) => {
-    rows.push({ ...base, target: 'COUTMSGS', seq: k, flid, payload });
-  });
+  seq = 0;
+  for (const { flid, payload } of coutmsgsOutputsOf(event, changes, flights, rules.routes)) {
+    yield { ...base, target: 'COUTMSGS', seq: seq++, flid, payload };
+  }
   if (rules.aidx) {
-    let k = 0;
+    seq = 0;
     for (const flid of touched) {
       const state = flights.get(flid);
       if (!state) continue;
       const out = aidxMessage(state, event.position, event.recordedAt, rules.aidx);
-      if ('xml' in out) rows.push({ ...base, target: 'AIDX', seq: k++, flid, payload: { xml: out.xml } });
+      if ('xml' in out) yield { ...base, target: 'AIDX', seq: seq++, flid, payload: { xml: out.xml } };
       else rules.onAidxSkip?.(flid, out.skipped);
     }
   }
-  return rows;
 }

@@ -17,10 +17,10 @@ import { LazyMap } from '../platform/lazyMap.ts';
 import { appliedEvent, hasChanges, readDecisionsAfter, type DecisionEvent } from '../log/readDecisions.ts';
 import { foldFlightsUpTo, foldLog } from '../log/foldLog.ts';
 import { referencedFlids } from './flightFold.ts';
-import { insertOutboxRows, notifyOutbox } from './insertOutbox.ts';
+import { notifyOutbox, outboxInserter } from './insertOutbox.ts';
 import { JournaledMap } from './journaledMap.ts';
 import { NO_COUTMSGS_ROUTES, type CoutmsgsRoute } from './outboxRoutes.ts';
-import { isSentKind, outboxRowsFor, type OutboxRow } from './decisionOutbox.ts';
+import { isSentKind, outboxRowsOf } from './decisionOutbox.ts';
 import type { AidxRules, AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
 import type { Projector } from './projector.ts';
 import { OUTBOX_PROJECTOR } from '../readModel/projectorNames.ts';
@@ -127,14 +127,17 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
     async apply(client: PoolClient, events: readonly DecisionEvent[], from: string) {
       if (foldedTo !== from) await refold(client, from);
       flights.begin();
-      const rows: OutboxRow[] = [];
+      // Rows go out in chunks as they are made (insertOutbox.ts): a decision's rows are all added
+      // before the next decision changes `flights` (KAFKA_SCHD reads them as of its decision).
+      const inserter = outboxInserter(client, opts.clock.now());
       for (const e of events) {
         if (!hasChanges(e)) continue;
         const touched = applyDecision(flights, appliedEvent(e));
         share(touched);
-        if (isSentKind(e.kind)) rows.push(...outboxRowsFor(e, touched, flights, rules));
+        if (!isSentKind(e.kind)) continue;
+        for (const row of outboxRowsOf(e, touched, flights, rules)) await inserter.add(row);
       }
-      const added = await insertOutboxRows(client, rows, opts.clock.now());
+      const added = await inserter.finish();
       await notifyOutbox(client, added.keys());
       applying = events[events.length - 1]?.position ?? from;
     },

@@ -6,7 +6,7 @@
  */
 import { EventStoreDBClient } from '@eventstore/db-client';
 import type { Runtime } from '../platform/runtime.ts';
-import type { Service } from '../platform/service.ts';
+import type { ReadinessCheck, Service } from '../platform/service.ts';
 import { createDecisionListener } from './decisionListener.ts';
 import { createEsdbForwarder, ESDB_PROJECTOR } from './esdb/esdbForwarder.ts';
 import { createFlightProjector } from './flightProjector.ts';
@@ -26,9 +26,11 @@ export interface ProjectionServicesOptions {
   sharedFold?: SharedFold;
 }
 
-export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOptions = {}): { services: Service[] } {
+export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOptions = {}): { services: Service[]; readiness: ReadinessCheck[] } {
   const log = rt.log.child({ role: 'projections' });
   const pollIntervalMs = rt.cfg.pollIntervalMs;
+  // Each projector's checkpoint is watched like the pump's FIFO head (docs/operations.md "Stalled heads").
+  const stallReadyMs = rt.cfg.headStallReadyMs;
   const flightsWake = new Wakeup();
   const outboxWake = new Wakeup();
   const esdbWake = new Wakeup();
@@ -38,33 +40,39 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   });
   const flights = createProjectorLoop({
     pool: rt.pool, projector: createFlightProjector(), wakeup: flightsWake, clock: rt.clock,
-    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults,
+    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs,
   });
   const outbox = createProjectorLoop({
     pool: rt.pool, projector: createOutboxFeeder({
       clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes, ...(opts.sharedFold ? { shared: opts.sharedFold } : {}),
       ...aidxFeed(rt.cfg, log.child({ projector: 'outbox', target: 'AIDX' })),
     }), wakeup: outboxWake,
-    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults,
+    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults, stallReadyMs,
   });
   // Reference data and seasonal schedules (src/projections/reference).
   const reference = createProjectorLoop({
     pool: rt.pool, projector: createReferenceProjector(), wakeup: referenceWake, clock: rt.clock,
-    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults,
+    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults, stallReadyMs,
   });
   const services: Service[] = [listener, flights, outbox, reference];
-  if (rt.cfg.esdbUrl) services.push(...esdbServices(rt, rt.cfg.esdbUrl, esdbWake));
-  return { services };
+  const readiness: ReadinessCheck[] = [flights.readiness, outbox.readiness, reference.readiness];
+  if (rt.cfg.esdbUrl) {
+    const esdb = esdbServices(rt, rt.cfg.esdbUrl, esdbWake);
+    services.push(...esdb.services);
+    readiness.push(esdb.readiness);
+  }
+  return { services, readiness };
 }
 
 /** The EventStoreDB forwarder: a projector like the others, its client closed after its loop. */
-function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): Service[] {
+function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): { services: Service[]; readiness: ReadinessCheck } {
   const log = rt.log.child({ role: 'projections', projector: ESDB_PROJECTOR });
   const client = EventStoreDBClient.connectionString(url);
   const loop = createProjectorLoop({
     pool: rt.pool, projector: createEsdbForwarder(client, log), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs, faults: rt.faults,
+    stallReadyMs: rt.cfg.headStallReadyMs,
   });
-  return [
+  const services: Service[] = [
     {
       name: 'esdb-client',
       start: async () => log.info('forwarding the decision log to EventStoreDB/KurrentDB'),
@@ -72,6 +80,7 @@ function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): Service[] {
     },
     loop,
   ];
+  return { services, readiness: loop.readiness };
 }
 
 /**

@@ -102,17 +102,23 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
     return false;
   }
 
+  /** One round trip on the lock connection, at most PROBE_INTERVAL_MS: answered → the lease starts again. */
+  async function roundTrip(c: pg.Client): Promise<boolean> {
+    const answered = await Promise.race([
+      c.query('SELECT 1').then(() => true, () => false),
+      opts.clock.sleep(PROBE_INTERVAL_MS, stop.signal).then(() => false),
+    ]);
+    if (answered) confirmedAt = now();
+    return answered;
+  }
+
   /** The liveness probe: a round trip on the lock connection; no answer for LEASE_MS → lost. */
   async function probeLoop(c: pg.Client): Promise<void> {
     while (holding && !stopping) {
       await opts.clock.sleep(PROBE_INTERVAL_MS, stop.signal);
       if (!holding || stopping) return;
-      const answered = await Promise.race([
-        c.query('SELECT 1').then(() => true, () => false),
-        opts.clock.sleep(PROBE_INTERVAL_MS, stop.signal).then(() => false),
-      ]);
-      if (answered) confirmedAt = now();
-      else if (now() - confirmedAt > LEASE_MS) {
+      const answered = await roundTrip(c);
+      if (!answered && now() - confirmedAt > LEASE_MS) {
         lose(new FencedError(`writer lock: no answer on the lock connection for ${Math.round((now() - confirmedAt) / 1000)} s`), 'writer lock unproven: stopping deciding and delivering');
         c.end().catch(() => undefined);
         return;
@@ -165,6 +171,11 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
       if (!holding) throw new FencedError('this process does not hold the writer lock');
       const age = now() - confirmedAt;
       if (age > LEASE_MS) throw new FencedError(`writer lock not confirmed for ${Math.round(age / 1000)} s (lease ${LEASE_MS / 1000} s)`);
+    },
+    async confirm() {
+      // The session (and with it the advisory lock) outlives a busy event loop: the kernel keeps
+      // answering the server's TCP keepalives. The commit's fence row check guards the epoch.
+      if (holding && client && now() - confirmedAt > LEASE_MS) await roundTrip(client);
     },
     fenced(err, by) {
       opts.fencedCount?.add();

@@ -205,16 +205,25 @@ describe('projector runtime', () => {
     expect(await readCheckpoint(db.pool, 'test')).toBe('0');
   });
 
-  it('reports position and lag per projector', async () => {
-    const clock = new FakeClock();
+  it('reports position, lag and since when decisions wait per projector', async () => {
+    // A checkpoint moved "later" than decision 3 was recorded: it waits since that move.
+    const clock = new FakeClock('2099-01-01T00:00:00Z');
     await ensureCheckpoint(db.pool, 'test');
     for (let i = 1; i <= 5; i++) await appendDecision(db.pool, decision(i));
     await runBatch(db.pool, recorder(), { batchSize: 2, clock });
+    const waiting = expect.any(Date);
     expect(await projectionStatus(db.pool)).toEqual([
-      { name: 'flights', position: '0', lag: '5' },
-      { name: 'outbox', position: '0', lag: '5' },
-      { name: 'reference', position: '0', lag: '5' },
-      { name: 'test', position: '2', lag: '3' },
+      { name: 'flights', position: '0', lag: '5', waitingSince: waiting },
+      { name: 'outbox', position: '0', lag: '5', waitingSince: waiting },
+      { name: 'reference', position: '0', lag: '5', waitingSince: waiting },
+      { name: 'test', position: '2', lag: '3', waitingSince: waiting },
     ]);
+    // The later of the checkpoint's move (the batch's clock) and the recording of decision 3; the
+    // projectors that never moved wait since decision 1 was recorded (before now).
+    const status = await projectionStatus(db.pool);
+    expect(status.find((p) => p.name === 'test')!.waitingSince!.getTime()).toBe(clock.now().getTime());
+    expect(status.find((p) => p.name === 'flights')!.waitingSince!.getTime()).toBeLessThanOrEqual(Date.now());
+    await runBatch(db.pool, recorder(), { batchSize: 10, clock });
+    expect((await projectionStatus(db.pool)).find((p) => p.name === 'test')).toEqual({ name: 'test', position: '5', lag: '0', waitingSince: null });
   });
 });

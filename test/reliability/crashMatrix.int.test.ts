@@ -13,6 +13,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HANDLERS } from '../../src/domain/handlers/registry.ts';
+import type { FlightCreated } from '../../src/domain/changes.ts';
+import { expandCreated } from '../../src/domain/compactChange.ts';
 import type { StoredRecord } from '../support/kafka/broker.ts';
 import type { DecisionRow } from '../write/support/writeHarness.ts';
 import { killingFaults, parseCrashAt } from './support/crashFaults.ts';
@@ -55,7 +57,7 @@ describe('the crash fault port (crashMain.ts --crash-at)', () => {
 });
 
 describe('the crash matrix checks themselves', () => {
-  const created = { type: 'FlightCreated', flid: '1', fields: { stand: 'A', estimatedTime: '2025-03-14T01:30:00.000Z' }, lists: {} };
+  const created = { type: 'FlightCreated', flid: '1', fields: { currentStand: 'A', estimatedTime: '2025-03-14T01:30:00.000Z' }, lists: {} };
   const updated = { type: 'FlightUpdated', flid: '1', fields: { stand: 'B' } };
   const other = { type: 'FlightUpdated', flid: '2', fields: { stand: 'C' } };
   const plan = { type: 'PlanSnapshotApplied', day: '2025-03-14', windowStart: null, windowEnd: null };
@@ -70,8 +72,10 @@ describe('the crash matrix checks themselves', () => {
     value: JSON.stringify({ type: 'x', flid: change.flid ?? null, position, msgId, change }),
     headers: { 'event-id': eventId, 'log-position': position, 'msg-id': msgId },
   });
-  // On msg the instants carry the airport offset.
-  const createdOut = { ...created, fields: { ...created.fields, estimatedTime: '2025-03-14T09:30:00+08:00' } };
+  // On msg a created flight is full (the log stores it compact: docs/projections.md "Big decisions")
+  // and the instants carry the airport offset.
+  const full = expandCreated(created as unknown as FlightCreated);
+  const createdOut = { ...full, fields: { ...full.fields, estimatedTime: '2025-03-14T09:30:00+08:00' } };
   const good = () => [rec('1', '1', createdOut), rec('2', '1', updated), rec('3', '3', other), rec('4', '3', plan)];
   const check = (records: StoredRecord[]) => checkMsgTopic(log, records, CRASH_TZ);
 

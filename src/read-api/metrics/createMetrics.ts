@@ -50,6 +50,11 @@ export function createMetrics(deps: {
   const logPosition = g('msgx_log_position', 'Last position of the decision log');
   const projPosition = g('msgx_projection_position', 'Checkpoint of each projector', ['projection']);
   const projLag = g('msgx_projection_lag', 'Decisions not yet applied by each projector', ['projection']);
+  const projStalled = g(
+    'msgx_projection_stalled_seconds',
+    'How long decisions have waited for each projector while its checkpoint did not move; 0 when none waits',
+    ['projection'],
+  );
   const outboxPending = g('msgx_outbox_pending', 'Outbox events waiting for delivery', ['target']);
   const outboxDead = g('msgx_outbox_dead', 'Outbox events DEAD', ['target']);
   const shadow = g('msgx_shadow_mode', '1 while msgx runs in shadow mode beside the legacy system (no write-back, no COUTMSGS, prefixed topics), else 0');
@@ -115,9 +120,11 @@ export function createMetrics(deps: {
     logPosition.set(Number(p.lastPosition));
     projPosition.reset();
     projLag.reset();
+    projStalled.reset();
     for (const pr of p.projections) {
       projPosition.set({ projection: pr.name }, Number(pr.position));
       projLag.set({ projection: pr.name }, Number(pr.lag));
+      projStalled.set({ projection: pr.name }, pr.waitingSince ? Math.max(0, (now - pr.waitingSince.getTime()) / 1000) : 0);
     }
     for (const o of p.outbox) {
       outboxPending.set({ target: o.target }, o.pending);

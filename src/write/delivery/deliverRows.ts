@@ -105,6 +105,7 @@ async function claimOrThrow(ctx: DeliveryContext, target: Target, rows: readonly
     }
   };
   const epoch = fence.epoch();
+  await fence.confirm?.();
   held();
   if (epoch === undefined) return;
   const claim = await claimRows(ctx.pool, rows.map((r) => r.eventId), epoch, ctx.claimGraceMs);

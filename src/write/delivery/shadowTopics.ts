@@ -1,5 +1,6 @@
 import { decidedInShadow, type RunMode } from '../../platform/runMode.ts';
 import type { KafkaSink, RecordRef, SinkRecord } from './kafkaSink.ts';
+import { pushAll } from '../../platform/arrays.ts';
 
 /**
  * The Kafka targets of a database that ran (or runs) as a shadow: a record of a decision decided
@@ -27,7 +28,7 @@ export function shadowTopics(sink: KafkaSink, mode: RunMode): KafkaSink {
         const t = topicOf(topic, records[i]!);
         let j = i + 1;
         while (j < records.length && topicOf(topic, records[j]!) === t) j++;
-        refs.push(...(await sink.send(t, records.slice(i, j))));
+        pushAll(refs, await sink.send(t, records.slice(i, j)));
         i = j;
       }
       return refs;

@@ -66,6 +66,7 @@ function checkFenceRow(fence: WriterFence, epoch: string, row: Record<string, un
 /** writer_fence still carries `fence`'s epoch, or FencedError; the row stays share-locked until COMMIT. */
 export async function checkFence(c: PoolClient, fence: WriterFence | undefined): Promise<void> {
   if (!fence) return;
+  await fence.confirm?.();
   fence.assertHeld();
   const epoch = fence.epoch();
   if (epoch === undefined) return;
@@ -131,6 +132,7 @@ export async function commitDecisions(
 export async function commitStaged(pool: pg.Pool, staged: StagedCommit, opts: Omit<CommitOptions, 'writeBack'> = {}): Promise<CommitResult> {
   const { items, basis, now } = staged;
   const fence = opts.fence;
+  await fence?.confirm?.();
   fence?.assertHeld();
   const epoch = fence?.epoch();
   const opening = epoch === undefined ? [PIPELINE_LOCK_ROW] : [FENCE_ROW, PIPELINE_LOCK_ROW];

@@ -22,6 +22,7 @@ import { Wakeup } from '../../platform/wakeup.ts';
 import { Channels } from '../../platform/channels.ts';
 import type { WriteModel } from './writeModel.ts';
 import { BlockedHeadWarning, warnOperatorWork } from './pumpWarnings.ts';
+import { createStallWatch } from '../../platform/stallWatch.ts';
 
 /** How many heads one scan fetches (decided in id order). */
 const PREFETCH = 500;
@@ -157,7 +158,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   /** A commit was fenced: this process is stopping (the fence said so); nothing more is decided. */
   let isFenced = false;
   /** The FIFO head of the latest scan and since when it has been the head (the `pump` readiness check). */
-  let front: { readonly msgId: string; readonly since: Date } | undefined;
+  const stall = createStallWatch({ name: 'pump', what: 'FIFO head message', clock, thresholdMs: cfg.headStallReadyMs });
 
   /** Commit a decided group; on a database error retry once, then fall back to one head at a time. */
   async function commitGroup(decided: DecidedGroup): Promise<Step> {
@@ -359,7 +360,8 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     if (isFenced) return cfg.pollIntervalMs;
     const heads = await nextHeads();
     const head = heads[0];
-    if (head?.msgId !== front?.msgId) front = head === undefined ? undefined : { msgId: head.msgId, since: clock.now() };
+    if (head === undefined) stall.idle();
+    else stall.waiting(head.msgId);
     if (head === undefined) return cfg.pollIntervalMs;
     blockedHead.check(head, clock.now());
     let live = true;
@@ -395,7 +397,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         }
         // The head moved within the scan (a long scan must not look stuck to /readyz).
         const moved = heads[decided.end];
-        if (moved !== undefined) front = { msgId: moved.msgId, since: clock.now() };
+        if (moved !== undefined) stall.waiting(moved.msgId);
         const next = await ahead.shift()!;
         if (next === undefined) return 0;
         // The group before it is folded into the model now: read through the model, not through it.
@@ -457,14 +459,6 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       });
     },
     wake: () => wakeup.notify(),
-    readiness: {
-      name: 'pump',
-      async check() {
-        const stalled = front === undefined ? 0 : clock.now().getTime() - front.since.getTime();
-        if (cfg.headStallReadyMs > 0 && front !== undefined && stalled > cfg.headStallReadyMs) {
-          throw new Error(`FIFO head message ${front.msgId} has not moved for ${Math.round(stalled / 1000)} s (MSGX_HEAD_STALL_READY_MS ${cfg.headStallReadyMs} ms); see msgx status`);
-        }
-      },
-    },
+    readiness: stall.readiness,
   };
 }

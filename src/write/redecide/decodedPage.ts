@@ -24,7 +24,7 @@ export type ReadDecision = ReadColumns & DecisionBody;
 /** A decision of a page's JSON text as this module wrote it (kind and payload not yet checked). */
 interface PageEntry extends ReadColumns {
   readonly kind: string;
-  readonly payload: unknown;
+  payload: unknown;
 }
 
 export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay' | 'airportIata'>;
@@ -58,12 +58,13 @@ export async function readDecodedPage(
 }
 
 export function parsePage(text: string): ReadDecision[] {
-  const entries: readonly PageEntry[] = JSON.parse(text);
+  const entries: PageEntry[] = JSON.parse(text);
   // Checked through decisionBody (it throws on a malformed payload and returns the entry's own kind
-  // and payload, uncopied), so each entry already is the ReadDecision: no second object per row.
+  // and payload, uncopied but for created flights expanded from their stored compact form,
+  // compactChange.ts), so each entry becomes the ReadDecision: no second object per row.
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
-    decisionBody(e.position, e.kind, e.payload);
+    e.payload = decisionBody(e.position, e.kind, e.payload).payload;
   }
   return entries as unknown as ReadDecision[];
 }

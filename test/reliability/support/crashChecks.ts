@@ -8,6 +8,7 @@
 import type { Change } from '../../../src/domain/changes.ts';
 import type { FlightState } from '../../../src/domain/flight.ts';
 import { toChangeView } from '../../../src/domain/changeView.ts';
+import { expandChanges } from '../../../src/domain/compactChange.ts';
 import { toFlightView } from '../../../src/domain/flightView.ts';
 import type { Queryable } from '../../../src/platform/db.ts';
 import { FLIGHT_PROJECTION_TABLES } from '../../../src/readModel/flightTables.ts';
@@ -100,7 +101,8 @@ export function checkMsgTopic(log: readonly DecisionRow[], records: readonly Sto
   for (const d of log) {
     if (d.kind !== 'Applied') continue;
     msgIdAt.set(d.position, d.msg_id);
-    for (const c of (d.payload.changes ?? []) as Change[]) {
+    // The log stores created flights compact; Kafka shows them full (docs/projections.md "Big decisions").
+    for (const c of expandChanges((d.payload.changes ?? []) as Change[])) {
       const flid = flidOf(c);
       expected.set(flid, [...(expected.get(flid) ?? []), `${d.position} ${canonical(toChangeView(c, tz))}`]);
       changes++;

@@ -1,0 +1,141 @@
+/**
+ * Figure 13 — big decisions (docs/projections.md "Big decisions"): the largest plans a message can
+ * carry, each written to MariaDB CMINMSGS while `msgx start --role writer` runs (child process;
+ * MariaDB mailbox; Kafka = the test broker in this process; MSGX_POLL_INTERVAL_MS = 200):
+ *   min70k — SCHD/ADFT of 70,000 minimal records (3.9 MB), the plan that overflowed the feeder's stack;
+ *   full16 — SCHD/DNLD of 21,000 flights with full lists (~16 MiB, the largest message accepted).
+ * Times from the committed INSERT to: decided (proc_state), the read model (the `flights`
+ * checkpoint past the decision), the outbox fed (the `outbox` checkpoint past it), delivered
+ * (every msg_event row of the decision SENT); a good FLOP sent right after the plan: its decision's
+ * recorded_at after the plan's. The stored payload's size and the writer's peak RSS (VmHWM) are in
+ * the details. Baseline: the pump's evaluate() (decode → identity → decide) of the same plan
+ * in-process, without a database (warm; one run after one warm-up: the plans are large).
+ */
+import pg from 'pg';
+import { startKafkaBroker } from '../../test/support/kafka/broker.ts';
+import { fltr, schdXml } from '../../test/domain/support/buildXml.ts';
+import { estt } from '../../test/write/support/messages.ts';
+import { generateDay } from '../generate.ts';
+import { startMsgx } from '../harness/child.ts';
+import { insertOne } from '../harness/cminmsgs.ts';
+import { createBenchMysql, createBenchPg } from '../harness/databases.ts';
+import { outcomeOf } from '../harness/domainMirror.ts';
+import { row, type Figure, type FigureResult, type Row } from '../harness/figure.ts';
+import { progress } from '../harness/progress.ts';
+import { nowMs, round } from '../harness/stats.ts';
+import { listen, waitUntil, type Notifications } from '../harness/waitUntil.ts';
+
+const TIMEOUT_MS = 900_000;
+
+interface Case {
+  readonly name: string;
+  readonly plan: string;
+  /** A flight of the plan, for the good message sent after it, and its estimate (AODB time). */
+  readonly flid: string;
+  readonly estimate: string;
+  readonly records: number;
+}
+
+function cases(): Case[] {
+  const min = Array.from({ length: 70_000 }, (_, i) => fltr(String(300_000 + i), '14MAR250930'));
+  const full = generateDay({ seed: 12, day: '2025-03-15', flights: 21_000, fullLists: true, flopsPerFlight: 0, firstFlid: 500_000, firstSeqn: 10 });
+  return [
+    { name: 'min70k', plan: schdXml('ADFT', min, { seqn: '1' }), flid: '300000', estimate: '14MAR251015', records: 70_000 },
+    { name: 'full16', plan: full.messages[0]!, flid: full.flights[0]!.flid, estimate: '15MAR251015', records: 21_000 },
+  ];
+}
+
+async function baselineMs(c: Case): Promise<number> {
+  const once = async () => {
+    const t0 = nowMs();
+    const o = await outcomeOf(new Map(), c.plan);
+    if (o.kind !== 'Applied') throw new Error(`unexpected baseline decision of ${c.name}: ${o.kind}`);
+    return nowMs() - t0;
+  };
+  await once();
+  return once();
+}
+
+export const bigPlanFigure: Figure = {
+  id: 13,
+  name: 'bigplan',
+  title: 'big decisions: plans of 70,000 minimal records and of 16 MiB → decided / read model / outbox / delivered',
+  async run(): Promise<FigureResult> {
+    const all = cases();
+    const baselines = new Map<string, number>();
+    for (const c of all) {
+      progress(`bigplan: baseline decode+decide of ${c.name} (${(c.plan.length / 1e6).toFixed(1)} MB) in-process`);
+      baselines.set(c.name, await baselineMs(c));
+    }
+    const my = await createBenchMysql('bigplan');
+    const db = await createBenchPg('bigplan');
+    const broker = await startKafkaBroker({ topics: { msg: 1, schd: 1 } });
+    const child = await startMsgx('bigplan', ['--role', 'writer'], {
+      MSGX_DATABASE_URL: db.url,
+      MSGX_MAILBOX_MYSQL_URL: my.url,
+      MSGX_KAFKA_BROKERS: broker.brokers.join(','),
+      MSGX_POLL_INTERVAL_MS: '200',
+    });
+    const pool = new pg.Pool({ connectionString: db.url, max: 2, application_name: 'msgx-bench-probe' });
+    const notes = await listen(db.url, ['msgx_inbox', 'msgx_decision', 'msgx_projection', 'msgx_outbox']);
+    const rows: Row[] = [];
+    const details: Record<string, unknown> = { childLog: child.logFile };
+    try {
+      let seqn = 100;
+      for (const c of all) {
+        const m = await measure(pool, notes, my.pool, c, seqn);
+        seqn += 2;
+        const base = baselines.get(c.name)!;
+        rows.push(row(`${c.name}: insert → delivered`, { value: m.delivered, unit: 'ms' }, { value: base, unit: 'ms', what: "pump's evaluate() in-process (decode+decide)" }, 'lower'));
+        rows.push(row(`${c.name}: insert → decided`, { value: m.decided, unit: 'ms' }, { value: base, unit: 'ms', what: "pump's evaluate() in-process (decode+decide)" }, 'lower'));
+        const memory = await child.memory();
+        details[c.name] = { ...m, planBytes: Buffer.byteLength(c.plan), records: c.records, baselineMs: round(base), childRssMb: round(memory.rssMb), childPeakRssMb: round(memory.peakMb) };
+      }
+      return { rows, details };
+    } finally {
+      await notes.close().catch(() => undefined);
+      await pool.end().catch(() => undefined);
+      await child.stop();
+      await broker.close();
+      await db.drop();
+      await my.drop();
+    }
+  },
+};
+
+async function measure(pool: pg.Pool, notes: Notifications, mailbox: Parameters<typeof insertOne>[0], c: Case, seqn: number) {
+  const scalar = async (sql: string, params: unknown[]): Promise<string | null> => {
+    const { rows } = await pool.query<{ v: string | null }>(sql, params);
+    return rows[0]?.v ?? null;
+  };
+  const until = (what: string, probe: () => Promise<boolean>) => waitUntil(probe, { notifications: notes, timeoutMs: TIMEOUT_MS, what, intervalMs: 200 });
+  progress(`bigplan: inserting ${c.name} (${(c.plan.length / 1e6).toFixed(1)} MB) into CMINMSGS`);
+  const id = await insertOne(mailbox, c.plan);
+  const t0 = nowMs();
+  const good = await insertOne(mailbox, estt(seqn, c.flid, c.estimate));
+  const tDecided = await until(`${c.name} decided`, async () => (await scalar("SELECT state AS v FROM proc_state WHERE msg_id = $1 AND state <> 'PENDING'", [id])) !== null);
+  const state = await scalar('SELECT state AS v FROM proc_state WHERE msg_id = $1', [id]);
+  if (state !== 'SUCCEEDED') throw new Error(`${c.name} ended ${state}: ${await scalar('SELECT last_error AS v FROM proc_state WHERE msg_id = $1', [id])}`);
+  const position = (await scalar('SELECT decided_position::text AS v FROM proc_state WHERE msg_id = $1', [id]))!;
+  const past = (name: string) => async () =>
+    (await scalar('SELECT CASE WHEN position >= $2::bigint THEN \'yes\' END AS v FROM projection_checkpoint WHERE name = $1', [name, position])) === 'yes';
+  const [tRead, tFed] = await Promise.all([until(`${c.name} in the read model`, past('flights')), until(`${c.name} fed to the outbox`, past('outbox'))]);
+  const tDelivered = await until(`${c.name} delivered`, async () =>
+    (await scalar("SELECT count(*)::text AS v FROM msg_event WHERE source_position = $1 AND state <> 'SENT'", [position])) === '0');
+  await until('the good message decided', async () => (await scalar("SELECT state AS v FROM proc_state WHERE msg_id = $1 AND state <> 'PENDING'", [good])) !== null);
+  const behind = await scalar(
+    `SELECT (extract(epoch FROM g.recorded_at - p.recorded_at) * 1000)::text AS v
+       FROM decision_event p, decision_event g WHERE p.msg_id = $1 AND g.msg_id = $2`,
+    [id, good],
+  );
+  const ms = (t: number) => round(t - t0);
+  return {
+    decided: ms(tDecided),
+    readModel: ms(tRead),
+    outboxFed: ms(tFed),
+    delivered: ms(tDelivered),
+    goodDecidedAfterPlanMs: round(Number(behind)),
+    decisionPayloadBytes: Number(await scalar("SELECT octet_length(payload::text)::text AS v FROM decision_event WHERE msg_id = $1 AND kind = 'Applied'", [id])),
+    outboxRows: Number(await scalar('SELECT count(*)::text AS v FROM msg_event WHERE source_position = $1', [position])),
+  };
+}
