@@ -13,7 +13,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pageRoutes } from '../../src/read-api/pages/pageRoutes.ts';
-import { launchChromium } from '../../test/console/browser.ts';
+import { launchChromium } from '../../test/read-api/pages/console/browser.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { progress } from '../harness/progress.ts';
 import { round, summarize } from '../harness/stats.ts';

@@ -1,6 +1,8 @@
 import type { Config } from '../platform/config.ts';
 import type { Faults } from '../platform/faults.ts';
 import type { Logger } from '../platform/logger.ts';
+import { archiveCommand } from './archiveCommand.ts';
+import { restoreCommand } from './restoreCommand.ts';
 import { compareCommand } from './compareCommand.ts';
 import { exportCommand } from './exportCommand.ts';
 import { migrateCommand } from './migrateCommand.ts';
@@ -44,4 +46,6 @@ export const commands: Record<string, Command> = {
   verify: verifyCommand,
   export: exportCommand,
   compare: compareCommand,
+  archive: archiveCommand,
+  restore: restoreCommand,
 };

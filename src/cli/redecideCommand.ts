@@ -120,7 +120,7 @@ export const redecideCommand: Command = {
       recorder.update({ phase: 'apply', done: report.differingFlights.length, total: report.differingFlights.length });
       const done = await applyCorrections(rt.pool, run.redecision, {
         requestedBy: operator,
-        config: { airportTz: rt.cfg.airportTz, identityIncludeDay: rt.cfg.identityIncludeDay },
+        config: { airportTz: rt.cfg.airportTz, identityIncludeDay: rt.cfg.identityIncludeDay, airportIata: rt.cfg.airportIata },
         now: rt.clock.now(),
       });
       report = done.report;

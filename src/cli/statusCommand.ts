@@ -83,7 +83,7 @@ export function formatStatus(s: StatusView, now: Date, tz: string): string {
   lines.push(`failed/dead/parked ${failed.map((c) => `${c.state}(${c.errorClass}) ${c.n}`).join(', ') || 'none'}`);
   lines.push(`skipped today  ${s.skippedToday} (since midnight, airport time)`);
   const w = s.writer;
-  lines.push(`writer         ${w.lockHeld ? `${w.holder ?? 'held'}${w.since ? ` since ${shown(w.since, tz)}` : ''}` : 'no writer holds the lock'}, epoch ${w.epoch}`);
+  lines.push(`writer         ${w.lockHeld ? `${w.holder ?? 'held'}${w.since ? ` since ${shown(w.since, tz)}` : ''}` : 'no writer holds the lock'}, epoch ${w.epoch}, ${w.standbys} standby waiting`);
   lines.push(
     `gaps           ${s.gaps.open} open` +
       (s.gaps.lowest ? ` (lowest ${s.gaps.lowest}, oldest ${age(s.gaps.oldestOpenedAt!)})` : '') +

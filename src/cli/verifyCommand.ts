@@ -1,3 +1,4 @@
+import { refuseArchivedAfter } from '../log/archivedHistory.ts';
 import { parseArgs } from 'node:util';
 import { runCheck, type CheckProgress, type Selection } from '../consistency/runCheck.ts';
 import { recordCheck } from '../consistency/recordCheck.ts';
@@ -78,6 +79,8 @@ export const verifyCommand: Command = {
     const selection = selectionOf(values, positionals);
     const rt = await openRuntime(cfg, log, { poolMax: 2 });
     try {
+      // Every check folds the log from position 0 (docs/recovery.md "Archived history").
+      await refuseArchivedAfter(rt.pool, '0', 'msgx verify');
       let lastFold = 0;
       const started = rt.clock.now().getTime();
       const report = await runCheck(rt.pool, {

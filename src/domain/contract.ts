@@ -31,3 +31,9 @@ export type OperationOutcome = (typeof OPERATION_OUTCOMES)[number];
  * standby waits for it, the status reads who holds it. The migrator uses 7_735_001.
  */
 export const WRITER_LOCK_KEY = 7_735_002;
+
+/**
+ * A waiting standby holds this advisory key in shared mode while it waits for WRITER_LOCK_KEY, so
+ * that the status counts the standbys (docs/operations.md "Single writer and standby").
+ */
+export const STANDBY_LOCK_KEY = 7_735_003;

@@ -8,6 +8,7 @@
  */
 import type { Change } from './changes.ts';
 import type { FlightState } from './flight.ts';
+import { decideAidx } from './handlers/aidx.ts';
 import { decideFlop, type BlockOutcome } from './handlers/flop.ts';
 import { handlerFor, type HandlerInfo } from './handlers/registry.ts';
 import { decideSchdDelete, decideSchdSnapshot, decideSchdUpsert } from './handlers/schd.ts';
@@ -120,6 +121,16 @@ function decideFresh(
       if (out.deletedFlids.length > 0) decision.deletedFlids = out.deletedFlids;
       if (out.applied === 0 && message.ops.length > 0) {
         decision.skipped = out.unknownFlids.length > 0 ? 'unknown-flight' : 'flight-deleted';
+      }
+      return decision;
+    }
+    case 'AIDX': {
+      const out = decideAidx(flights, message);
+      const decision: Decision = { ...base, changes: out.changes, notes: out.notes };
+      if (out.deletedFlids.length > 0) decision.deletedFlids = out.deletedFlids;
+      if (out.changes.length === 0 && message.legs.length > 0) {
+        if (out.deletedFlids.length === message.legs.length) decision.skipped = 'flight-deleted';
+        else if (out.unknownLegs === message.legs.length) decision.skipped = 'unknown-flight';
       }
       return decision;
     }

@@ -163,6 +163,28 @@ export interface ReferenceRequestedPayload {
   readonly requestedBy: string;
 }
 
+/** One table's file of an archived month (src/operations/archive/). */
+export interface ArchivedFile {
+  readonly table: string;
+  readonly file: string;
+  readonly sha256: string;
+  readonly rows: number;
+}
+
+/** `msgx archive` on record: the month's files, verified, before its partitions are dropped. */
+export interface HistoryArchivedPayload {
+  readonly month: string;
+  readonly files: readonly ArchivedFile[];
+  readonly requestedBy: string;
+}
+
+/** `msgx restore` on record: the month's partitions attached again from its verified files. */
+export interface HistoryRestoredPayload {
+  readonly month: string;
+  readonly files: readonly ArchivedFile[];
+  readonly requestedBy: string;
+}
+
 /** Each decision kind's payload. Adding a kind here (and its spec below) is all it takes. */
 export interface DecisionPayloads {
   readonly Applied: AppliedPayload;
@@ -181,6 +203,8 @@ export interface DecisionPayloads {
   readonly PlanRequested: PlanRequestedPayload;
   readonly RebuildRequested: RebuildRequestedPayload;
   readonly ReferenceRequested: ReferenceRequestedPayload;
+  readonly HistoryArchived: HistoryArchivedPayload;
+  readonly HistoryRestored: HistoryRestoredPayload;
 }
 
 export type DecisionKind = keyof DecisionPayloads;
@@ -310,6 +334,8 @@ const READERS: { readonly [K in DecisionKind]: Reader<K> } = {
   ReferenceRequested: reader('ReferenceRequested', {
     request: { RQRD: true }, kinds: 'array', requests: 'array?', sent: 'boolean?', reason: 'string?', requestedBy: 'string',
   }),
+  HistoryArchived: reader('HistoryArchived', { month: 'string', files: 'array', requestedBy: 'string' }),
+  HistoryRestored: reader('HistoryRestored', { month: 'string', files: 'array', requestedBy: 'string' }),
 };
 
 /** Every decision kind, in the order of DecisionPayloads. */

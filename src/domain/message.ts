@@ -5,7 +5,7 @@
  * unchanged, `null` clears it (the element was present but empty).
  */
 import type { FlopFieldStyp, FlopListStyp, SchdStyp } from './catalogue.ts';
-import type { FlightFields, FlightLists, Instant, ListName } from './flight.ts';
+import type { Direction, FlightFields, FlightLists, Instant, ListName } from './flight.ts';
 import type { SeasonalFlight } from './reference/changes.ts';
 import type { ReferenceStyp, SeasonalStyp } from './reference/kinds.ts';
 import type { RefFields, RefValue } from './reference/record.ts';
@@ -124,4 +124,62 @@ export interface SeasonalMessage {
   skippedRecords: SeasonalRecordSkipped[];
 }
 
-export type Message = SchdMessage | FlopMessage | ReferenceMessage | SeasonalMessage;
+export type Message = SchdMessage | FlopMessage | ReferenceMessage | SeasonalMessage | AidxMessage;
+
+/**
+ * IATA AIDX (docs/contract/aidx.md): one `IATA_AIDX_FlightLegNotifRQ`, bare or in a feed's wrapper.
+ * The leg key names the flight; msgx assigns the flid when it decides (handlers/aidx.ts).
+ */
+export interface AidxLegKey {
+  airline: string;
+  flightNumber: string;
+  /** OperationalSuffix, null when absent. */
+  suffix: string | null;
+  departureAirport: string;
+  arrivalAirport: string;
+  /** OriginDate, YYYY-MM-DD. */
+  originDate: string;
+  /** From MSGX_AIRPORT_IATA: D when the departure airport is ours, else A. */
+  direction: Direction;
+}
+
+/** An OperationTime msgx has no field for: kept in the decision (value null = xsi:nil). */
+export interface AidxTime { qualifier: string; timeType: string; repeatIndex: string | null; value: Instant | null }
+
+export interface AidxStatus { code: string; repeatIndex: string | null; codeContext: string | null }
+
+export interface AidxLeg {
+  /** 1-based place among the message's FlightLeg elements. */
+  index: number;
+  key: AidxLegKey;
+  repeatNumber: number | null;
+  /** Local date of the scheduled time (else OriginDate): the operation day a new flight gets. */
+  operationDay: string;
+  /** SpecialAction as sent (Delete, LockDown, DoNotDisplay), null when absent. */
+  specialAction: string | null;
+  /** Fields the leg sets (absent = unchanged, null = cleared). Status-derived fields are the handler's. */
+  fields: FieldPatch;
+  lists: ListPatch;
+  /** OperationalStatus elements in message order, null when the leg has none. */
+  statuses: AidxStatus[] | null;
+  unmappedTimes: AidxTime[];
+  codeShares: string[];
+  /** Elements kept but not used (unknown names, TPA_Extension), as `path` strings. */
+  kept: string[];
+}
+
+export interface AidxMessage {
+  type: 'AIDX';
+  styp: 'FLEG';
+  meta: Meta;
+  version: string;
+  /** The sender as identity uses it (Originator / DeliveringSystem / wrapper SendingSystem). */
+  sender: string;
+  /** SequenceNmbr or the wrapper's SequenceNumber; null: no identity. */
+  sequence: string | null;
+  /** The wrapper header's leaf values (name → text), null when the message is bare. */
+  header: Readonly<Record<string, string>> | null;
+  legs: AidxLeg[];
+  /** Legs that touch neither airport, left out (leg index and the airports). */
+  otherAirportLegs: string[];
+}

@@ -7,11 +7,11 @@
  * `decision_event` keeps it.
  */
 import type pg from 'pg';
-import { withTransaction } from '../platform/db.ts';
+import { withTransaction, type PoolClient } from '../platform/db.ts';
 import type { DecisionPayloads } from '../domain/decisionPayload.ts';
 import { appendDecisions, lockPipeline, type NewDecision } from './appendDecisions.ts';
 
-export type OperatorActionKind = 'RebuildRequested' | 'ReferenceRequested';
+export type OperatorActionKind = 'RebuildRequested' | 'ReferenceRequested' | 'HistoryArchived' | 'HistoryRestored';
 
 /** An operator action of one kind: its payload without `requestedBy`, which the action names. */
 export type OperatorAction = {
@@ -28,7 +28,18 @@ function decisionOf(action: OperatorAction): NewDecision {
       return { msgId: null, kind: action.kind, payload: { ...action.payload, requestedBy: action.requestedBy } };
     case 'ReferenceRequested':
       return { msgId: null, kind: action.kind, payload: { ...action.payload, requestedBy: action.requestedBy } };
+    case 'HistoryArchived':
+      return { msgId: null, kind: action.kind, payload: { ...action.payload, requestedBy: action.requestedBy } };
+    case 'HistoryRestored':
+      return { msgId: null, kind: action.kind, payload: { ...action.payload, requestedBy: action.requestedBy } };
   }
+}
+
+/** Append the action inside the caller's transaction (under the pipeline lock); returns its position. */
+export async function appendOperatorAction(c: PoolClient, action: OperatorAction, now: Date): Promise<string> {
+  const last = await lockPipeline(c);
+  const [position] = await appendDecisions(c, last, [decisionOf(action)], now);
+  return position!;
 }
 
 /** Append the action in a transaction of its own (under the pipeline lock, like every append); returns its position. */

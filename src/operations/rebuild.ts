@@ -3,6 +3,7 @@
  * `RebuildRequested` decision naming the operator, its progress and outcome in operation_progress
  * (progress.ts) so that the console shows it whichever process runs it.
  */
+import { refuseArchivedAfter } from '../log/archivedHistory.ts';
 import { recordOperatorAction } from '../log/operatorAction.ts';
 import type { Runtime } from '../platform/runtime.ts';
 import { formatProgress } from '../projections/rebuild/progress.ts';
@@ -47,7 +48,10 @@ async function recorded<R>(
   }
 }
 
-export function rebuildFlightsRecorded(rt: Runner, run: RebuildRun): Promise<RebuildResult> {
+export async function rebuildFlightsRecorded(rt: Runner, run: RebuildRun): Promise<RebuildResult> {
+  // Refused before it is on record when it would fold archived months (docs/recovery.md "Archived history").
+  const image = run.full ? undefined : await newestImage(rt.pool);
+  await refuseArchivedAfter(rt.pool, image?.position ?? '0', run.full ? 'rebuild --full' : 'rebuild (no usable write-model snapshot)');
   return recorded(
     rt,
     'flights',
@@ -59,7 +63,7 @@ export function rebuildFlightsRecorded(rt: Runner, run: RebuildRun): Promise<Reb
         log: rt.log.child({ role: 'rebuild' }),
         ...(run.signal ? { signal: run.signal } : {}),
         ...(run.pageSize ? { pageSize: run.pageSize } : {}),
-        ...(run.full ? {} : { startFrom: () => newestImage(rt.pool) }),
+        ...(run.full ? {} : { startFrom: () => Promise.resolve(image) }),
         onProgress: (p) => {
           run.onLine?.(formatProgress('flights', p));
           rec.update({ phase: p.phase, done: p.events, total: p.total });
@@ -69,7 +73,8 @@ export function rebuildFlightsRecorded(rt: Runner, run: RebuildRun): Promise<Reb
   );
 }
 
-export function rebuildReferenceRecorded(rt: Runner, run: RebuildRun): Promise<RebuildReferenceResult> {
+export async function rebuildReferenceRecorded(rt: Runner, run: RebuildRun): Promise<RebuildReferenceResult> {
+  await refuseArchivedAfter(rt.pool, '0', 'rebuild --reference');
   return recorded(
     rt,
     'reference',

@@ -196,7 +196,7 @@ export interface Config {
   readonly schdFlushLimit: number;
   readonly identityIncludeDay: boolean;
   readonly airportTz: string;
-  /** MSGX_AIRPORT_IATA: the three-letter code of the airport msgx serves (AIDX direction). */
+  /** MSGX_AIRPORT_IATA: our airport's three-letter code — the direction of an AIDX leg in, the station of AIDX out (docs/contract/aidx.md); unset, AIDX in is PARKED. */
   readonly airportIata: string | undefined;
   /** MSGX_AIDX_OUT: publish the AIDX target (docs/delivery.md "AIDX"); true only with airportIata set. */
   readonly aidxOut: boolean;

@@ -26,6 +26,14 @@ export type FaultPoint =
   | 'snapshot.inserted'
   /** A standby took the writer lock (epoch bumped) with its warm model; nothing decided yet. Once per process. */
   | 'writer.takeover'
+  /** archiveHistory: a month's files and checksum file written and read back; nothing recorded. */
+  | 'archive.written'
+  /** archiveHistory: the HistoryArchived decision and history_archive rows committed; partitions still there. */
+  | 'archive.recorded'
+  /** archiveHistory: the month's partitions detached and dropped inside the transaction, not committed. */
+  | 'archive.dropping'
+  /** restoreMonth: the month's partitions created and loaded inside the transaction, not committed. */
+  | 'restore.loaded'
   /** backfill: CMINMSGS_DATE_PROCESSED / CMINMSGS_STATUS written, proc_state not marked DONE yet. */
   | 'backfill.written';
 

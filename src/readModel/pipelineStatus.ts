@@ -10,7 +10,7 @@
  * replica does not show yet (the primary's head is read AFTER the replica's statement, so the lag is
  * never under-stated), and seconds since the newest commit it replayed while it is behind.
  */
-import { TARGETS, WRITER_LOCK_KEY } from '../domain/contract.ts';
+import { STANDBY_LOCK_KEY, TARGETS, WRITER_LOCK_KEY } from '../domain/contract.ts';
 import type { Queryable } from '../platform/db.ts';
 import { projectionStatus, type ProjectionStatus } from './projectionStatus.ts';
 
@@ -73,6 +73,8 @@ export interface WriterRecord {
   readonly since: Date | null;
   /** How many times the lock was taken (the fence, docs/recovery.md). */
   readonly epoch: string;
+  /** Standby processes waiting for the lock now (each holds STANDBY_LOCK_KEY while it waits). */
+  readonly standbys: number;
 }
 
 /** Where "today" is: the instant now and the airport's time zone (skippedToday counts from its midnight). */
@@ -129,6 +131,8 @@ export async function pipelineStatus(q: Queryable, day: StatusDay, opts: { prima
        'writer', json_build_object(
          'lockHeld', EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $5 AND objsubid = 1
                                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),
+         'standbys', (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $6 AND objsubid = 1
+                        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),
          'holder', (SELECT holder FROM writer_fence WHERE id = 1),
          'since', (SELECT taken_at FROM writer_fence WHERE id = 1),
          'epoch', coalesce((SELECT epoch::text FROM writer_fence WHERE id = 1), '0')),
@@ -136,7 +140,7 @@ export async function pipelineStatus(q: Queryable, day: StatusDay, opts: { prima
                     'replayedLsn', pg_last_wal_replay_lsn()::text, 'replayPaused', pg_is_wal_replay_paused(),
                     'replayedAt', pg_last_xact_replay_timestamp(), 'now', clock_timestamp()) END
      ) AS s`,
-    [SOURCE, TARGETS, day.now, day.tz, WRITER_LOCK_KEY],
+    [SOURCE, TARGETS, day.now, day.tz, WRITER_LOCK_KEY, STANDBY_LOCK_KEY],
   );
   const s = rows[0]!.s;
   const at = (t: string | null): Date | null => (t === null ? null : new Date(t));

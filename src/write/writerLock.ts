@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { WRITER_LOCK_KEY } from '../domain/contract.ts';
+import { STANDBY_LOCK_KEY, WRITER_LOCK_KEY } from '../domain/contract.ts';
 import { RefusedError } from '../platform/errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -120,6 +120,22 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
     }
   }
 
+  /**
+   * Says "a standby waits here" for the status (STANDBY_LOCK_KEY, shared: any number of standbys).
+   * Best effort: the standby waits for the writer lock whether or not this marker could be set.
+   */
+  async function markStandby(): Promise<() => Promise<void>> {
+    const c = new pg.Client({ connectionString: opts.url, application_name: 'msgx-standby' });
+    c.on('error', () => undefined); // the marker is only shown, never relied on
+    try {
+      await c.connect();
+      await c.query('SELECT pg_advisory_lock_shared($1)', [STANDBY_LOCK_KEY]);
+    } catch (err) {
+      opts.log.debug({ err }, 'standby: cannot mark this process as a standby in the status');
+    }
+    return () => c.end().catch(() => undefined);
+  }
+
   async function holder(): Promise<string> {
     const c = new pg.Client({ connectionString: opts.url });
     c.on('error', () => undefined); // a lost connection fails the query below; never crash on it
@@ -171,17 +187,22 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
       const who = await holder();
       if (!opts.standby) throw new WriterLockHeldError(who);
       opts.log.info({ holder: who }, 'standby: waiting for the writer lock');
-      while (!stop.signal.aborted) {
-        await opts.clock.sleep(STANDBY_RETRY_MS, stop.signal);
-        if (stop.signal.aborted) break;
-        try {
-          if (await tryOnce()) {
-            opts.log.info('standby: writer lock taken, taking over');
-            return;
+      const unmark = await markStandby();
+      try {
+        while (!stop.signal.aborted) {
+          await opts.clock.sleep(STANDBY_RETRY_MS, stop.signal);
+          if (stop.signal.aborted) break;
+          try {
+            if (await tryOnce()) {
+              opts.log.info('standby: writer lock taken, taking over');
+              return;
+            }
+          } catch (err) {
+            opts.log.warn({ err }, 'standby: cannot reach PostgreSQL');
           }
-        } catch (err) {
-          opts.log.warn({ err }, 'standby: cannot reach PostgreSQL');
         }
+      } finally {
+        await unmark();
       }
       throw new Error('stopped while waiting for the writer lock');
     },

@@ -14,7 +14,7 @@ const status: PipelineStatus = {
   gaps: { open: 0, lowest: null, oldestOpenedAt: null, expired: 0 },
   watermark: '7', lastPosition: '3', projections: [], backfillPending: 0,
   skippedToday: 4,
-  writer: { lockHeld: true, holder: 'host-a pid 12', since: new Date('2025-03-14T00:00:00Z'), epoch: '3' },
+  writer: { lockHeld: true, holder: 'host-a pid 12', since: new Date('2025-03-14T00:00:00Z'), epoch: '3', standbys: 1 },
 };
 
 it('shows the head\'s next try and the mode change in the airport zone with the offset', () => {
@@ -38,7 +38,7 @@ it('shows a projector that passed the log head read just before it with lag 0, n
 it('shows the messages skipped today and the writer lock (the console\'s tiles read the same status)', () => {
   const text = formatStatus(status, new Date('2025-03-14T00:00:10Z'), TZ);
   expect(text).toContain('skipped today  4 (since midnight, airport time)');
-  expect(text).toContain('writer         host-a pid 12 since 2025-03-14T08:00:00+08:00, epoch 3');
-  const idle = formatStatus({ ...status, writer: { lockHeld: false, holder: null, since: null, epoch: '0' } }, new Date('2025-03-14T00:00:10Z'), TZ);
-  expect(idle).toContain('writer         no writer holds the lock, epoch 0');
+  expect(text).toContain('writer         host-a pid 12 since 2025-03-14T08:00:00+08:00, epoch 3, 1 standby waiting');
+  const idle = formatStatus({ ...status, writer: { lockHeld: false, holder: null, since: null, epoch: '0', standbys: 0 } }, new Date('2025-03-14T00:00:10Z'), TZ);
+  expect(idle).toContain('writer         no writer holds the lock, epoch 0, 0 standby waiting');
 });

@@ -40,11 +40,13 @@ const SAMPLES: { readonly [K in DecisionKind]: DecisionPayloads[K] } = {
   },
   RebuildRequested: { projection: 'reference', detail: '--page-size 100', requestedBy: 'op@host' },
   ReferenceRequested: { request: 'RQRD', kinds: ['AIRL'], requests: [{ kind: 'AIRL', reqId: '8', mgid: 'M', sent: true }], requestedBy: 'op@host' },
+  HistoryArchived: { month: '2026-01', files: [{ table: 'decision_event', file: '/a/f.ndjson.gz', sha256: 'ab', rows: 1 }], requestedBy: 'op@host' },
+  HistoryRestored: { month: '2026-01', files: [{ table: 'decision_event', file: '/a/f.ndjson.gz', sha256: 'ab', rows: 1 }], requestedBy: 'op@host' },
 };
 
 describe('decisionBody: the boundary between a decision_event row and the payload union', () => {
-  it('knows exactly the 16 kinds', () => {
-    expect(DECISION_KINDS).toHaveLength(16);
+  it('knows exactly the 18 kinds', () => {
+    expect(DECISION_KINDS).toHaveLength(18);
     expect([...DECISION_KINDS].sort()).toEqual(Object.keys(SAMPLES).sort());
     expect(isDecisionKind('Applied')).toBe(true);
     expect(isDecisionKind('toString')).toBe(false);

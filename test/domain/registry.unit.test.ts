@@ -4,10 +4,10 @@ import { HANDLERS, handlerFor } from '../../src/domain/handlers/registry.ts';
 import { REFERENCE_KIND_NAMES, REFERENCE_SUBTYPES } from '../../src/domain/reference/kinds.ts';
 
 describe('handler registry', () => {
-  it('has exactly the 54 flight handlers of the catalogue, 23 × 5 reference handlers and SCHS DNLD/RESP', () => {
+  it('has exactly the 54 flight handlers of the catalogue, 23 × 5 reference handlers, SCHS DNLD/RESP and AIDX FLEG', () => {
     const flights = [...SCHD_SUBTYPES.map((s) => `SCHD/${s}`), ...FLOP_SUBTYPES.map((s) => `FLOP/${s}`)];
     const reference = REFERENCE_KIND_NAMES.flatMap((k) => REFERENCE_SUBTYPES.map((s) => `${k}/${s}`));
-    expect(Object.keys(HANDLERS).sort()).toEqual([...flights, ...reference, 'SCHS/DNLD', 'SCHS/RESP'].sort());
+    expect(Object.keys(HANDLERS).sort()).toEqual([...flights, ...reference, 'SCHS/DNLD', 'SCHS/RESP', 'AIDX/FLEG'].sort());
     expect(flights).toHaveLength(54);
     expect(reference).toHaveLength(115);
     expect(handlerFor('AIRL', 'UPD')?.name).toBe('reference.AIRL.UPD');

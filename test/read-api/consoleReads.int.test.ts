@@ -53,9 +53,9 @@ describe('the console reads', () => {
   });
 
   it('counts SKIPPED since midnight airport time and shows the writer lock', async () => {
-    const r = await h.gql('{ pipeline { skippedToday writer { lockHeld holder epoch } } }');
+    const r = await h.gql('{ pipeline { skippedToday writer { lockHeld holder epoch standbys } } }');
     expect(r.errors).toBeUndefined();
-    expect(r.data!.pipeline).toEqual({ skippedToday: 1, writer: { lockHeld: false, holder: null, epoch: '0' } });
+    expect(r.data!.pipeline).toEqual({ skippedToday: 1, writer: { lockHeld: false, holder: null, epoch: '0', standbys: 0 } });
   });
 
   it('sees the writer lock of this database only (advisory locks are per database)', async () => {

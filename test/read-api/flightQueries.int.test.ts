@@ -171,7 +171,7 @@ describe('limits and errors', () => {
     expect(JSON.stringify(r)).not.toMatch(/secret_table|at .*\.ts/);
   });
 
-  it('yoga renders no GraphiQL page of its own (it loads from a CDN); msgx serves its own offline one (test/console)', async () => {
+  it('yoga renders no GraphiQL page of its own (it loads from a CDN); msgx serves its own offline one (test/read-api/pages/console)', async () => {
     const res = await h.yoga.fetch('http://localhost/graphql', { headers: { accept: 'text/html' } });
     expect(await res.text()).not.toMatch(/unpkg\.com|cdn/i);
   });

@@ -65,7 +65,7 @@ it('/readyz check pump: not ready, naming the head and how long, while the head 
   let shift = 0;
   const clock: Clock = { now: () => new Date(Date.now() + shift), sleep: (ms, signal) => systemClock.sleep(ms, signal) };
   // A decoder whose decode of SEQN 2 does not come back until released (a hung decode, as seen from the pump).
-  const real = createHeadDecoder({ cfg: { airportTz: 'Asia/Shanghai', identityIncludeDay: false, decodeBudgetMs: 600_000 }, log: silentLogger });
+  const real = createHeadDecoder({ cfg: { airportTz: 'Asia/Shanghai', identityIncludeDay: false, airportIata: undefined, decodeBudgetMs: 600_000 }, log: silentLogger });
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   let holding = false;

@@ -24,7 +24,7 @@ afterEach(async () => {
 
 function decoder(budgetMs: number, inlineBelowChars = 0) {
   // The budget is read at each decode: a test may change it between two.
-  const cfg = { airportTz: base.airportTz, identityIncludeDay: base.identityIncludeDay, decodeBudgetMs: budgetMs };
+  const cfg = { airportTz: base.airportTz, identityIncludeDay: base.identityIncludeDay, airportIata: base.airportIata, decodeBudgetMs: budgetMs };
   const d = createHeadDecoder({ cfg, log: silentLogger, inlineBelowChars });
   open.push(d);
   return { d, cfg };

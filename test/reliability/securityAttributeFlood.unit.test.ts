@@ -86,7 +86,7 @@ describe('attribute flood', () => {
   });
 
   it('is MALFORMED with that reason on the pump path too (a dead message, never retried)', () => {
-    const head = decodeHead(flood(640_000, '<NOMETA/>'), false, { airportTz: TZ, identityIncludeDay: false });
+    const head = decodeHead(flood(640_000, '<NOMETA/>'), false, { airportTz: TZ, identityIncludeDay: false, airportIata: undefined });
     expect(head.ok ? 'ok' : head.errorClass).toBe('MALFORMED');
     expect(head.ok ? '' : head.error).toMatch(REASON);
   });

@@ -11,6 +11,13 @@ import { findSqlSplices, type Splice } from './support/sqlTemplates.ts';
 
 /** file → spliced expressions (as written) that are identifier-only, with why. */
 const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
+  // History archive (docs/operations.md "Archive a month"): table and key names from the constant
+  // HISTORY_TABLES specs (src/log/historyMonths.ts); partitions named from them plus a month checked
+  // as YYYY-MM (parseMonth, or read back from pg_inherits by the same pattern); `f.table` is one of
+  // history_archive.tbl, which a CHECK holds to the three table names; PAGE_ROWS a constant.
+  'src/operations/archive/archiveFile.ts': ['spec.rowKey', 'spec.partitionKey', 'partition', 'PAGE_ROWS'],
+  'src/operations/archive/archiveHistory.ts': ['spec.table', 'spec.partitionKey', 'im', 'partition', 'f.table'],
+  'src/operations/archive/restoreMonth.ts': ['partition', 'spec.table', 'spec.partitionKey'],
   // The constant SELECT … FROM CMINMSGS head of the mailbox adapters' queries.
   'src/platform/mailbox/mysqlMailbox.ts': ['select'],
   'src/platform/mailbox/pgMailbox.ts': ['select'],

@@ -13,8 +13,8 @@ const day = generateDay({ seed: 18, day: '2025-03-14', flights: 60, flopsPerFlig
 const inputs = [...corpusXmls(), ...day.messages, 'not xml', '<MSG><META/></MSG>'];
 
 describe.each([
-  { airportTz: 'Asia/Shanghai', identityIncludeDay: false },
-  { airportTz: 'UTC', identityIncludeDay: true },
+  { airportTz: 'Asia/Shanghai', identityIncludeDay: false, airportIata: 'PVG' },
+  { airportTz: 'UTC', identityIncludeDay: true, airportIata: undefined },
 ])('decodeHead under %o', (cfg) => {
   it('gives the same value after JSON.stringify → JSON.parse, for every input', () => {
     const decoded = inputs.map((xml) => decodeHead(xml, false, cfg));

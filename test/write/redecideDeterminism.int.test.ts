@@ -123,7 +123,7 @@ it('a page worker that cannot connect fails the re-decision (it does not hang or
   db = await createTestDatabase('rddnoworker');
   const missing = new URL(db.url);
   missing.pathname = `/${db.name}_missing`;
-  const cfg = { airportTz: 'Asia/Shanghai', identityIncludeDay: false };
+  const cfg = { airportTz: 'Asia/Shanghai', identityIncludeDay: false, airportIata: undefined };
   const reader = WorkerPageReader.open(db.pool, missing.toString(), cfg);
   try {
     await expect(reader.started).rejects.toThrow(/does not exist/);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock, systemClock, type Clock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
+import { pipelineStatus } from '../../src/readModel/pipelineStatus.ts';
 import { createWriterLock, STANDBY_RETRY_MS, WriterLockHeldError, type WriterLock } from '../../src/write/writerLock.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { runMsgx } from '../support/msgxProcess.ts';
@@ -41,6 +42,9 @@ describe('single writer (PostgreSQL advisory lock)', () => {
     const standby = lock(true, () => undefined, clock);
     let tookOver = false;
     const waiting = standby.start().then(() => (tookOver = true));
+    // the status (msgx status, the console) counts the standby while it waits, and not after
+    const standbys = async () => (await pipelineStatus(db.pool, { now: new Date(), tz: 'UTC' })).writer.standbys;
+    await waitFor(async () => (await standbys()) === 1, { what: 'the standby counted in the status' });
     for (let i = 0; i < 3; i++) {
       await waitFor(() => clock.pendingSleepers === 1, { what: 'standby asleep' });
       clock.advance(STANDBY_RETRY_MS);
@@ -51,6 +55,8 @@ describe('single writer (PostgreSQL advisory lock)', () => {
     clock.advance(STANDBY_RETRY_MS);
     await waiting;
     expect(standby.held()).toBe(true);
+    expect(await standbys()).toBe(0);
+    expect((await pipelineStatus(db.pool, { now: new Date(), tz: 'UTC' })).writer.lockHeld).toBe(true);
   });
 
   it('a holder whose lock connection dies is told to stop writing', async () => {

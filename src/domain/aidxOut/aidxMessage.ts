@@ -116,8 +116,12 @@ export function aidxTime(t: Instant | null): string | undefined {
   return d.toISOString().replace(/\.000Z$/, 'Z');
 }
 
-/** (qualifier, time type, value) for every known time; docs/contract/aidx.md "AIDX out". */
-export function aidxTimes(f: FlightState): { qualifier: string; timeType: string; value: string }[] {
+/**
+ * (qualifier, time type, value) for every time pair msgx maps (docs/contract/aidx.md "AIDX out"):
+ * a known time as its value, an unknown one as null — published `xsi:nil`, so a consumer (and msgx
+ * fed its own output) clears a time the flight no longer has.
+ */
+export function aidxTimes(f: FlightState): { qualifier: string; timeType: string; value: string | null }[] {
   const block = f.direction === 'D' ? 'OFB' : 'ONB';
   const pairs: [string, string, Instant | null][] = [
     [block, 'SCT', f.scheduledTime],
@@ -127,12 +131,7 @@ export function aidxTimes(f: FlightState): { qualifier: string; timeType: string
   if (f.direction === 'D') {
     pairs.push(['OFB', 'TAR', f.tobt], ['OFB', 'CAL', f.cobt], ['TKO', 'CAL', f.ctot]);
   }
-  const out: { qualifier: string; timeType: string; value: string }[] = [];
-  for (const [qualifier, timeType, t] of pairs) {
-    const value = aidxTime(t);
-    if (value !== undefined) out.push({ qualifier, timeType, value });
-  }
-  return out;
+  return pairs.map(([qualifier, timeType, t]) => ({ qualifier, timeType, value: aidxTime(t) ?? null }));
 }
 
 /** The allocation codes of a resource list, latest allocation first (seq order otherwise). */
@@ -194,7 +193,10 @@ function legDataNode(f: FlightState): AidxNode {
   if (resource) kids.AirportResources = [{ attrs: { Usage: 'Actual' }, kids: { Resource: [resource] } }];
   const times = aidxTimes(f);
   if (times.length) {
-    kids.OperationTime = times.map((t) => ({ text: t.value, attrs: { OperationQualifier: t.qualifier, TimeType: t.timeType, CodeContext: '9750' } }));
+    kids.OperationTime = times.map((t) => ({
+      ...(t.value === null ? { nil: true as const } : { text: t.value }),
+      attrs: { OperationQualifier: t.qualifier, TimeType: t.timeType, CodeContext: '9750' },
+    }));
   }
   const type = fitted(f.aircraftType, F.alnum1to4);
   const registration = fitted(f.registration, F.maxLen(10));

@@ -72,6 +72,8 @@ export interface ElementShape {
   readonly text?: Format;
   /** Children in sequence order. */
   readonly children: readonly ElementShape[];
+  /** The schema lets it be sent as `xsi:nil="true"` (empty, attributes kept). */
+  readonly nillable?: boolean;
 }
 
 const attr = (name: string, format: Format, required = false): AttrShape => ({ name, required, format });
@@ -80,9 +82,12 @@ function el(
   name: string,
   min: number,
   max: number,
-  parts: { attrs?: readonly AttrShape[]; text?: Format; children?: readonly ElementShape[] } = {},
+  parts: { attrs?: readonly AttrShape[]; text?: Format; children?: readonly ElementShape[]; nillable?: boolean } = {},
 ): ElementShape {
-  return { name, min, max, attrs: parts.attrs ?? [], ...(parts.text ? { text: parts.text } : {}), children: parts.children ?? [] };
+  return {
+    name, min, max, attrs: parts.attrs ?? [], ...(parts.text ? { text: parts.text } : {}), children: parts.children ?? [],
+    ...(parts.nillable ? { nillable: true } : {}),
+  };
 }
 
 const F = FORMATS;
@@ -133,6 +138,7 @@ const legData = el('LegData', 1, 1, {
     el('AirportResources', 0, 2, { attrs: [attr('Usage', F.usage, true)], children: [resource] }),
     el('OperationTime', 0, 50, {
       text: F.dateTimeUtc,
+      nillable: true,
       attrs: [
         attr('OperationQualifier', F.code, true),
         attr('CodeContext', F.any, true),

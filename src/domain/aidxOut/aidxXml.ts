@@ -6,14 +6,18 @@
  */
 import { AIDX_NAMESPACE, type ElementShape } from './aidxShape.ts';
 
+const XSI_NAMESPACE = 'http://www.w3.org/2001/XMLSchema-instance';
+
 export interface AidxNode {
   readonly attrs?: Readonly<Record<string, string | undefined>>;
   readonly text?: string;
+  /** Sent as `xsi:nil="true"` (a value cleared); only where the shape is nillable. */
+  readonly nil?: true;
   readonly kids?: Readonly<Record<string, readonly AidxNode[] | undefined>>;
 }
 
 export function renderAidx(shape: ElementShape, root: AidxNode): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>${renderNode(shape, root, ` xmlns="${AIDX_NAMESPACE}"`)}`;
+  return `<?xml version="1.0" encoding="UTF-8"?>${renderNode(shape, root, ` xmlns="${AIDX_NAMESPACE}" xmlns:xsi="${XSI_NAMESPACE}"`)}`;
 }
 
 function renderNode(shape: ElementShape, node: AidxNode, extra = ''): string {
@@ -31,6 +35,10 @@ function renderNode(shape: ElementShape, node: AidxNode, extra = ''): string {
     if (!shape.attrs.some((a) => a.name === k)) throw new Error(`AIDX: ${shape.name} has no attribute ${k}`);
   }
   let body = '';
+  if (node.nil) {
+    if (!shape.nillable || node.text !== undefined || node.kids !== undefined) throw new Error(`AIDX: ${shape.name} cannot be nil here`);
+    return `<${shape.name}${attrs} xsi:nil="true"/>`;
+  }
   if (node.text !== undefined) {
     if (!shape.text?.pattern.test(node.text)) throw new Error(`AIDX: ${shape.name} text is not a ${shape.text?.name ?? 'text'}: ${node.text}`);
     body = escapeXml(node.text);

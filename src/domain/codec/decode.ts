@@ -13,6 +13,7 @@
 import { isFlopStyp, isSchdStyp } from '../catalogue.ts';
 import type { Message, Meta } from '../message.ts';
 import { isValidTimeZone } from '../time.ts';
+import { decodeAidx, findAidx, type AidxFound } from './aidxBody.ts';
 import { decodeFlopBody } from './flopBody.ts';
 import { decodeMeta } from './meta.ts';
 import { decodeReferenceBody } from './referenceBody.ts';
@@ -31,6 +32,8 @@ export type DecodeResult =
 export interface DecodeOptions {
   /** IANA zone of the airport: body times and DTTM are local time there. */
   tz: string;
+  /** MSGX_AIRPORT_IATA: the direction of an AIDX leg (docs/contract/aidx.md); absent, AIDX is PARKED. */
+  airportIata?: string | undefined;
 }
 
 /** The largest message accepted: 16 MiB of UTF-8, like POST /cminmsgs/send and CMINMSGS MEDIUMTEXT. */
@@ -55,6 +58,11 @@ function decodeUnbounded(raw: string, opts: DecodeOptions): DecodeResult {
     }
     const xml = parseXml(raw);
     if (!xml.ok) return { ok: false, errorClass: 'MALFORMED', error: xml.error };
+    if (xml.root.name !== 'MSG') {
+      // IATA AIDX, bare or in a feed's wrapper (docs/contract/aidx.md), matched by namespace.
+      const aidx = findAidx(xml.root);
+      if (aidx !== null) return decodeAidxClassified(aidx, opts);
+    }
     if (xml.root.name !== 'MSG') return { ok: false, errorClass: 'MALFORMED', error: `root element is <${xml.root.name}>, expected <MSG>` };
     const m = decodeMeta(xml.root, opts.tz);
     if (!m.ok) return { ok: false, errorClass: 'MALFORMED', error: m.error };
@@ -80,6 +88,15 @@ function decodeUnbounded(raw: string, opts: DecodeOptions): DecodeResult {
   } catch (err) {
     // Only a codec bug gets here (every input fault is classified above); keep it retryable.
     return { ok: false, errorClass: 'CODEC_ERROR', error: `codec failure: ${describe(err)}` };
+  }
+}
+
+function decodeAidxClassified(found: AidxFound, opts: DecodeOptions): DecodeResult {
+  try {
+    return decodeAidx(found, { tz: opts.tz, airportIata: opts.airportIata });
+  } catch (err) {
+    if (err instanceof BodyError) return { ok: false, errorClass: 'CODEC_ERROR', error: err.message };
+    throw err;
   }
 }
 

@@ -7,6 +7,7 @@
 import {
   FLOP_FIELD_SUBTYPES, FLOP_LIST_SUBTYPES, SCHD_SUBTYPES, type FlopFieldStyp, type FlopListStyp,
 } from '../catalogue.ts';
+import { AIDX_VERSION } from './aidx.ts';
 import { FDEL_VERSION } from './fdel.ts';
 import { FLOP_FIELDS_VERSION } from './flopFields.ts';
 import { FLOP_LISTS_VERSION } from './flopLists.ts';
@@ -42,6 +43,8 @@ export const HANDLERS: Readonly<Record<string, HandlerInfo>> = Object.freeze(Obj
   // Reference data: `reference.AIRL.DNLD`, …; seasonal schedules: `reference.SCHS.DNLD`.
   ...REFERENCE_KIND_NAMES.flatMap((kind) => REFERENCE_SUBTYPES.map((s) => entry(kind, s, `reference.${kind}`, REFERENCE_VERSION))),
   ...SEASONAL_SUBTYPES.map((s) => entry(SEASONAL_TYPE, s, `reference.${SEASONAL_TYPE}`, REFERENCE_VERSION)),
+  // IATA AIDX FlightLegNotifRQ (docs/contract/aidx.md): `aidx.FLEG`.
+  entry('AIDX', 'FLEG', 'aidx', AIDX_VERSION),
 ]));
 
 /** The handler for a (normalized) TYPE/STYP, or undefined → UNSUPPORTED. */

@@ -13,7 +13,13 @@ export const ErrorCode = {
   depthLimitExceeded: 'DEPTH_LIMIT_EXCEEDED',
   costLimitExceeded: 'COST_LIMIT_EXCEEDED',
   internal: 'INTERNAL_SERVER_ERROR',
+  archived: 'ARCHIVED',
 } as const;
+
+/** What was asked for is in an archived month: the error names the file `msgx restore` takes. */
+export function archivedError(message: string, file: string): GraphQLError {
+  return createGraphQLError(message, { extensions: { code: ErrorCode.archived, file } });
+}
 
 export function badInput(message: string, argument?: string): GraphQLError {
   return createGraphQLError(message, { extensions: { code: ErrorCode.badUserInput, ...(argument ? { argument } : {}) } });

@@ -4,7 +4,8 @@ import { badInput, requireInt64, requirePageSize } from './errors.ts';
 import { flightParent, type FlightParent } from './flightResolvers.ts';
 import { flightAsOf } from '../asOf/flightAsOf.ts';
 import { parseDateTime, parseDay } from './scalars.ts';
-import { countBoard, selectBoardPage, type BoardFilter, type BoardKey } from '../sql/selectBoard.ts';
+import { countBoard, selectBoardPage, selectFlightsByLeg, type BoardFilter, type BoardKey } from '../sql/selectBoard.ts';
+import { legFfidPrefix } from '../../domain/handlers/aidx.ts';
 
 export interface FlightsArgs {
   operationDay?: string | null;
@@ -60,6 +61,27 @@ export function boardQuery(args: FlightsArgs): { first: number; filter: BoardFil
   return { first, filter, after: args.after != null ? parseBoardCursor(args.after) : null };
 }
 
+export interface FlightByLegArgs {
+  airline: string;
+  flightNumber: string;
+  originDate: string;
+  direction: 'ARRIVAL' | 'DEPARTURE';
+  suffix?: string | null;
+}
+
+/** The leg key checked as the AIDX decoder checks it (docs/contract/aidx.md "Finding a leg"). */
+export function legQuery(args: FlightByLegArgs): { flightNo: string; prefix: string } {
+  const airline = args.airline.trim().toUpperCase();
+  const number = args.flightNumber.trim().toUpperCase();
+  const suffix = (args.suffix ?? '').trim().toUpperCase();
+  if (!/^[A-Z0-9]{2,3}$/.test(airline)) throw badInput('airline must be a 2- or 3-character designator', 'airline');
+  if (!/^[A-Z0-9]{1,5}$/.test(number)) throw badInput('flightNumber must be 1 to 5 letters or digits', 'flightNumber');
+  if (!/^[A-Z]?$/.test(suffix)) throw badInput('suffix must be one letter', 'suffix');
+  const day = parseDay(args.originDate);
+  const direction = args.direction === 'ARRIVAL' ? 'A' : 'D';
+  return { flightNo: `${number}${suffix}`, prefix: `${legFfidPrefix(airline, number, day, direction)}${suffix}|` };
+}
+
 export const flightQueries = {
   Query: {
     async flight(_: unknown, args: { flid: string; asOf?: string | null }, ctx: ReadContext): Promise<FlightParent | null> {
@@ -70,6 +92,11 @@ export const flightQueries = {
       }
       const state = await ctx.loaders.flight.load(flid);
       return state ? flightParent(state, false) : null;
+    },
+
+    async flightByLeg(_: unknown, args: FlightByLegArgs, ctx: ReadContext): Promise<FlightParent[]> {
+      const { flightNo, prefix } = legQuery(args);
+      return (await selectFlightsByLeg(ctx.deps.db, flightNo, prefix)).map((s) => flightParent(s, false));
     },
 
     async flights(_: unknown, args: FlightsArgs, ctx: ReadContext) {

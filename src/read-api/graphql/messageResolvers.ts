@@ -9,7 +9,8 @@ import { metaFromPrefix } from '../../domain/codec/metaPrefix.ts';
 import { identityKey } from '../../domain/identity.ts';
 import type { ReadContext } from './context.ts';
 import { messageMeta, type MessageMeta } from './messageMeta.ts';
-import { requireInt64 } from './errors.ts';
+import { archivedError, requireInt64 } from './errors.ts';
+import { archivedMonthOfMessage } from '../../log/archivedHistory.ts';
 import type { DecisionRecord } from '../../log/readForMessages.ts';
 import { selectDeliveriesByPositions, type DeliveryRecord } from '../sql/selectDeliveries.ts';
 import type { MessageRecord } from '../sql/selectMessages.ts';
@@ -59,8 +60,14 @@ function shownPayload(d: DecisionParent, ctx: ReadContext): Record<string, unkno
 
 export const messageResolvers = {
   Query: {
-    message(_: unknown, args: { id: string }, ctx: ReadContext): Promise<MessageRecord | null> {
-      return ctx.loaders.message.load(requireInt64(args.id, 'id'));
+    async message(_: unknown, args: { id: string }, ctx: ReadContext): Promise<MessageRecord | null> {
+      const id = requireInt64(args.id, 'id');
+      const found = await ctx.loaders.message.load(id);
+      if (found !== null) return found;
+      // Not here: an archived month's message is answered with its file (docs/operations.md "Archive a month").
+      const archived = await archivedMonthOfMessage(ctx.deps.db, id);
+      if (archived) throw archivedError(`message ${id} is in the archived month ${archived.month}: msgx restore ${archived.restoreFile}`, archived.restoreFile);
+      return null;
     },
   },
   InboxMessage: {

@@ -94,3 +94,16 @@ export async function selectFlightsByFlid(q: Queryable, flids: readonly string[]
   const { rows } = await q.query<DbRow>(`SELECT ${COLUMNS} FROM flight_schd f WHERE f.flid = ANY($1::bigint[])`, [flids]);
   return new Map(rows.map((r) => [String(r.flid), flightFromRows(r)] as const));
 }
+
+/**
+ * The flights of an AIDX leg key (docs/contract/aidx.md "Finding a leg"): the flight number (with
+ * its suffix) through the flight_no index, then the ffid prefix the AIDX handler writes; deleted
+ * ones included, in flid order.
+ */
+export async function selectFlightsByLeg(q: Queryable, flightNo: string, ffidPrefix: string): Promise<FlightState[]> {
+  const { rows } = await q.query<DbRow>(
+    `SELECT ${COLUMNS} FROM flight_schd f WHERE f.flight_no = $1 AND starts_with(f.ffid, $2) ORDER BY f.flid LIMIT 50`,
+    [flightNo, ffidPrefix],
+  );
+  return rows.map((r) => flightFromRows(r));
+}

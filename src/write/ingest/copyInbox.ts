@@ -17,8 +17,12 @@ export async function readWatermark(q: Queryable, source: string): Promise<strin
  */
 export const lockWatermarkSql = (source: string): string => `SELECT watermark FROM inbox_cursor WHERE source = ${pg.escapeLiteral(source)} FOR UPDATE`;
 
-/** COPY_CTES' conflict clause: a row copied before is skipped (FAST_POLL has none). */
-const SKIP_COPIED = 'ON CONFLICT (msg_id) DO NOTHING';
+/**
+ * COPY_CTES' filter: a row copied before is skipped (FAST_POLL has none). Not ON CONFLICT (msg_id):
+ * inbox_message is partitioned by month, so its primary key is (msg_id, ingested_at)
+ * (docs/operations.md "Archive a month"); the cursor row lock serialises the copies.
+ */
+const SKIP_COPIED = 'WHERE NOT EXISTS (SELECT 1 FROM inbox_message e WHERE e.msg_id = u.id)';
 
 // The copy as data-modifying CTEs: `copied` (the new rows' msg_id) and `queued` (their proc_state
 // rows). Parameters: $1 the source, $2 now, $3–$6 ids, received times, XML, whether U+0000 was replaced.

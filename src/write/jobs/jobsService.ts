@@ -1,6 +1,7 @@
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { createServiceLoop } from '../../platform/serviceLoop.ts';
+import { ensureMonthsAhead } from '../../log/historyMonths.ts';
 import { archiveProcState } from './archiveProcState.ts';
 
 /** How often the housekeeping job runs (first run at start). */
@@ -9,6 +10,8 @@ const DAY_MS = 86_400_000;
 
 export interface JobsResult {
   readonly archived: number;
+  /** Monthly partitions created ahead (docs/operations.md "Archive a month"). */
+  readonly monthsCreated: number;
 }
 
 export interface Jobs extends Service {
@@ -19,7 +22,9 @@ export interface Jobs extends Service {
  * Housekeeping of the writer on the wall clock: archive terminal proc_state rows older than
  * MSGX_ARCHIVE_AFTER_DAYS. That may run at start and every hour because it changes no flight and
  * no decision: an archived row keeps its identity (proc_state_hst) and its raw XML (inbox_message),
- * and rows still owed a write-back or open for replay stay live.
+ * and rows still owed a write-back or open for replay stay live. It also keeps the history tables'
+ * monthly partitions twelve months ahead, so that no month's rows land in a DEFAULT partition,
+ * which `msgx archive` refuses (docs/operations.md "Archive a month").
  *
  * The history sweep is NOT here any more: it changes flights, so it is decided by the pump in FIFO
  * order on traffic time (src/domain/archive.ts), never by this clock — see docs/operations.md.
@@ -35,8 +40,9 @@ export function createJobs(rt: Runtime): Jobs {
       archived += n;
       if (n === 0) break;
     }
-    if (archived > 0) log.info({ archived }, 'housekeeping done');
-    return { archived };
+    const monthsCreated = await ensureMonthsAhead(rt.pool, now);
+    if (archived > 0 || monthsCreated > 0) log.info({ archived, monthsCreated }, 'housekeeping done');
+    return { archived, monthsCreated };
   }
 
   // Failures are said once per streak (an outage of hours is one error, not one an hour).

@@ -9,7 +9,7 @@ import type { Head } from './findHeads.ts';
 import { failureVerdict, type HeadHistory, type Outcome, type ReferenceNotes } from './outcome.ts';
 
 export interface JudgeContext {
-  readonly cfg: Pick<Config, 'airportTz' | 'identityIncludeDay' | 'maxAttempts' | 'headDeadlineMs' | 'backoffMs' | 'backoffCapMs'>;
+  readonly cfg: Pick<Config, 'airportTz' | 'identityIncludeDay' | 'airportIata' | 'maxAttempts' | 'headDeadlineMs' | 'backoffMs' | 'backoffCapMs'>;
   readonly now: Date;
   readonly flights: ReadonlyMap<string, FlightState>;
   /** The reference store (reference messages are decided against it); empty when absent. */
@@ -30,7 +30,7 @@ export interface EvaluateContext extends Omit<JudgeContext, 'owner'> {
 /** A head decoded and identified (or its verdict, when it cannot be decoded). Pure. */
 export type ReadHead =
   | { readonly ok: false; readonly outcome: Outcome }
-  | { readonly ok: true; readonly message: Message; readonly identity: string };
+  | { readonly ok: true; readonly message: Message; readonly identity: string | null };
 
 /** A decoded head read: decoded, or the verdict of its decode failure at `now`. */
 export function readDecoded(head: HeadHistory, decoded: DecodedHead, cfg: JudgeContext['cfg'], now: Date): ReadHead {
@@ -45,7 +45,7 @@ export function readHead(head: Head, cfg: JudgeContext['cfg'], now: Date): ReadH
 
 /** The identity whose owner must be looked up before judging (null: none, it is this head's already). */
 export function identityToCheck(head: Head, read: ReadHead): string | null {
-  return read.ok && head.identityKey !== read.identity ? read.identity : null;
+  return read.ok && read.identity !== null && head.identityKey !== read.identity ? read.identity : null;
 }
 
 /**

@@ -45,7 +45,7 @@ export interface DecoderStats {
   overBudget: number;
 }
 
-export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay'>;
+export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay' | 'airportIata'>;
 
 export interface DecodeWorkerData {
   readonly cfg: DecodeConfig;
@@ -85,7 +85,7 @@ interface Thread {
 export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { readonly stats: Readonly<DecoderStats> } {
   const { cfg, log } = opts;
   const inlineBelow = opts.inlineBelowChars ?? INLINE_DECODE_CHARS;
-  const data: DecodeWorkerData = { cfg: { airportTz: cfg.airportTz, identityIncludeDay: cfg.identityIncludeDay } };
+  const data: DecodeWorkerData = { cfg: { airportTz: cfg.airportTz, identityIncludeDay: cfg.identityIncludeDay, airportIata: cfg.airportIata } };
   let thread: Thread | undefined;
   let ids = 0;
   let closed = false;

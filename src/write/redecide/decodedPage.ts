@@ -27,7 +27,7 @@ interface PageEntry extends ReadColumns {
   readonly payload: unknown;
 }
 
-export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay'>;
+export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay' | 'airportIata'>;
 
 const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
 

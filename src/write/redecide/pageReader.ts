@@ -87,7 +87,7 @@ export class WorkerPageReader implements PageReader {
 
   /** `q` serves the pages read before the worker is ready; the worker connects with `databaseUrl`. */
   static open(q: Queryable, databaseUrl: string, cfg: DecodeConfig, applicationName = 'msgx-redecide'): WorkerPageReader {
-    const data: PageWorkerData = { databaseUrl, applicationName, cfg: { airportTz: cfg.airportTz, identityIncludeDay: cfg.identityIncludeDay } };
+    const data: PageWorkerData = { databaseUrl, applicationName, cfg: { airportTz: cfg.airportTz, identityIncludeDay: cfg.identityIncludeDay, airportIata: cfg.airportIata } };
     const module = moduleBeside('pageWorker', import.meta.url);
     return new WorkerPageReader(startTsWorker(module, data), q, cfg, module);
   }

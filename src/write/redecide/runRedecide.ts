@@ -2,6 +2,7 @@
  * One `msgx redecide` run without the command line: resolve the range, fold to `from`, decide the
  * rest again, report. The command (src/cli/redecideCommand.ts) and the tests call this.
  */
+import { refuseArchivedAfter } from '../../log/archivedHistory.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { logHead, positionAtOrBefore, positionBefore } from '../../log/head.ts';
 import { procStatesOf } from './priorStates.ts';
@@ -49,6 +50,8 @@ export const WORKER_PAGES = 4;
 
 export async function runRedecide(q: Queryable, range: RedecideRange, opts: RunOptions): Promise<RedecideRun> {
   const { from, to, head } = await resolveRange(q, range);
+  // The state before `from` is folded from position 0 (Redecision.start): archived months must be back.
+  await refuseArchivedAfter(q, '0', `redecide --from ${from}`);
   const redecision = await Redecision.start(q, from, opts);
   const pages = Number(BigInt(to) - BigInt(from)) / (opts.pageSize ?? DEFAULT_PAGE_SIZE);
   const reader = opts.databaseUrl !== undefined && pages >= WORKER_PAGES ? WorkerPageReader.open(q, opts.databaseUrl, opts.cfg) : undefined;

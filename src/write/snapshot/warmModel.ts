@@ -4,6 +4,7 @@
  * Without a usable one — none yet, only snapshots of other fold code, one that cannot be read —
  * it folds from position 0 and says why in one log line.
  */
+import { refuseArchivedAfter } from '../../log/archivedHistory.ts';
 import { logHead } from '../../log/head.ts';
 import type { Pool, Queryable } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -42,6 +43,8 @@ export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now:
       log.warn({ err, snapshotId: found.usable.id, position: found.usable.position }, 'write model: snapshot cannot be read; folding the log from position 0');
     }
   }
+  // A fold from 0 over archived months would build a model with a hole (docs/recovery.md "Archived history").
+  if (snapshot === null) await refuseArchivedAfter(pool, '0', 'the write model (no usable snapshot)');
   return caughtUp(log, model, snapshot === null ? 'position 0' : 'snapshot', snapshot, await model.catchUp(pool), now() - t0);
 }
 

@@ -8,7 +8,7 @@ export async function gql(query, variables = {}) {
     body: JSON.stringify({ query, variables }),
   });
   const body = await res.json();
-  if (body.errors && body.errors.length) throw new Error(body.errors.map((e) => e.message).join('; '));
+  if (body.errors?.length) throw new Error(body.errors.map((e) => e.message).join('; '));
   return body.data;
 }
 

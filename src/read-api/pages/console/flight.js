@@ -3,8 +3,8 @@
 // behind a toggle, and the flight as it was after any of its own decisions (docs/operations.md, "Console").
 import { Component, h } from '/assets/vendor/preact.mjs';
 import { gql } from './api.js';
-import { codes, localTime, stamp, statusBadge } from './format.js';
-import { hashQuery, setHashQuery } from './route.js';
+import { localTime, stamp, statusBadge } from './format.js';
+import { setHashQuery } from './route.js';
 
 const ACDM = [
   ['inboundEstimate', 'ELDT (inbound estimate)'], ['approach', 'approach'], ['estimatedOffBlock', 'EOBT'], ['targetOffBlock', 'TOBT'],
@@ -64,7 +64,7 @@ export function timeline(decisions, day) {
         data = null;
       }
       const line = (what, from, to) => lines.push({ d, change: c, what, from, to });
-      if (data && data.fields && typeof data.fields === 'object') {
+      if (data?.fields && typeof data.fields === 'object') {
         if (c.type === 'FlightCreated') line('flight created', null, `${Object.keys(data.fields).filter((k) => data.fields[k] !== null).length} fields set`);
         for (const [k, v] of Object.entries(data.fields)) {
           if (c.type !== 'FlightCreated') line(k, show(known[k], day), show(v, day));
@@ -76,7 +76,7 @@ export function timeline(decisions, day) {
         line(k, show(known[k], day), show(data.items, day));
         known[k] = data.items;
       } else {
-        line(c.type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(), null, data && data.reason ? String(data.reason) : null);
+        line(c.type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase(), null, data?.reason ? String(data.reason) : null);
       }
     }
     if (d.changes.length === 0) lines.push({ d, change: null, what: d.kind, from: null, to: null });
@@ -96,9 +96,9 @@ function Header({ f }) {
   return h('div', { class: 'header-groups', 'data-testid': 'flight-state' },
     group('Identity', [
       field('flight', `${f.airline || ''} ${f.flightNo || ''}`.trim()), field('flid', f.flid), field('ffid', f.ffid),
-      field('direction', f.direction && f.direction.toLowerCase()), field('operation day', f.operationDay), field('service type', f.serviceType),
+      field('direction', f.direction?.toLowerCase()), field('operation day', f.operationDay), field('service type', f.serviceType),
       field('nature', f.flightNature), field('aircraft', f.aircraftType), field('registration', f.registration),
-      field('linked flight', f.linkedFlight && f.linkedFlight.flid ? h('a', { href: `#/flight/${f.linkedFlight.flid}` }, `${f.linkedFlight.flightNo || f.linkedFlight.flid}`) : null),
+      field('linked flight', f.linkedFlight?.flid ? h('a', { href: `#/flight/${f.linkedFlight.flid}` }, `${f.linkedFlight.flightNo || f.linkedFlight.flid}`) : null),
       field('codeshare master', f.masterFlid ? h('a', { href: `#/flight/${f.masterFlid}` }, f.masterFlid) : null), field('max passengers', f.maxPassengers),
       field('handling', f.handlingAgents ? Object.values(f.handlingAgents).filter(Boolean).join(' / ') : null),
     ]),
@@ -149,15 +149,18 @@ export class FlightView extends Component {
       this.setState({ error: err.message, data: null });
     }
   }
-  render({ flid, asOf, onFlight }, { typed, data, error, raw, history }) {
-    const f = data && data.flight;
+  render({ asOf, onFlight }, { typed, data, error, raw, history }) {
+    const f = data?.flight;
     const decisions = history || [];
     const lines = timeline(decisions, f ? f.operationDay : '');
     return h(
       'section',
       { 'data-testid': 'flight' },
       h('h2', null, f ? `Flight ${f.airline || ''} ${f.flightNo || ''} (${f.flid})` : 'Flight'),
-      h('form', { class: 'filters', onSubmit: (e) => (e.preventDefault(), typed.trim() && onFlight(typed.trim())) },
+      h('form', { class: 'filters', onSubmit: (e) => {
+        e.preventDefault();
+        if (typed.trim()) onFlight(typed.trim());
+      } },
         h('input', { 'aria-label': 'flid', placeholder: 'flid', value: typed, 'data-testid': 'flight-id', onInput: (e) => this.setState({ typed: e.target.value }) }),
         h('button', null, 'Show')),
       h('div', { class: 'filters asof' },
@@ -178,7 +181,7 @@ export class FlightView extends Component {
         l.from !== null || l.to !== null ? h('span', null, l.from !== null ? ` ${l.from} → ` : ': ', h('b', null, l.to ?? '—')) : null,
         h('span', { class: 'by' }, ' by ', l.d.msgId ? h('a', { href: `#/message/${l.d.msgId}` }, `message ${l.d.msgId}`) : `decision ${l.d.position}`, ` (${l.d.kind}, position ${l.d.position})`),
         raw && l.change ? h('pre', { class: 'json' }, l.change.data) : null))) : null,
-      data && data.flightHistory.pageInfo.hasNextPage ? h('p', { class: 'note' }, 'The first 200 decisions are shown.') : null,
+      data?.flightHistory.pageInfo.hasNextPage ? h('p', { class: 'note' }, 'The first 200 decisions are shown.') : null,
     );
   }
 }

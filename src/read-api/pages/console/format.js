@@ -34,7 +34,7 @@ export function delayMinutes(f) {
 /** Late by this much or more reads as "delayed". */
 export const DELAYED_FROM_MINUTES = 5;
 
-const arrived = (f) => f.chocks && f.chocks.some((c) => c.onOff === 'ON') || f.stands && f.stands.some((s) => s.actualStart);
+const arrived = (f) => f.chocks?.some((c) => c.onOff === 'ON') || f.stands?.some((s) => s.actualStart);
 
 /**
  * One word for the flight, the most decisive first: deleted, cancelled, diverted, returned,

@@ -38,7 +38,7 @@ export class MessagesView extends Component {
   async load() {
     const { q, states } = this.filters();
     if (states.length === 0) return this.setState({ rows: [] });
-    const v = (s) => (s && s.trim() ? s.trim().toUpperCase() : null);
+    const v = (s) => (s?.trim() ? s.trim().toUpperCase() : null);
     try {
       const d = await gql(LIST, { states, type: v(q.type), subtype: v(q.subtype), sender: v(q.sender), since: withOffset(q.since, this.state.offset), until: withOffset(q.until, this.state.offset) });
       const rows = d.messagesInState.filter(Boolean);

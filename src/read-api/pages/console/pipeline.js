@@ -8,7 +8,7 @@ import { OperationsTable, OPERATIONS_FIELDS } from './operations.js';
 import { cell, fmtAge, stat, table } from './widgets.js';
 
 const PIPELINE = `{ pipeline { mode shadow { active topicPrefix since } backlog uncopied failed dead parked skippedToday headAgeSeconds logPosition inboxWatermark
-  head { id state errorClass attempts lastError } writer { lockHeld holder since epoch }
+  head { id state errorClass attempts lastError } writer { lockHeld holder since epoch standbys }
   consistency { checkedAt sampled mismatches trigger }
   projections { name position lag } outbox { target pending dead oldestPendingAgeSeconds } }
   pipelineHistory(minutes: 60) { at decisions backlog }
@@ -78,13 +78,14 @@ export class PipelineView extends Component {
         stat('head', p.head ? `${p.head.id} ${p.head.state}${p.head.attempts ? ` (${p.head.attempts} attempts)` : ''}` : 'none', 'head'),
         stat('head age', fmtAge(p.headAgeSeconds)),
         stat('writer', w.lockHeld ? `${w.holder || 'held'}${w.since ? ` since ${stamp(w.since)}` : ''}` : 'no writer holds the lock (a standby takes it within seconds)', 'writer'),
-        stat('mode', p.mode === 'shadow' || (p.shadow && p.shadow.active) ? `SHADOW (topics ${p.shadow.topicPrefix}…)` : p.mode, 'mode'),
+        stat('standby', w.standbys === 0 ? 'none waiting' : `${w.standbys} waiting for the writer lock`, 'standby'),
+        stat('mode', p.mode === 'shadow' || p.shadow?.active ? `SHADOW (topics ${p.shadow.topicPrefix}…)` : p.mode, 'mode'),
         stat('consistency', c ? `${c.mismatches === 0 ? 'ok' : `${c.mismatches} mismatches`} — ${c.sampled} flights, ${stamp(c.checkedAt)} (${c.trigger})` : 'not checked yet', 'consistency'),
         stat('log position', p.logPosition, 'log-position'),
         stat('watermark', p.inboxWatermark),
       ),
-      c && c.mismatches ? h('p', { class: 'error' }, `The last consistency check found ${c.mismatches} mismatches: msgx verify lists them.`) : null,
-      p.head && p.head.lastError ? h('p', { class: 'error' }, 'head: ', h('a', { href: `#/message/${p.head.id}` }, p.head.id), ` ${p.head.errorClass || ''} ${p.head.lastError}`) : null,
+      c?.mismatches ? h('p', { class: 'error' }, `The last consistency check found ${c.mismatches} mismatches: msgx verify lists them.`) : null,
+      p.head?.lastError ? h('p', { class: 'error' }, 'head: ', h('a', { href: `#/message/${p.head.id}` }, p.head.id), ` ${p.head.errorClass || ''} ${p.head.lastError}`) : null,
       h('h3', null, 'Projections'),
       table('grid', ['projection', 'position', 'lag'], p.projections.map((x) => h('tr', null, cell(x.name), cell(x.position), cell(x.lag)))),
       h('h3', null, 'Outbox'),

@@ -44,7 +44,10 @@ export class MessageView extends Component {
       'section',
       { 'data-testid': 'message' },
       h('h2', null, msg ? `Message ${msg.id}` : 'Message audit trail'),
-      h('form', { class: 'filters', onSubmit: (e) => (e.preventDefault(), typed.trim() && onMessage(typed.trim())) },
+      h('form', { class: 'filters', onSubmit: (e) => {
+        e.preventDefault();
+        if (typed.trim()) onMessage(typed.trim());
+      } },
         h('input', { 'aria-label': 'CMINMSGS id', placeholder: 'CMINMSGS id', value: typed, 'data-testid': 'message-id', onInput: (e) => this.setState({ typed: e.target.value }) }),
         h('button', null, 'Show')),
       error ? h('p', { class: 'error' }, error) : null,

@@ -1,0 +1,81 @@
+/**
+ * The monthly partitions of the history tables (docs/operations.md "Archive a month";
+ * migration 280): names, bounds and the months created ahead of the writer.
+ */
+import type { Queryable } from '../platform/db.ts';
+import { UsageError } from '../platform/errors.ts';
+
+/** The partitioned history tables, each with its partition key and its row key (keyset order). */
+export const HISTORY_TABLES = [
+  { table: 'decision_event', partitionKey: 'recorded_at', rowKey: 'position' },
+  { table: 'inbox_message', partitionKey: 'ingested_at', rowKey: 'msg_id' },
+  { table: 'proc_state_hst', partitionKey: 'archived_at', rowKey: 'msg_id' },
+] as const;
+export type HistoryTable = (typeof HISTORY_TABLES)[number];
+
+/** Months kept ahead of now (a DEFAULT partition catches anything beyond; docs/operations.md). */
+export const MONTHS_AHEAD = 12;
+
+/** A UTC month as `YYYY-MM`. */
+export type Month = string;
+
+/** `YYYY-MM` checked, or a UsageError. */
+export function parseMonth(text: string): Month {
+  const m = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(text.trim());
+  if (!m) throw new UsageError(`a month is YYYY-MM (e.g. 2026-03); got '${text}'`);
+  return `${m[1]}-${m[2]}`;
+}
+
+/** The UTC month of an instant. */
+export const monthOf = (d: Date): Month => d.toISOString().slice(0, 7);
+
+/** The month after `m`. */
+export function nextMonth(m: Month): Month {
+  const [y, mo] = m.split('-').map(Number) as [number, number];
+  return mo === 12 ? `${y + 1}-01` : `${y}-${String(mo + 1).padStart(2, '0')}`;
+}
+
+/** The partition of `table` for month `m` (migration 280's naming: decision_event_y2026m03). */
+export const partitionName = (table: string, m: Month): string => `${table}_y${m.slice(0, 4)}m${m.slice(5, 7)}`;
+
+/** First instant of month `m` (UTC). */
+export const monthStart = (m: Month): Date => new Date(`${m}-01T00:00:00.000Z`);
+
+/** The months that have a partition of `table` (attached), oldest first. */
+export async function attachedMonths(q: Queryable, table: string): Promise<Month[]> {
+  const { rows } = await q.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = $1::regclass ORDER BY c.relname`,
+    [table],
+  );
+  const months: Month[] = [];
+  for (const r of rows) {
+    const m = /_y(\d{4})m(\d{2})$/.exec(r.name);
+    if (m) months.push(`${m[1]}-${m[2]}`);
+  }
+  return months;
+}
+
+/**
+ * Create the partitions of every history table from now's month to MONTHS_AHEAD after it (those
+ * missing). A month whose rows sit in the DEFAULT partition already (a clock far ahead) is left
+ * there: its partition cannot be created without moving them, and the DEFAULT keeps them safe.
+ */
+export async function ensureMonthsAhead(q: Queryable, now: Date): Promise<number> {
+  let created = 0;
+  for (const { table } of HISTORY_TABLES) {
+    const have = new Set(await attachedMonths(q, table));
+    let m = monthOf(now);
+    for (let i = 0; i <= MONTHS_AHEAD; i++, m = nextMonth(m)) {
+      if (have.has(m)) continue;
+      try {
+        await q.query('SELECT msgx_month_partition($1, $2::date)', [table, `${m}-01`]);
+        created++;
+      } catch (err) {
+        // 23514: the DEFAULT partition holds rows of that month; they stay there.
+        if ((err as { code?: string }).code !== '23514') throw err;
+      }
+    }
+  }
+  return created;
+}

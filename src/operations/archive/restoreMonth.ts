@@ -1,0 +1,119 @@
+/**
+ * `msgx restore FILE` (docs/operations.md "Archive a month"): a month back from its files. FILE is
+ * the month's checksum file `msgx-history-YYYY-MM.sha256` (or one of its data files). Each data
+ * file's sha256 is checked against the checksum file and against history_archive; then, in one
+ * transaction, the month's partitions are created, loaded from the files, their row counts
+ * checked, a HistoryRestored decision appended and the record marked restored. A crash before the
+ * commit leaves the month archived as it was; a second run of a restored month changes nothing.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type pg from 'pg';
+import { withTransaction } from '../../platform/db.ts';
+import { RefusedError, UsageError } from '../../platform/errors.ts';
+import type { Faults } from '../../platform/faults.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { appendOperatorAction } from '../../log/operatorAction.ts';
+import type { ArchivedFile } from '../../domain/decisionPayload.ts';
+import { parseChecksums, readMonthFile } from './archiveFile.ts';
+import { HISTORY_TABLES, monthStart, nextMonth, partitionName, type Month } from '../../log/historyMonths.ts';
+
+export interface RestoreDeps {
+  readonly pool: pg.Pool;
+  readonly log: Logger;
+  readonly faults: Faults;
+  readonly now: () => Date;
+}
+
+export interface RestoredMonth {
+  readonly month: Month;
+  /** Null when the month was in the database already (nothing done). */
+  readonly decision: string | null;
+  readonly files: readonly ArchivedFile[];
+}
+
+/** The month and checksum file a restore argument names. */
+export function restoreTarget(file: string): { month: Month; sums: string } {
+  const base = path.basename(file);
+  const m = /^msgx-history-(\d{4}-\d{2})\.(?:sha256|[a-z_]+\.ndjson\.gz)$/.exec(base);
+  if (!m) throw new UsageError(`restore takes a month's msgx-history-YYYY-MM.sha256 file (or one of its .ndjson.gz files); got '${base}'`);
+  return { month: m[1]!, sums: path.join(path.dirname(path.resolve(file)), `msgx-history-${m[1]}.sha256`) };
+}
+
+interface Recorded {
+  tbl: string;
+  sha256: string;
+  rows: string;
+  dropped: boolean;
+  restored: boolean;
+}
+
+export async function restoreMonth(deps: RestoreDeps, file: string, requestedBy: string): Promise<RestoredMonth> {
+  const { month, sums } = restoreTarget(file);
+  const dir = path.dirname(sums);
+  let entries: { sha256: string; base: string }[];
+  try {
+    entries = parseChecksums(await readFile(sums, 'utf8'));
+  } catch (err) {
+    throw new RefusedError(`restore ${month}: cannot read ${sums} (${(err as Error).message})`);
+  }
+  const { rows: recorded } = await deps.pool.query<Recorded>(
+    `SELECT tbl, sha256, rows::text AS rows, dropped_at IS NOT NULL AS dropped, restored_at IS NOT NULL AS restored
+       FROM history_archive WHERE month = $1::date`,
+    [`${month}-01`],
+  );
+  const files: ArchivedFile[] = [];
+  for (const spec of HISTORY_TABLES) {
+    const base = `msgx-history-${month}.${spec.table}.ndjson.gz`;
+    const entry = entries.find((e) => e.base === base);
+    const rec = recorded.find((r) => r.tbl === spec.table);
+    if (!entry) {
+      if (rec) throw new RefusedError(`restore ${month}: ${sums} does not list ${base}, which history_archive records`);
+      continue;
+    }
+    if (rec && rec.sha256 !== entry.sha256) throw new RefusedError(`restore ${month}: ${base} in ${sums} is not the file history_archive records (sha256 ${entry.sha256}, recorded ${rec.sha256})`);
+    const full = path.join(dir, base);
+    const got = await readMonthFile(full, spec.rowKey).catch((err: Error) => {
+      throw new RefusedError(`restore ${month}: cannot read ${full} (${err.message})`);
+    });
+    if (got.sha256 !== entry.sha256) throw new RefusedError(`restore ${month}: ${full} has sha256 ${got.sha256}, ${path.basename(sums)} says ${entry.sha256}; not restored`);
+    if (rec && Number(rec.rows) !== got.rows) throw new RefusedError(`restore ${month}: ${full} holds ${got.rows} rows, history_archive records ${rec.rows}; not restored`);
+    files.push({ table: spec.table, file: full, sha256: got.sha256, rows: got.rows });
+  }
+  if (files.length === 0) throw new RefusedError(`restore ${month}: ${sums} lists no history file`);
+  if (recorded.length > 0 && !recorded.some((r) => r.dropped && !r.restored)) {
+    // Recorded, not dropped yet (an interrupted archive) or restored before: the rows are here.
+    deps.log.info({ month }, 'restore: the month is in the database already; nothing to do');
+    return { month, decision: null, files };
+  }
+  const decision = await withTransaction(deps.pool, async (c) => {
+    // Serialised with appends and with another restore of this month (pipeline lock).
+    const position = await appendOperatorAction(c, { kind: 'HistoryRestored', requestedBy, payload: { month, files } }, deps.now());
+    for (const f of files) {
+      const spec = HISTORY_TABLES.find((t) => t.table === f.table)!;
+      const partition = partitionName(spec.table, month);
+      const { rows: there } = await c.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [partition]);
+      if (there[0]!.r !== null) {
+        const { rows } = await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${partition}`);
+        if (rows[0]!.n !== '0') throw new RefusedError(`restore ${month}: ${partition} exists and holds ${rows[0]!.n} rows; not restored over them`);
+      } else {
+        const { rows } = await c.query<{ n: string }>(
+          `SELECT count(*)::text AS n FROM ${spec.table}_default WHERE ${spec.partitionKey} >= $1 AND ${spec.partitionKey} < $2`,
+          [monthStart(month), monthStart(nextMonth(month))],
+        );
+        if (rows[0]!.n !== '0') throw new RefusedError(`restore ${month}: ${rows[0]!.n} rows of that month sit in ${spec.table}_default; not restored`);
+        await c.query('SELECT msgx_month_partition($1, $2::date)', [spec.table, `${month}-01`]);
+      }
+      await readMonthFile(f.file, spec.rowKey, async (lines) => {
+        await c.query(`INSERT INTO ${partition} SELECT * FROM jsonb_populate_recordset(NULL::${spec.table}, $1::jsonb)`, [`[${lines.join(',')}]`]);
+      });
+      const { rows } = await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${partition}`);
+      if (Number(rows[0]!.n) !== f.rows) throw new RefusedError(`restore ${month}: ${partition} holds ${rows[0]!.n} rows after loading ${f.file} (${f.rows}); rolled back`);
+    }
+    await c.query('UPDATE history_archive SET restored_at = $2 WHERE month = $1::date', [`${month}-01`, deps.now()]);
+    deps.faults.reached('restore.loaded');
+    return position;
+  });
+  deps.log.info({ month, decision, files: files.map((f) => f.file) }, 'restore: month attached again from its files');
+  return { month, decision, files };
+}
