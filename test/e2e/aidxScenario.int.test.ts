@@ -21,7 +21,7 @@ import { readScenario, type CorpusScenario } from '../support/corpusDir.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { startApp, type RunningApp } from '../support/testApp.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { checkAidx } from '../delivery/support/aidxCheck.ts';
+import { checkAidx } from '../write/delivery/support/aidxCheck.ts';
 import { checkScenario } from './support/scenarioRunner.ts';
 
 const SCENARIOS = fileURLToPath(new URL('../scenarios/', import.meta.url));
