@@ -34,6 +34,11 @@ export interface SpawnMsgxOptions {
   readonly keep?: number;
   /** Every chunk of output as it arrives (a log file, a reaction to what it says). */
   readonly onOutput?: (text: string, stream: MsgxStream) => void;
+  /**
+   * A command that runs node (e.g. `['ip', 'netns', 'exec', 'ns1']`: the child on another network
+   * namespace). It must exec node in place, so that the pid, signals and the exit stay node's.
+   */
+  readonly prefix?: readonly string[];
 }
 
 export interface MsgxProcess {
@@ -88,7 +93,9 @@ type LineListener = (line: string, stream: MsgxStream) => void;
 export function spawnMsgx(args: readonly string[], env: Readonly<Record<string, string>>, opts: SpawnMsgxOptions = {}): MsgxProcess {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MSGX_')));
   const script = opts.script ?? 'bin/msgx.js';
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script, ...args], {
+  const nodeCommand = [process.execPath, ...(opts.nodeArgs ?? []), ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script, ...args];
+  const [command, ...commandArgs] = [...(opts.prefix ?? []), ...nodeCommand] as [string, ...string[]];
+  const child = spawn(command, commandArgs, {
     cwd: ROOT,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

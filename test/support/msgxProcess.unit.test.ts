@@ -32,3 +32,10 @@ it('keep bounds what is collected to a tail', async () => {
   expect(p.stdout()).not.toContain('usage: msgx start');
   expect(p.output()).toBe(p.stdout());
 }, SPAWN_MS);
+
+it('prefix runs node through another command that execs it in place (e.g. ip netns exec)', async () => {
+  const p = spawnMsgx(['help', 'start'], {}, { prefix: ['sh', '-c', 'echo "via prefix $$" >&2; exec "$0" "$@"'] });
+  expect(await p.exit).toEqual({ code: 0, signal: null });
+  expect(p.stderr()).toBe(`via prefix ${p.pid}\n`);
+  expect(p.stdout()).toContain('usage: msgx start [--role all|writer|api]');
+}, SPAWN_MS);

@@ -51,6 +51,22 @@ describe('tcpProxy', () => {
     b.destroy();
   });
 
+  it('drop() closes live connections on both sides and keeps listening; upstreamPorts() names the server-side client ports', async () => {
+    const seen = new Set<number>();
+    echo.on('connection', (s) => s.remotePort !== undefined && seen.add(s.remotePort));
+    const a = await open(proxy.port);
+    expect(await roundTrip(a, 'one')).toBe('one');
+    const before = proxy.stats().cutConnections;
+    expect(proxy.drop()).toBe(1);
+    await closed(a);
+    expect(proxy.stats()).toMatchObject({ live: 0, cutConnections: before + 1 });
+    const b = await open(proxy.port);
+    expect(await roundTrip(b, 'two')).toBe('two');
+    expect([...seen].every((p) => proxy.upstreamPorts().has(p))).toBe(true);
+    expect(seen.size).toBe(2);
+    b.destroy();
+  });
+
   it('rewrites a database URL to point at the proxy, keeping user, database and query', () => {
     expect(proxy.url('postgres://postgres:pw@db.example:5432/msgx_t?sslmode=disable')).toBe(
       `postgres://postgres:pw@127.0.0.1:${proxy.port}/msgx_t?sslmode=disable`,

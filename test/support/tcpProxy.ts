@@ -37,6 +37,18 @@ export interface TcpProxy {
    * connections are still bridged normally.
    */
   blackhole(): number;
+  /**
+   * Close every live connection, both sides, and keep listening. Behind a link that is down (the
+   * client's network namespace cut off) this is what the network does to the server's sessions
+   * once TCP keepalive gives up: the server ends them (and frees what they held, e.g. an advisory
+   * lock), while the client hears of it only when its link is back. Returns how many were closed.
+   */
+  drop(): number;
+  /**
+   * The local ports of every connection this proxy opened to the target, live or closed: what the
+   * server sees as the client's port (`inet_client_port()`), to tell which proxy a session came through.
+   */
+  upstreamPorts(): ReadonlySet<number>;
   /** Listen again on the same port. */
   restore(): Promise<void>;
   isCut(): boolean;
@@ -49,6 +61,7 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
   const host = opts.host ?? '127.0.0.1';
   const pairs = new Set<{ client: Socket; upstream: Socket; silent?: boolean }>();
   const counts = { accepted: 0, cutConnections: 0 };
+  const upstreamPorts = new Set<number>();
   let server: Server | null = null;
   let port = 0;
   let closed = false;
@@ -56,6 +69,9 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
   const bridge = (client: Socket): void => {
     counts.accepted += 1;
     const upstream = connect({ host: opts.target.host, port: opts.target.port });
+    upstream.once('connect', () => {
+      if (upstream.localPort !== undefined) upstreamPorts.add(upstream.localPort);
+    });
     const pair: { client: Socket; upstream: Socket; silent?: boolean } = { client, upstream };
     pairs.add(pair);
     const end = (): void => {
@@ -132,6 +148,12 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
       s?.close();
       counts.cutConnections += dropAll();
     },
+    drop(): number {
+      const n = dropAll();
+      counts.cutConnections += n;
+      return n;
+    },
+    upstreamPorts: () => upstreamPorts,
     async restore(): Promise<void> {
       if (closed) throw new Error('restore() after close()');
       if (server === null) await listen();
