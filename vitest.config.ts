@@ -16,7 +16,17 @@ export default defineConfig({
         test: {
           name: 'int',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.unit.test.ts', '**/node_modules/**'],
+          exclude: ['test/**/*.unit.test.ts', 'test/**/*.slow.test.ts', '**/node_modules/**'],
+          globalSetup: ['test/support/buildSetup.ts', 'test/support/globalSetup.ts'],
+        },
+      },
+      // `npm run test:slow`: end-to-end runs of the biggest inputs (a 70,000-record and a 16 MiB plan
+      // through decide, projection, outbox and delivery: tens of minutes on 2 cores), outside `npm test`.
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: ['test/**/*.slow.test.ts'],
           globalSetup: ['test/support/buildSetup.ts', 'test/support/globalSetup.ts'],
         },
       },
