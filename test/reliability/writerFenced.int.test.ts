@@ -90,7 +90,9 @@ it('msgx start: a fenced commit ends the process with exit code 1 and the fenced
     await insertCminmsgs(my, estt(3, '886001', '14MAR250815'));
     const exit = await app.exit;
     expect(exit.code).toBe(1);
-    expect(app.output()).toMatch(/writer fenced: pump was refused/);
+    // Whichever notices the successor first — the pump's commit of the new message or a delivery
+    // of an earlier decision's record (under load the dispatcher often runs first) — says so once.
+    expect(app.output()).toMatch(/writer fenced: (pump|delivery [A-Z_]+) was refused/);
     expect(app.output().match(/writer fenced: /g)).toHaveLength(1);
   } finally {
     await app.stop();
