@@ -11,19 +11,17 @@
  * the details. Baseline: the pump's evaluate() (decode → identity → decide) of the same plan
  * in-process, without a database (warm; one run after one warm-up: the plans are large).
  */
-import pg from 'pg';
-import { startKafkaBroker } from '../../test/support/kafka/broker.ts';
+import type pg from 'pg';
 import { fltr, schdXml } from '../../test/domain/support/buildXml.ts';
 import { estt } from '../../test/write/support/messages.ts';
+import { startWriterStage } from '../harness/writerStage.ts';
 import { generateDay } from '../generate.ts';
-import { startMsgx } from '../harness/child.ts';
 import { insertOne } from '../harness/cminmsgs.ts';
-import { createBenchMysql, createBenchPg } from '../harness/databases.ts';
 import { outcomeOf } from '../harness/domainMirror.ts';
 import { row, type Figure, type FigureResult, type Row } from '../harness/figure.ts';
 import { progress } from '../harness/progress.ts';
 import { nowMs, round } from '../harness/stats.ts';
-import { listen, waitUntil, type Notifications } from '../harness/waitUntil.ts';
+import { waitUntil, type Notifications } from '../harness/waitUntil.ts';
 
 const TIMEOUT_MS = 900_000;
 
@@ -67,17 +65,8 @@ export const bigPlanFigure: Figure = {
       progress(`bigplan: baseline decode+decide of ${c.name} (${(c.plan.length / 1e6).toFixed(1)} MB) in-process`);
       baselines.set(c.name, await baselineMs(c));
     }
-    const my = await createBenchMysql('bigplan');
-    const db = await createBenchPg('bigplan');
-    const broker = await startKafkaBroker({ topics: { msg: 1, schd: 1 } });
-    const child = await startMsgx('bigplan', ['--role', 'writer'], {
-      MSGX_DATABASE_URL: db.url,
-      MSGX_MAILBOX_MYSQL_URL: my.url,
-      MSGX_KAFKA_BROKERS: broker.brokers.join(','),
-      MSGX_POLL_INTERVAL_MS: '200',
-    });
-    const pool = new pg.Pool({ connectionString: db.url, max: 2, application_name: 'msgx-bench-probe' });
-    const notes = await listen(db.url, ['msgx_inbox', 'msgx_decision', 'msgx_projection', 'msgx_outbox']);
+    const stage = await startWriterStage('bigplan', ['msgx_inbox', 'msgx_decision', 'msgx_projection', 'msgx_outbox']);
+    const { my, child, pool, notes } = stage;
     const rows: Row[] = [];
     const details: Record<string, unknown> = { childLog: child.logFile };
     try {
@@ -93,12 +82,7 @@ export const bigPlanFigure: Figure = {
       }
       return { rows, details };
     } finally {
-      await notes.close().catch(() => undefined);
-      await pool.end().catch(() => undefined);
-      await child.stop();
-      await broker.close();
-      await db.drop();
-      await my.drop();
+      await stage.close();
     }
   },
 };

@@ -1,31 +1,14 @@
-/**
- * Figure 3 — one plan snapshot: a SCHD/DNLD of 3,000 flights with full lists, written to MariaDB
- * CMINMSGS while `msgx start --role writer` runs (child process; MariaDB mailbox; Kafka = the test
- * broker in this process; MSGX_POLL_INTERVAL_MS = 200).
- *
- * A plan of 300 flights of another day goes first (not timed), so the measured one meets a process
- * that is warmed up (JIT, pools, Kafka producer) like a running service. Times from the committed
- * INSERT to:
- *   read model — the 'flights' projection checkpoint has passed the DNLD's decision and flight_schd
- *                holds the 3,000 flights (probed on every NOTIFY of msgx_projection);
- *   schd       — every one of the 3,000 flights has arrived on topic `schd` (the broker stored it).
- * Milestones on the way (copied by ingest, decided by the pump) are in the details.
- * Baseline: the pump's evaluate() (decode → identity → decide) of the same DNLD in-process, without
- * a database (warm; median of 2 after 1 warm-up).
- */
-import pg from 'pg';
-import { startKafkaBroker } from '../../test/support/kafka/broker.ts';
+
+import { startWriterStage } from '../harness/writerStage.ts';
 import { generateDay } from '../generate.ts';
-import { startMsgx } from '../harness/child.ts';
 import { insertOne } from '../harness/cminmsgs.ts';
-import { createBenchMysql, createBenchPg } from '../harness/databases.ts';
 import { outcomeOf } from '../harness/domainMirror.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { untilRecords } from '../harness/kafkaRecords.ts';
 import { sampleActivity } from '../harness/activitySampler.ts';
 import { progress } from '../harness/progress.ts';
 import { median, nowMs, round } from '../harness/stats.ts';
-import { listen, waitUntil } from '../harness/waitUntil.ts';
+import { waitUntil } from '../harness/waitUntil.ts';
 
 const FLIGHTS = 3000;
 const WARM_FLIGHTS = 300;
@@ -58,17 +41,8 @@ export const planSnapshotFigure: Figure = {
     progress(`plan: baseline decode+decide of a ${(plan.length / 1e6).toFixed(1)} MB DNLD in-process`);
     const base = await baselineMs(plan);
 
-    const my = await createBenchMysql('plan');
-    const db = await createBenchPg('plan');
-    const broker = await startKafkaBroker({ topics: { msg: 1, schd: 1 } });
-    const child = await startMsgx('plan', ['--role', 'writer'], {
-      MSGX_DATABASE_URL: db.url,
-      MSGX_MAILBOX_MYSQL_URL: my.url,
-      MSGX_KAFKA_BROKERS: broker.brokers.join(','),
-      MSGX_POLL_INTERVAL_MS: '200',
-    });
-    const pool = new pg.Pool({ connectionString: db.url, max: 2, application_name: 'msgx-bench-probe' });
-    const notes = await listen(db.url, ['msgx_inbox', 'msgx_decision', 'msgx_projection']);
+    const stage = await startWriterStage('plan', ['msgx_inbox', 'msgx_decision', 'msgx_projection']);
+    const { my, db, broker, child, pool, notes } = stage;
     try {
       const scalar = async (sql: string, params: unknown[]): Promise<string | null> => {
         const { rows } = await pool.query<{ v: string | null }>(sql, params);
@@ -161,12 +135,7 @@ export const planSnapshotFigure: Figure = {
         },
       };
     } finally {
-      await notes.close().catch(() => undefined);
-      await pool.end().catch(() => undefined);
-      await child.stop();
-      await broker.close();
-      await db.drop();
-      await my.drop();
+      await stage.close();
     }
   },
 };
