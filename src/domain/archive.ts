@@ -19,11 +19,14 @@ export const SWEEP_CHUNK = 1000;
  */
 export type FlightMap = ReadonlyMap<string, FlightState> & { operationDayOf?(flid: string): string | undefined };
 
+/** A flight's operation day: from the map's own index when it has one, else from its state. */
+export const operationDayOf = (flights: FlightMap, flid: string): string | undefined =>
+  flights.operationDayOf ? flights.operationDayOf(flid) : flights.get(flid)?.operationDay;
+
 /** Flights whose operation day is before `beforeDay` (YYYY-MM-DD); null when there are none. */
 export function archiveBefore(flights: FlightMap, beforeDay: string): FlightsArchived | null {
-  const dayOf = (flid: string): string | undefined => (flights.operationDayOf ? flights.operationDayOf(flid) : flights.get(flid)?.operationDay);
   const flids = [...flights.keys()].filter((flid) => {
-    const day = dayOf(flid);
+    const day = operationDayOf(flights, flid);
     return day !== undefined && day < beforeDay;
   }).sort(compareFlids);
   return flids.length > 0 ? { type: 'FlightsArchived', flids, beforeDay } : null;

@@ -41,7 +41,7 @@ function run(xmls: readonly string[], flights = new Map<string, FlightState>(), 
   return { flights, decisions };
 }
 
-const only = (flights: Map<string, FlightState>): FlightState => {
+const soleFlight = (flights: Map<string, FlightState>): FlightState => {
   const live = [...flights.values()];
   expect(live).toHaveLength(1);
   return live[0]!;
@@ -149,7 +149,7 @@ describe('AIDX decide', () => {
       notif([leg({ ...DEP, data: status('SCH') + resources('Actual', 'Departure', stand('101') + gate('E1')) + time('OFB', 'SCT', '2025-03-14T01:30:00Z') + aircraft('A320', 'B-1234') })]),
       notif([leg({ ...DEP, data: time('OFB', 'EST', '2025-03-14T02:10:00Z') + delay('93', 40) })]),
     ]);
-    const f = only(flights);
+    const f = soleFlight(flights);
     const created = decisions[0]!.changes[0]!;
     expect(created.type).toBe('FlightCreated');
     expect(BigInt(f.flid) >= AIDX_FLID_BASE).toBe(true);
@@ -171,7 +171,7 @@ describe('AIDX decide', () => {
       notif([leg({ ...ARR, data: resources('Actual', 'Arrival', stand('215') + gate('E14')) })]),
       notif([leg({ ...ARR, data: time('ONB', 'EST', null) })]),
     ]);
-    const f = only(flights);
+    const f = soleFlight(flights);
     expect(f).toMatchObject({ scheduledTime: '2025-03-14T04:00:00.000Z', estimatedTime: null, currentStand: '215' });
     expect(f.stands.map((s) => s.code)).toEqual(['215']);
     expect(f.gates.map((s) => s.code)).toEqual(['E14']);
@@ -182,14 +182,14 @@ describe('AIDX decide', () => {
       notif([leg({ ...DEP, data: status('SCH') })]),
       notif([leg({ ...DEP, data: status('CX') })], { timeStamp: '2025-03-14T00:30:00Z' }),
     ]);
-    expect(only(seen.flights)).toMatchObject({ status: 'CX', cancelTime: '2025-03-14T00:30:00.000Z' });
+    expect(soleFlight(seen.flights)).toMatchObject({ status: 'CX', cancelTime: '2025-03-14T00:30:00.000Z' });
     run([notif([leg({ ...DEP, data: status('SCH') })])], seen.flights, 3);
-    expect(only(seen.flights)).toMatchObject({ status: 'SCH', cancelTime: null });
+    expect(soleFlight(seen.flights)).toMatchObject({ status: 'SCH', cancelTime: null });
     const returned = run([notif([leg({ ...DEP, data: status('RT') })])]);
-    expect(only(returned.flights).returnType).toBe('A');
+    expect(soleFlight(returned.flights).returnType).toBe('A');
     // An arrival of ours that went elsewhere: the planned arrival history names us.
     const diverted = run([notif([leg({ ...ARR, arr: 'TSN', data: status('DV') + plannedArrival('PEK') })])]);
-    expect(only(diverted.flights)).toMatchObject({ direction: 'A', diversionAirport: 'TSN', diversionDirection: 'A' });
+    expect(soleFlight(diverted.flights)).toMatchObject({ direction: 'A', diversionAirport: 'TSN', diversionDirection: 'A' });
   });
 
   it('SpecialAction Delete deletes the flight (FlightDeleted, like FDEL); later legs of it are not applied; a Delete of an unknown leg is skipped', () => {
@@ -199,7 +199,7 @@ describe('AIDX decide', () => {
       notif([leg({ ...DEP, data: status('DEP') })]),
     ]);
     expect(decisions[1]!.changes.map((c) => c.type)).toContain('FlightDeleted');
-    expect(only(flights)).toMatchObject({ deleted: true, status: 'SCH' });
+    expect(soleFlight(flights)).toMatchObject({ deleted: true, status: 'SCH' });
     expect(decisions[2]!.skipped).toBe('flight-deleted');
     expect(run([notif([leg({ ...DEP, special: 'Delete' })])]).decisions[0]!.skipped).toBe('unknown-flight');
   });
@@ -219,7 +219,7 @@ describe('AIDX decide', () => {
     expect(a).toEqual(b);
     const ffid = legFfid(aidx(xmls[0]!).legs[0]!.key);
     const slot = findLeg(new Map(), ffid).flid;
-    const taken = new Map<string, FlightState>([[slot, { ...only(run([notif([leg(ARR)])]).flights), flid: slot }]]);
+    const taken = new Map<string, FlightState>([[slot, { ...soleFlight(run([notif([leg(ARR)])]).flights), flid: slot }]]);
     expect(findLeg(taken, ffid).flid).toBe((BigInt(slot) + 1n).toString());
   });
 });

@@ -1,4 +1,4 @@
-import type { FlightMap } from '../../domain/archive.ts';
+import { operationDayOf } from '../../domain/archive.ts';
 import type { FlightState } from '../../domain/flight.ts';
 
 /**
@@ -32,8 +32,7 @@ export class FlightOverlay implements Map<string, FlightState> {
     if (this.removed.size > 0 && this.removed.has(flid)) return undefined;
     const mine = this.local.get(flid);
     if (mine) return mine.operationDay;
-    const base = this.base as FlightMap;
-    return base.operationDayOf ? base.operationDayOf(flid) : base.get(flid)?.operationDay;
+    return operationDayOf(this.base, flid);
   }
 
   has(flid: string): boolean {
