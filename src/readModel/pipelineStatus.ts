@@ -144,7 +144,7 @@ export async function pipelineStatus(q: Queryable, day: StatusDay, opts: { prima
   );
   const s = rows[0]!.s;
   const at = (t: string | null): Date | null => (t === null ? null : new Date(t));
-  const projections = await projectionStatus(q);
+  const projections = await projectionStatus(q, s.lastPosition);
   return {
     ...s,
     replica: s.replica ? await replicaLag(s.replica, s.lastPosition, opts.primary) : null,

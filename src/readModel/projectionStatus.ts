@@ -16,8 +16,9 @@ export interface ProjectionStatus {
   readonly waitingSince: Date | null;
 }
 
-export async function projectionStatus(q: Queryable): Promise<ProjectionStatus[]> {
-  const head = await logHead(q);
+/** `knownHead`: the log's head when the caller has read it already (pipeline_lock.last_position), else read here. */
+export async function projectionStatus(q: Queryable, knownHead?: string): Promise<ProjectionStatus[]> {
+  const head = knownHead ?? (await logHead(q));
   const { rows } = await q.query<Omit<ProjectionStatus, 'waitingSince'> & { movedAt: Date; next: string | null }>(
     `SELECT name, position::text AS position, GREATEST($1::bigint - position, 0)::text AS lag,
             updated_at AS "movedAt", CASE WHEN position < $1::bigint THEN (position + 1)::text END AS next
