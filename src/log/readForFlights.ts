@@ -43,6 +43,15 @@ export async function* readWholeLog(q: Queryable, after: string, upTo: string, p
   }
 }
 
+/**
+ * The decisions that name one of $1's flights, through the GIN index alone: what a flight sample
+ * costs follows the sample, whatever the length of the log. Left to itself the planner walks the
+ * primary key in position order over the whole log (the position range looks selective, the flids
+ * match looks rare), or ANDs the GIN bitmap with a bitmap of the whole position range; both grow
+ * with the history (docs/operations.md "Consistency checks").
+ */
+const NAMED = 'WITH named AS MATERIALIZED (SELECT position, recorded_at FROM decision_event WHERE flids && $1::text[])';
+
 interface FilteredRow {
   position: string;
   msg_id: string | null;
@@ -64,16 +73,17 @@ export async function* readFlightsLog(
   let position = after;
   for (;;) {
     const { rows } = await q.query<FilteredRow>(
-      `SELECT d.position, d.msg_id, d.kind,
+      `${NAMED}
+       SELECT d.position, d.msg_id, d.kind,
               to_char(d.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at,
               (SELECT jsonb_agg(jsonb_build_array(x.o - 1, x.c) ORDER BY x.o)
                  FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d.payload->'changes') = 'array'
                                                 THEN d.payload->'changes' ELSE '[]'::jsonb END) WITH ORDINALITY AS x(c, o)
                 WHERE x.c->>'flid' = ANY($1::text[])
                    OR (x.c->>'type' = 'FlightsArchived' AND x.c->'flids' ?| $1::text[])) AS changes
-         FROM decision_event d
-        WHERE d.flids && $1::text[] AND d.position > $2::bigint AND d.position <= $3::bigint
-        ORDER BY d.position
+         FROM named n JOIN decision_event d ON d.position = n.position AND d.recorded_at = n.recorded_at
+        WHERE n.position > $2::bigint AND n.position <= $3::bigint
+        ORDER BY n.position
         LIMIT $4`,
       [flids, position, upTo, pageSize],
     );

@@ -32,6 +32,8 @@ import { OUTBOX_PROJECTOR } from '../readModel/projectorNames.ts';
 export interface SharedFold {
   readonly position: string;
   readonly flights: ReadonlyMap<string, FlightState>;
+  /** Resolves true when its flights can be read (a start from a snapshot fetches them beside the start), false when they cannot. */
+  readable?(): Promise<boolean>;
 }
 
 export interface OutboxFeederOptions {
@@ -88,7 +90,7 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
   async function refold(client: PoolClient, to: string): Promise<void> {
     flights.clear();
     foldedTo = undefined;
-    const shared = opts.shared;
+    const shared = opts.shared && ((await opts.shared.readable?.()) ?? true) ? opts.shared : undefined;
     // Read synchronously: the shared fold's flights as of its position.
     const sharedAt = shared?.position;
     let snapshot: LazyMap<string, FlightState> | undefined;

@@ -424,6 +424,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         const events = await model.reload(pool);
         log.info({ events, position: model.position }, 'write model reloaded after a projection rebuild');
       }
+      // After a start from a snapshot, its days arrive beside the start (docs/recovery.md "Start cost").
+      const unreadable = await model.ready(pool);
+      if (unreadable) log.warn({ err: unreadable, position: model.position }, 'write model: the snapshot flights could not be read; folded again before deciding');
       return scan();
     },
     retryMs: (failures) => outageRetryDelay(cfg, failures),

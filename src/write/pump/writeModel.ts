@@ -34,6 +34,8 @@ export class WriteModel {
   planRequests: PlanRequests = NO_PLAN_REQUESTS;
   private pos = 0n;
   private latest: string | null = null;
+  /** The days of the snapshot the model started from are readable (docs/recovery.md "Start cost"). */
+  private fetched: Promise<void> = Promise.resolve();
   private catchingUp: Promise<number> | undefined;
   private readonly watchers = new Set<() => void>();
 
@@ -60,21 +62,50 @@ export class WriteModel {
   capture(): ModelImage {
     const flights = new ModelFlights();
     flights.copyFrom(this.flights);
-    return { position: this.position, latestDay: this.latest, flights, reference: this.reference, planRequests: this.planRequests };
+    return { position: this.position, latestDay: this.latest, flights, reference: this.reference, planRequests: this.planRequests, fetched: this.fetched };
   }
 
   /**
    * Start from a snapshot instead of position 0 (docs/recovery.md "Write-model snapshots"): only
    * a model that has folded nothing yet takes one. Returns false (and changes nothing) otherwise.
+   * The image's days may still be on their way (`image.fetched`): nothing reads a flight before
+   * they are here (`ready`, and the fold waits for them).
    */
   restore(image: ModelImage): boolean {
     if (this.pos !== 0n || this.catchingUp !== undefined) return false;
+    this.fetched = image.fetched ?? Promise.resolve();
     this.flights.copyFrom(image.flights);
     this.reference = image.reference;
     this.planRequests = image.planRequests;
     this.latest = image.latestDay;
     this.pos = BigInt(image.position);
     return true;
+  }
+
+  /**
+   * Resolves when every flight of the model can be read: at once, except after a start from a
+   * snapshot whose days are still being fetched (docs/recovery.md "Start cost"). The pump and
+   * the outbox feeder wait on it before they read a flight. If the days cannot be read (the row
+   * went away, a broken document), the model starts over (`reload`: a newer snapshot, or
+   * position 0) and the reason is returned, for the caller's log line.
+   */
+  async ready(q: Queryable): Promise<Error | undefined> {
+    try {
+      await this.fetched;
+      return undefined;
+    } catch (err) {
+      await this.reload(q);
+      await this.fetched;
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  /** True when every flight can be read now or once the snapshot's days are in; false when they cannot (ready starts over). */
+  readable(): Promise<boolean> {
+    return this.fetched.then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Call `fn` after every move forward (a decision folded, a group adopted). Returns the unsubscribe. */
@@ -99,6 +130,7 @@ export class WriteModel {
   async reload(q: Queryable): Promise<number> {
     await this.catchingUp?.catch(() => undefined);
     this.flights.clear();
+    this.fetched = Promise.resolve();
     this.reference = EMPTY_REFERENCE;
     this.planRequests = NO_PLAN_REQUESTS;
     this.pos = 0n;
@@ -149,6 +181,7 @@ export class WriteModel {
     let read = 0;
     for (;;) {
       const rows = await readChangesAfter(q, String(this.pos), PAGE);
+      if (rows.length > 0) await this.fetched;
       for (const r of rows) {
         if (!this.apply(r.position, r.msgId, r.recordedAt, r.changes)) {
           throw new Error(`decision_event has a hole before position ${r.position} (model at ${this.position})`);

@@ -1,11 +1,19 @@
-/** The newest write-model snapshot made by this fold code, and how many others are stored (for the one log line). */
+/**
+ * The newest write-model snapshot made by this fold code, and how many others are stored (for the
+ * one log line). Only the document's head is read (MAGIC, length, header: `substring` of the bytea,
+ * which PostgreSQL reads as a slice of the stored value — migration 330 stores it uncompressed);
+ * the days' bytes, which grow with the live flights, are read by `snapshotDays` (docs/recovery.md
+ * "Start cost").
+ */
 import type { Queryable } from '../../platform/db.ts';
+import { HEAD_PREFIX } from './snapshotCodec.ts';
 
 export interface StoredSnapshot {
   readonly id: string;
   readonly position: string;
   readonly bytes: number;
-  readonly body: Buffer;
+  /** The document's first bytes: MAGIC, the header's length and the header (all of it when the length is not of this version). */
+  readonly head: Buffer;
 }
 
 export interface SnapshotLookup {
@@ -15,18 +23,41 @@ export interface SnapshotLookup {
   readonly foreign: number;
 }
 
+/** The header's length from the prefix's u32 (bytes 9–12), in SQL; get_byte of the 12-byte slice only. */
+const HEAD_END = `${HEAD_PREFIX} + ((get_byte(p.prefix, 8)::bigint << 24) | (get_byte(p.prefix, 9) << 16) | (get_byte(p.prefix, 10) << 8) | get_byte(p.prefix, 11))`;
+
 export async function newestSnapshot(q: Queryable, fingerprint: string, atMost: string): Promise<SnapshotLookup> {
-  const { rows } = await q.query<{ id: string | null; position: string | null; bytes: number | null; body: Buffer | null; foreign: number }>(
-    `SELECT s.id::text AS id, s.position::text AS position, s.bytes, s.body,
+  const { rows } = await q.query<{ id: string | null; position: string | null; bytes: number | null; head: Buffer | null; foreign: number }>(
+    `SELECT s.id::text AS id, s.position::text AS position, s.bytes,
+            substring(s.body FROM 1 FOR CASE WHEN s.bytes >= ${HEAD_PREFIX} THEN least(${HEAD_END}, s.bytes)::int ELSE s.bytes END) AS head,
             (SELECT count(*) FROM write_model_snapshot WHERE fingerprint <> $1)::int AS foreign
        FROM (SELECT 1) one
        LEFT JOIN LATERAL (SELECT id, position, bytes, body FROM write_model_snapshot
-                           WHERE fingerprint = $1 AND position <= $2::bigint ORDER BY position DESC, id DESC LIMIT 1) s ON true`,
+                           WHERE fingerprint = $1 AND position <= $2::bigint ORDER BY position DESC, id DESC LIMIT 1) s ON true
+       LEFT JOIN LATERAL (SELECT substring(s.body FROM 1 FOR ${HEAD_PREFIX}) AS prefix) p ON true`,
     [fingerprint, atMost],
   );
   const r = rows[0]!;
   return {
-    usable: r.id === null ? undefined : { id: r.id, position: r.position!, bytes: r.bytes!, body: r.body! },
+    usable: r.id === null ? undefined : { id: r.id, position: r.position!, bytes: r.bytes!, head: r.head! },
     foreign: r.foreign,
   };
+}
+
+/**
+ * The days' bytes of snapshot `id`: everything after its head (`from` bytes). Rejects when the
+ * row is gone (a newer writer keeps only the newest few): read it in the transaction that read the
+ * head, or fall back to another start (WriteModel.ready does).
+ */
+export async function snapshotDays(q: Queryable, id: string, from: number): Promise<Buffer> {
+  const { rows } = await q.query<{ days: Buffer }>('SELECT substring(body FROM $2::int + 1) AS days FROM write_model_snapshot WHERE id = $1::bigint', [id, from]);
+  if (rows[0] === undefined) throw new Error(`write-model snapshot ${id} was deleted before its flights were read`);
+  return rows[0].days;
+}
+
+/** `length` bytes of snapshot `id` from byte `from` (0-based): one day's chunk, for a check that reads a few. */
+export async function snapshotSlice(q: Queryable, id: string, from: number, length: number): Promise<Buffer> {
+  const { rows } = await q.query<{ part: Buffer }>('SELECT substring(body FROM $2::int + 1 FOR $3::int) AS part FROM write_model_snapshot WHERE id = $1::bigint', [id, from, length]);
+  if (rows[0] === undefined) throw new Error(`write-model snapshot ${id} was deleted before its flights were read`);
+  return rows[0].part;
 }

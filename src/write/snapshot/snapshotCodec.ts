@@ -1,12 +1,14 @@
 /**
  * The snapshot document of a write model (docs/recovery.md "Write-model snapshots"), in two
- * parts so that a start does not decode what it does not use:
+ * parts so that a start does not read or decode what it does not use:
  *   MAGIC · u32 header length · header · chunk · chunk · …
  * The header is gzip of one JSON object — position, latest day, plan requests, reference store,
  * and the chunk list (each chunk's operation day, flids and byte length). Each chunk is gzip of
- * the JSON array of one operation day's flights. Decoding reads the header only; the flights come
- * as a LazyMap whose chunks are decoded on first use (src/platform/lazyMap.ts), so a start costs
- * the header, whatever the number of days the model keeps.
+ * the JSON array of one operation day's flights. A start fetches the head alone (MAGIC, length,
+ * header: `substring` of the stored bytea, src/write/snapshot/newestSnapshot.ts) and the days'
+ * bytes beside the rest of the start (SnapshotDays); the flights come as a LazyMap whose chunks
+ * are decoded on first use (src/platform/lazyMap.ts), so a start costs the header, whatever the
+ * number of days the model keeps.
  *
  * Encoding runs off the pump's path: the flights are stringified a slice at a time with a turn of
  * the event loop between slices, and gzip runs on libuv's thread pool, so no slice holds the loop
@@ -31,6 +33,11 @@ export interface ModelImage {
   readonly flights: ReadonlyMap<string, FlightState>;
   readonly reference: ReferenceState;
   readonly planRequests: PlanRequests;
+  /**
+   * Resolves when every day of `flights` can be decoded (the days' bytes have arrived); rejects
+   * when they cannot be read. Absent: they can be now.
+   */
+  readonly fetched?: Promise<void>;
 }
 
 interface ChunkEntry {
@@ -49,12 +56,44 @@ interface Header {
 
 const MAGIC = Buffer.from('msgxWM2\n', 'latin1');
 
+/** Bytes before the header: MAGIC and the header's length (u32, big-endian). */
+export const HEAD_PREFIX = MAGIC.length + 4;
+
 /** Flights stringified per turn of the event loop. */
 const SLICE = 50;
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
+
+/**
+ * The days' part of a stored snapshot (every chunk after the header), which may still be on its
+ * way from PostgreSQL: `fetched` resolves when it is here, and rejects when it cannot be read
+ * (the row went away, or it is shorter than the header's chunk list says).
+ */
+export class SnapshotDays {
+  #bytes: Buffer | undefined;
+  readonly fetched: Promise<void>;
+
+  constructor(bytes: Buffer | Promise<Buffer>, needed: number) {
+    const check = (b: Buffer): void => {
+      if (b.length < needed) throw new SnapshotFormatError(`write-model snapshot is cut short in its flights (${b.length} of ${needed} bytes)`);
+      this.#bytes = b;
+    };
+    if (Buffer.isBuffer(bytes)) {
+      check(bytes);
+      this.fetched = Promise.resolve();
+    } else {
+      this.fetched = bytes.then(check);
+      this.fetched.catch(() => undefined); // observed by whoever awaits it
+    }
+  }
+
+  slice(offset: number, length: number): Buffer {
+    if (this.#bytes === undefined) throw new Error('write-model snapshot: its days are not fetched yet (await WriteModel.ready first)');
+    return this.#bytes.subarray(offset, offset + length);
+  }
+}
 
 /**
  * One operation day's flights of a stored snapshot, gzip JSON, decoded on first use (once: the
@@ -66,19 +105,23 @@ export class SnapshotChunk implements LazyChunk<string, FlightState> {
   constructor(
     readonly day: string,
     readonly keys: readonly string[],
-    readonly body: Buffer,
+    private readonly days: SnapshotDays,
+    /** Where its bytes start after the head, and how many. */
+    readonly offset: number,
+    readonly length: number,
   ) {}
 
+  /** Resolves when the chunk's bytes are here. */
+  get fetched(): Promise<void> {
+    return this.days.fetched;
+  }
+
+  get body(): Buffer {
+    return this.days.slice(this.offset, this.length);
+  }
+
   load(): readonly (readonly [string, FlightState])[] {
-    if (this.decoded === undefined) {
-      let flights: FlightState[];
-      try {
-        flights = JSON.parse(zlib.gunzipSync(this.body).toString('utf8')) as FlightState[];
-      } catch (err) {
-        throw new SnapshotFormatError(`write-model snapshot: the flights of ${this.day} cannot be read`, { cause: err });
-      }
-      this.decoded = flights.map((f) => [f.flid, f] as const);
-    }
+    if (this.decoded === undefined) this.decoded = decodeDay(this, this.body).map((f) => [f.flid, f] as const);
     return this.decoded;
   }
 }
@@ -147,8 +190,9 @@ async function gzipSlices(flights: readonly FlightState[], cancelled: () => bool
 }
 
 export async function encodeImage(image: ModelImage, cancelled: () => boolean = () => false): Promise<Buffer> {
+  await image.fetched;
   const { kept, days } = groupFlights(image.flights);
-  const chunks: ChunkEntry[] = kept.map((c) => ({ day: c.day, flids: [...c.keys], bytes: c.body.length }));
+  const chunks: ChunkEntry[] = kept.map((c) => ({ day: c.day, flids: [...c.keys], bytes: c.length }));
   const bodies: Buffer[] = kept.map((c) => c.body);
   for (const [day, flights] of days) {
     const body = await gzipSlices(flights, cancelled);
@@ -163,25 +207,37 @@ export async function encodeImage(image: ModelImage, cancelled: () => boolean = 
   return Buffer.concat([MAGIC, length, head, ...bodies]);
 }
 
-export async function decodeImage(body: Buffer): Promise<ModelImage> {
-  if (body.length < MAGIC.length + 4 || !body.subarray(0, MAGIC.length).equals(MAGIC)) {
+/** The header's length, from the document's first HEAD_PREFIX bytes. */
+export function headLength(prefix: Buffer): number {
+  if (prefix.length < HEAD_PREFIX || !prefix.subarray(0, MAGIC.length).equals(MAGIC)) {
     throw new SnapshotFormatError('write-model snapshot is not a snapshot document of this version');
   }
-  const headEnd = MAGIC.length + 4 + body.readUInt32BE(MAGIC.length);
+  return HEAD_PREFIX + prefix.readUInt32BE(MAGIC.length);
+}
+
+/**
+ * The image of a stored snapshot from its head (MAGIC, length, header) and its days' bytes, which
+ * may still be coming: the reference store, plan requests, position and latest day are there at
+ * once, each day's flights from the time `fetched` resolves (WriteModel.ready waits for it).
+ */
+export async function decodeHead(head: Buffer, days: Buffer | Promise<Buffer>): Promise<ModelImage> {
+  const headEnd = headLength(head);
+  if (head.length < headEnd) throw new SnapshotFormatError('write-model snapshot is cut short in its header');
   let header: Header;
   try {
-    header = JSON.parse((await gunzip(body.subarray(MAGIC.length + 4, headEnd))).toString('utf8')) as Header;
+    header = JSON.parse((await gunzip(head.subarray(HEAD_PREFIX, headEnd))).toString('utf8')) as Header;
   } catch (err) {
     throw new SnapshotFormatError('write-model snapshot header is not gzip JSON', { cause: err });
   }
   if (typeof header.position !== 'string' || !Array.isArray(header.chunks) || !Array.isArray(header.reference) || !Array.isArray(header.planRequests)) {
     throw new SnapshotFormatError('write-model snapshot lacks position, chunks, reference or plan requests');
   }
+  const needed = header.chunks.reduce((n, c) => n + c.bytes, 0);
+  const stored = new SnapshotDays(days, needed);
   const flights = new LazyMap<string, FlightState>();
-  let at = headEnd;
+  let at = 0;
   for (const c of header.chunks) {
-    if (at + c.bytes > body.length) throw new SnapshotFormatError(`write-model snapshot is cut short in the flights of ${c.day}`);
-    flights.addChunk(new SnapshotChunk(c.day, c.flids, body.subarray(at, at + c.bytes)));
+    flights.addChunk(new SnapshotChunk(c.day, c.flids, stored, at, c.bytes));
     at += c.bytes;
   }
   return {
@@ -190,5 +246,28 @@ export async function decodeImage(body: Buffer): Promise<ModelImage> {
     flights,
     reference: new Map(header.reference.map(([kind, records]) => [kind, new Map(records)])),
     planRequests: new Map(header.planRequests.map((w) => [w.mgid, w])),
+    fetched: stored.fetched,
   };
+}
+
+/** The chunks of a decoded image still undecoded, newest day last (for a check that reads a few days only). */
+export function chunksOf(image: ModelImage): SnapshotChunk[] {
+  if (!(image.flights instanceof LazyMap)) return [];
+  return [...(image.flights as LazyMap<string, FlightState>).split().pending.keys()].filter((c) => c instanceof SnapshotChunk).sort((a, b) => a.offset - b.offset);
+}
+
+/** One day's flights from the bytes of its chunk. */
+export function decodeDay(chunk: SnapshotChunk, body: Buffer): FlightState[] {
+  try {
+    return JSON.parse(zlib.gunzipSync(body).toString('utf8')) as FlightState[];
+  } catch (err) {
+    throw new SnapshotFormatError(`write-model snapshot: the flights of ${chunk.day} cannot be read`, { cause: err });
+  }
+}
+
+/** The image of a whole stored document (head and days at hand). */
+export async function decodeImage(body: Buffer): Promise<ModelImage> {
+  const headEnd = headLength(body);
+  if (body.length < headEnd) throw new SnapshotFormatError('write-model snapshot is cut short in its header');
+  return decodeHead(body.subarray(0, headEnd), body.subarray(headEnd));
 }

@@ -6,12 +6,12 @@
  */
 import { refuseArchivedAfter } from '../../log/archivedHistory.ts';
 import { logHead } from '../../log/head.ts';
-import type { Pool, Queryable } from '../../platform/db.ts';
+import type { Pool, PoolClient, Queryable } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { WriteModel } from '../pump/writeModel.ts';
 import { foldFingerprint } from './foldFingerprint.ts';
-import { newestSnapshot } from './newestSnapshot.ts';
-import { decodeImage, type ModelImage } from './snapshotCodec.ts';
+import { newestSnapshot, snapshotDays, type SnapshotLookup } from './newestSnapshot.ts';
+import { decodeHead, type ModelImage } from './snapshotCodec.ts';
 
 export interface Warmed {
   /** Where the fold started: a snapshot, position 0, or the model as it was (a warm standby's). */
@@ -27,7 +27,7 @@ export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now:
   const t0 = now();
   if (model.position !== '0') return caughtUp(log, model, 'warm model', null, await model.catchUp(pool), now() - t0);
   const fingerprint = foldFingerprint();
-  const found = await newestSnapshot(pool, fingerprint, await logHead(pool));
+  const { found, image } = await openNewest(pool, fingerprint);
   let snapshot: string | null = null;
   if (found.usable === undefined) {
     log.info(
@@ -38,7 +38,11 @@ export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now:
     );
   } else {
     try {
-      if (model.restore(await decodeImage(found.usable.body))) snapshot = found.usable.position;
+      const restored = await image!;
+      if (model.restore(restored)) {
+        snapshot = found.usable.position;
+        sayFetched(log, restored, found.usable.bytes, t0, now);
+      }
     } catch (err) {
       log.warn({ err, snapshotId: found.usable.id, position: found.usable.position }, 'write model: snapshot cannot be read; folding the log from position 0');
     }
@@ -48,16 +52,78 @@ export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now:
   return caughtUp(log, model, snapshot === null ? 'position 0' : 'snapshot', snapshot, await model.catchUp(pool), now() - t0);
 }
 
+/** One line when the snapshot's days are in (or cannot be read: the model then starts over before its first decision). */
+function sayFetched(log: Logger, image: ModelImage, bytes: number, t0: number, now: () => number): void {
+  image.fetched?.then(
+    () => log.info({ position: image.position, bytes, ms: now() - t0 }, 'write model: snapshot flights fetched'),
+    (err: unknown) => log.warn({ err, position: image.position }, 'write model: the snapshot flights cannot be read; the model starts over before the first decision'),
+  );
+}
+
 function caughtUp(log: Logger, model: WriteModel, from: Warmed['from'], snapshot: string | null, folded: number, ms: number): Warmed {
   log.info({ from, snapshot, folded, position: model.position, flights: model.flights.size, ms }, 'write model caught up');
   return { from, snapshot, folded, ms };
 }
 
 /**
- * The newest usable snapshot as an image, or undefined (none, other fold code, unreadable): what
- * WriteModel.reload starts from (it folds from 0 without one).
+ * The newest usable snapshot for a start: its head read now, its days' bytes fetched beside the
+ * rest of the start (docs/recovery.md "Start cost") on the same REPEATABLE READ transaction, so a
+ * writer deleting the row meanwhile does not take them away; the transaction ends when they are in.
+ */
+async function openNewest(pool: Pool, fingerprint: string): Promise<{ found: SnapshotLookup; image: Promise<ModelImage> | undefined }> {
+  const c = await pool.connect();
+  let open = true;
+  const end = (err?: unknown): void => {
+    if (!open) return;
+    open = false;
+    if (err !== undefined) c.release(err instanceof Error ? err : new Error(String(err)));
+    else void c.query('COMMIT').then(() => c.release(), (e: unknown) => c.release(e instanceof Error ? e : new Error(String(e))));
+  };
+  try {
+    await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const found = await newestSnapshot(c, fingerprint, await logHead(c));
+    if (found.usable === undefined) {
+      end();
+      return { found, image: undefined };
+    }
+    const days = fetchDays(c, found.usable.id, found.usable.head.length, end);
+    const image = decodeHead(found.usable.head, days);
+    image.catch(() => undefined); // warmModel awaits it
+    return { found, image };
+  } catch (err) {
+    end(err);
+    throw err;
+  }
+}
+
+function fetchDays(c: PoolClient, id: string, from: number, end: (err?: unknown) => void): Promise<Buffer> {
+  const days = snapshotDays(c, id, from).then(
+    (b) => {
+      end();
+      return b;
+    },
+    (err: unknown) => {
+      end(err);
+      throw err;
+    },
+  );
+  days.catch(() => undefined); // decodeHead's SnapshotDays observes it
+  return days;
+}
+
+/**
+ * The newest usable snapshot as an image with its days read, or undefined (none, other fold code,
+ * unreadable, deleted meanwhile): what WriteModel.reload and a rebuild start from (they fold from 0
+ * without one).
  */
 export async function newestImage(q: Queryable): Promise<ModelImage | undefined> {
   const { usable } = await newestSnapshot(q, foldFingerprint(), await logHead(q));
-  return usable === undefined ? undefined : decodeImage(usable.body).catch(() => undefined);
+  if (usable === undefined) return undefined;
+  try {
+    const image = await decodeHead(usable.head, await snapshotDays(q, usable.id, usable.head.length));
+    await image.fetched;
+    return image;
+  } catch {
+    return undefined;
+  }
 }
