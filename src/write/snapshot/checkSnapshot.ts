@@ -105,7 +105,8 @@ async function foldSample(q: Queryable, flids: readonly string[], upTo: string):
 }
 
 /** `want` distinct items of `all` at random (a partial Fisher–Yates shuffle; `all` is reordered). */
-function pick<T>(all: T[], want: number): T[] {
+function pick<T>(all: T[], most: number): T[] {
+  const want = Math.min(most, all.length);
   for (let i = 0; i < want; i++) {
     const j = i + Math.floor(Math.random() * (all.length - i));
     [all[i], all[j]] = [all[j]!, all[i]!];

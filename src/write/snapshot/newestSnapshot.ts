@@ -29,7 +29,7 @@ const HEAD_END = `${HEAD_PREFIX} + ((get_byte(p.prefix, 8)::bigint << 24) | (get
 export async function newestSnapshot(q: Queryable, fingerprint: string, atMost: string): Promise<SnapshotLookup> {
   const { rows } = await q.query<{ id: string | null; position: string | null; bytes: number | null; head: Buffer | null; foreign: number }>(
     `SELECT s.id::text AS id, s.position::text AS position, s.bytes,
-            substring(s.body FROM 1 FOR CASE WHEN s.bytes >= ${HEAD_PREFIX} THEN least(${HEAD_END}, s.bytes)::int ELSE s.bytes END) AS head,
+            substring(s.body FROM 1 FOR CASE WHEN octet_length(p.prefix) >= ${HEAD_PREFIX} THEN least(${HEAD_END}, octet_length(s.body))::int ELSE octet_length(s.body) END) AS head,
             (SELECT count(*) FROM write_model_snapshot WHERE fingerprint <> $1)::int AS foreign
        FROM (SELECT 1) one
        LEFT JOIN LATERAL (SELECT id, position, bytes, body FROM write_model_snapshot
