@@ -11,13 +11,16 @@
  * over a keep-alive agent shared per API process, the first poll at a random point of the 10 s,
  * and holds one live subscription (flightChanged(operationDay) over SSE, a fetch stream read
  * without decoding the events). The display count per API process grows step by step
- * (MSGX_BENCH_SCREENS_STEPS, default 5,10,25,50,100,200,400; each step MSGX_BENCH_SCREENS_STEP_MS,
- * default 20 s) until the p99 of the board polls passes 1 s or the last step is done.
+ * (MSGX_BENCH_SCREENS_STEPS, default 10,25,50,100,200,400; each step MSGX_BENCH_SCREENS_STEP_MS,
+ * default 30 s, so that a step of 25 displays per process has ≥ 75 polls behind its p99) until the p99 of the board polls passes 1 s or the last step is done.
  *
  * Meanwhile the writer takes a busy hour's FLOPs (the generated mix) at a steady
  * MSGX_BENCH_SCREENS_RATE messages/s (default 25: a busy airport's peak is 10–50/s), written to
  * CMINMSGS in small batches every 200 ms. The replica's lag is read once a second from the first
  * API process's `pipeline { replica { positions seconds } }`.
+ *
+ * Before the displays, one board at a time (ALONE_POLLS polls, same query, same FLOPs) gives the
+ * board's latency without concurrent displays (details.boardAlone).
  *
  * Rows: displays per API process at which the board p99 passes 1 s, for 1, 2 and 4 processes
  * (baseline: the 1-process figure of the same run), and the replica's lag at that load (baseline:
@@ -46,10 +49,11 @@ const P99_LIMIT_MS = 1000;
 const BATCH_MS = 200;
 const numbers = (v: string | undefined, d: string) => (v ?? d).split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
 const API_COUNTS = numbers(process.env.MSGX_BENCH_SCREENS_APIS, '1,2,4');
-const STEPS = numbers(process.env.MSGX_BENCH_SCREENS_STEPS, '5,10,25,50,100,200,400');
-const STEP_MS = Number(process.env.MSGX_BENCH_SCREENS_STEP_MS ?? 20_000);
+const STEPS = numbers(process.env.MSGX_BENCH_SCREENS_STEPS, '10,25,50,100,200,400');
+const STEP_MS = Number(process.env.MSGX_BENCH_SCREENS_STEP_MS ?? 30_000);
 const RATE = Number(process.env.MSGX_BENCH_SCREENS_RATE ?? 25);
 const QUIET_LAG_MS = 15_000;
+const ALONE_POLLS = 30;
 
 const BOARD = `query Board($day: Date!) { flights(operationDay: $day, direction: DEPARTURE, first: 100) {
   edges { node { flid airline flightNo scheduledTime estimatedTime actualTime terminal currentStand status publicStatus publicRemark cancelled gates { code } } }
@@ -69,11 +73,13 @@ const API_ENV = {
 class Tally {
   latencies: number[] = [];
   errors = 0;
+  firstError: string | undefined;
   events = 0;
   streamErrors = 0;
   reset(): void {
     this.latencies = [];
     this.errors = 0;
+    this.firstError = undefined;
     this.events = 0;
     this.streamErrors = 0;
   }
@@ -108,8 +114,11 @@ class Display {
         const a = await request(this.host.board, 'POST', '/graphql', body);
         expectOk(a, 'board');
         if (!this.stopped) this.tally.latencies.push(a.lastByteAt - t0);
-      } catch {
-        if (!this.stopped) this.tally.errors++;
+      } catch (err) {
+        if (!this.stopped) {
+          this.tally.errors++;
+          this.tally.firstError ??= err instanceof Error ? err.message.slice(0, 200) : String(err);
+        }
       }
       await pause(Math.max(0, POLL_MS - (nowMs() - t0)));
     }
@@ -231,6 +240,7 @@ interface StepResult {
   readonly p99: number;
   readonly max: number;
   readonly errors: number;
+  readonly firstError: string | undefined;
   readonly streamErrors: number;
   readonly liveEvents: number;
   readonly lag: ReturnType<typeof lagSummary>;
@@ -262,6 +272,7 @@ async function ramp(hosts: readonly ApiHost[], lag: ReturnType<typeof sampleLag>
         p99: round(percentile(l, 99)),
         max: round(l.reduce((a, b) => Math.max(a, b), 0)),
         errors: tally.errors,
+        firstError: tally.firstError,
         streamErrors: tally.streamErrors,
         liveEvents: tally.events,
         lag: lagSummary(lag.take()),
@@ -269,7 +280,7 @@ async function ramp(hosts: readonly ApiHost[], lag: ReturnType<typeof sampleLag>
         loadAverage: round(loadavg()[0]!, 2),
       };
       steps.push(step);
-      progress(`screens: ${hosts.length} api × ${n} displays: board p50 ${step.p50} ms, p99 ${step.p99} ms (${step.polls} polls, ${step.errors} errors), ` +
+      progress(`screens: ${hosts.length} api × ${n} displays: board p50 ${step.p50} ms, p99 ${step.p99} ms (${step.polls} polls, ${step.errors} errors${step.firstError ? `: ${step.firstError}` : ''}), ` +
         `${step.liveEvents} live events, lag ≤ ${step.lag.positionsMax} positions / ${step.lag.secondsMax} s, load ${step.loadAverage}`);
       if (step.p99 > P99_LIMIT_MS || step.errors > 0 || step.polls === 0) break;
     }
@@ -282,6 +293,19 @@ async function ramp(hosts: readonly ApiHost[], lag: ReturnType<typeof sampleLag>
       h.board.agent.destroy();
     }
   }
+}
+
+/** ALONE_POLLS board polls one after another: the board's latency without concurrent displays. */
+async function boardsAlone(host: ApiHost) {
+  const body = JSON.stringify({ query: BOARD, variables: { day: DAY } });
+  const l: number[] = [];
+  for (let i = 0; i < ALONE_POLLS; i++) {
+    const t0 = nowMs();
+    const a = await request(host.board, 'POST', '/graphql', body);
+    expectOk(a, 'board');
+    l.push(a.lastByteAt - t0);
+  }
+  return { polls: l.length, p50: round(percentile(l, 50)), p99: round(percentile(l, 99)) };
 }
 
 /** Where the p99 passed the limit: that step's display count, or undefined if no step did. */
@@ -320,6 +344,8 @@ export const screensFigure: Figure = {
       await pause(QUIET_LAG_MS);
       const quiet = lagSummary(lag.take());
       progress(`screens: lag with no display: ≤ ${quiet.positionsMax} positions / ${quiet.secondsMax} s`);
+      const boardAlone = await boardsAlone(hosts[0]!);
+      progress(`screens: one board at a time: p50 ${boardAlone.p50} ms, p99 ${boardAlone.p99} ms`);
 
       const runs: Record<string, StepResult[]> = {};
       for (const count of API_COUNTS) {
@@ -365,6 +391,7 @@ export const screensFigure: Figure = {
           stepMs: STEP_MS,
           steps: STEPS,
           quietLag: quiet,
+          boardAlone,
           runs,
           apiLogs: hosts.map((h) => h.child.logFile),
           writerLog: stage.child.logFile,
