@@ -126,21 +126,21 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
       ...env, MSGX_DATABASE_URL: log.db.url, MSGX_HTTP_PORT: '0', MSGX_HTTP_HOST: '127.0.0.1', MSGX_LOG_LEVEL: 'info',
       MSGX_REQUEST_REFERENCE_AT_START: 'false', MSGX_DATA_DIR: `/tmp/msgx-bench-history-${process.pid}`,
     };
-    const startWriter = async (label: string) => {
+    // Every line is listened for from the spawn on: the start-up check's 1,000 mismatch lines (the
+    // fixture's outbox has no msg_event rows) can push an earlier line out of the kept output.
+    const startWriter = async (label: string, more: readonly string[] = []) => {
       progress(`history ${w} w: writer start (${label})`);
       const p = spawnMsgx(['start', '--role', 'writer'], childEnv, { keep: 50_000 });
-      const lock = await lineAt(p, 'writer lock taken');
-      const caught = await lineAt(p, 'write model caught up');
-      const pump = await lineAt(p, 'pump started');
-      return { p, ms: pump.time - lock.time, lockAt: lock.time, caught: caught.line };
+      const [lock, caught, pump, ...rest] = await Promise.all(['writer lock taken', 'write model caught up', 'pump started', ...more].map((t) => lineAt(p, t)));
+      return { p, ms: pump!.time - lock!.time, lockAt: lock!.time, caught: caught!.line, rest };
     };
-    const first = await startWriter('no snapshot');
-    const recorded = (await lineAt(first.p, 'write-model snapshot recorded')).line;
+    const first = await startWriter('no snapshot', ['write-model snapshot recorded']);
+    const recorded = first.rest[0]!.line;
     await first.p.stop('SIGTERM', 30_000);
 
-    const second = await startWriter('from the snapshot');
     // Its days' bytes arrive beside the start; the pump decides only after them (docs/recovery.md "Start cost").
-    const daysIn = await lineAt(second.p, 'write model: snapshot flights fetched');
+    const second = await startWriter('from the snapshot', ['write model: snapshot flights fetched']);
+    const daysIn = second.rest[0]!;
     const writerRss = await rssMb(second.p.pid);
     progress(`history ${w} w: standby, then SIGKILL of the writer`);
     const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], childEnv, { keep: 50_000 });
@@ -148,9 +148,9 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
     try {
       await lineAt(standby, 'standby: write model follows the log');
       const kill = Date.now();
+      const taken = Promise.all([lineAt(standby, 'pump started'), lineAt(standby, 'standby: writer lock taken')]);
       second.p.kill('SIGKILL');
-      const pump = await lineAt(standby, 'pump started');
-      const lock = await lineAt(standby, 'standby: writer lock taken');
+      const [pump, lock] = await taken;
       takeover = { kill, lock: lock.time, pump: pump.time };
     } finally {
       await standby.stop('SIGTERM', 30_000);
