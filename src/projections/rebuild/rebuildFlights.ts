@@ -123,7 +123,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
   const tracker = new ProgressTracker(clock, opts.onProgress);
   const fold = new JournaledMap<string, FlightState>();
   const pending = emptyPending();
-  const behind = new WriteBehind({ lanes, tables: SCRATCH, chunk, coldAfter: opts.writeBehindAfter ?? WRITE_BEHIND_AFTER, minFlights: chunk });
+  const behind = new WriteBehind({ lanes, tables: SCRATCH, chunk, coldAfter: opts.writeBehindAfter ?? WRITE_BEHIND_AFTER, minFlights: Math.ceil(chunk / 4) });
   let position = '0';
   let events = 0;
   /** The position the fold started after: events and total count decisions after it. */
