@@ -24,7 +24,7 @@ import { fieldChanges, listChanges } from './diff.ts';
 import { decideFdel } from './fdel.ts';
 import { WorkingSet } from './workingSet.ts';
 
-export const AIDX_VERSION = 1;
+export const AIDX_VERSION = 2;
 
 /** The lowest flid msgx assigns to an AIDX leg; AODB flids stay below it. */
 export const AIDX_FLID_BASE = 9_000_000_000_000_000_000n;
