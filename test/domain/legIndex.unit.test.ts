@@ -90,3 +90,47 @@ describe('AIDX updates of SIS flights', () => {
     expect(flights.get('880010')!.estimatedTime).toBe('2025-03-14T21:20:00.000Z');
   });
 });
+
+describe('A-CDM times from AIDX land on the fields the SIS FLOPs set (docs/contract/aidx.md "A-CDM times")', () => {
+  const plan = (): Map<string, FlightState> => {
+    const flights = new Map<string, FlightState>();
+    run(flights, [PLAN]);
+    return flights;
+  };
+  const at = '2025-03-14T02:20:00Z';
+  // [SIS FLOP subtype, its element's value (local), flight, AIDX qualifier, time type, the field both set]
+  const pairs = [
+    ['EOBT', '880001', 'OFB', 'EST', 'eobt'],
+    ['TOBT', '880001', 'OFB', 'TAR', 'tobt'],
+    ['COBT', '880001', 'OFB', 'CAL', 'cobt'],
+    ['CTOT', '880001', 'TKO', 'CAL', 'ctot'],
+    ['EGST', '880001', 'SRT', 'ACT', 'egst'],
+    ['NEAT', '880001', 'ONB', 'EST', 'nextEstimatedArrival'],
+    ['NAAT', '880001', 'ONB', 'ACT', 'nextActualArrival'],
+    ['PEDT', '880002', 'OFB', 'EST', 'prevEstimatedDeparture'],
+    ['PADT', '880002', 'OFB', 'ACT', 'prevActualDeparture'],
+  ] as const;
+  for (const [styp, flid, q, t, field] of pairs) {
+    it(`${q} ${t} sets ${field}, as FLOP ${styp} does`, () => {
+      const sis = plan();
+      run(sis, [`<?xml version="1.0" encoding="UTF-8"?>\n<MSG><META><SNDR>AODB</SNDR><SEQN>9</SEQN><DTTM>20250314080000</DTTM><TYPE>FLOP</TYPE><STYP>${styp}</STYP></META><FLOP><FLID>${flid}</FLID><FFID>X</FFID><${styp}>14MAR251020</${styp}></FLOP></MSG>`]);
+      const aidx = plan();
+      const dep = flid === '880001';
+      run(aidx, [notif([leg({ airline: dep ? 'CA' : 'MU', number: dep ? '1501' : '5102', dep: dep ? 'PEK' : 'SHA', arr: dep ? 'SHA' : 'PEK', data: time(q, t, at) })], { seq: '9' })]);
+      expect(sis.get(flid)![field]).toBe('2025-03-14T02:20:00.000Z');
+      expect(aidx.get(flid)![field]).toBe(sis.get(flid)![field]);
+    });
+  }
+
+  it('TSAT, TTOT, ETOT, ATOT, ELDT, ALDT have no field: kept in the decision, no field changed', () => {
+    const flights = plan();
+    const before = { ...flights.get('880001')! };
+    const data = ['SRT TAR', 'TKO TAR', 'TKO EST', 'TKO ACT'].map((p) => time(p.split(' ')[0]!, p.split(' ')[1]!, at)).join('');
+    const [d] = run(flights, [notif([leg({ airline: 'CA', number: '1501', dep: 'PEK', arr: 'SHA', data })], { seq: '9' })]);
+    expect(d!.changes).toEqual([]);
+    expect(d!.notes?.join('\n')).toContain('times kept SRT/TAR=2025-03-14T02:20:00.000Z,TKO/TAR=2025-03-14T02:20:00.000Z,TKO/EST=2025-03-14T02:20:00.000Z,TKO/ACT=');
+    expect(flights.get('880001')).toEqual(before);
+    const [a] = run(flights, [notif([leg({ airline: 'MU', number: '5102', dep: 'SHA', arr: 'PEK', data: time('TDN', 'EST', at) + time('TDN', 'ACT', at) })], { seq: '10' })]);
+    expect(a!.notes?.join('\n')).toContain('times kept TDN/EST=2025-03-14T02:20:00.000Z,TDN/ACT=');
+  });
+});

@@ -105,14 +105,13 @@ function nextDay(day: string): string {
  * scheduled time sent, the origin date, and for an arrival sent without a scheduled time the day
  * after it (a night flight lands the next local day).
  */
-function legDays(leg: AidxLeg): string[] {
-  const days = [leg.operationDay];
-  if (!days.includes(leg.key.originDate)) days.push(leg.key.originDate);
+function* legDays(leg: AidxLeg): Generator<string> {
+  yield leg.operationDay;
+  if (leg.key.originDate !== leg.operationDay) yield leg.key.originDate;
   if (leg.key.direction === 'A' && leg.fields.scheduledTime === undefined) {
     const next = nextDay(leg.key.originDate);
-    if (!days.includes(next)) days.push(next);
+    if (next !== leg.operationDay) yield next;
   }
-  return days;
 }
 
 /**
@@ -163,6 +162,8 @@ function legLabel(leg: AidxLeg): string {
 }
 
 function legNote(leg: AidxLeg, flid: string, what: string): string {
+  // Past the cap only counted (decideAidx): a day's schedule of thousands of legs builds no text for them.
+  if (leg.index > MAX_AIDX_NOTES + 1) return '';
   const parts = [`${legLabel(leg)} → flid ${flid} ${what}`];
   if (leg.repeatNumber !== null && leg.repeatNumber > 1) parts.push(`repeat ${leg.repeatNumber}`);
   if (leg.statuses !== null) parts.push(`status ${leg.statuses.map((s) => `${s.code}@${s.repeatIndex ?? '-'}${s.codeContext ? `/${s.codeContext}` : ''}`).join(',')}`);
