@@ -130,7 +130,8 @@ function findByLegKey(base: LegMap, ws: WorkingSet, leg: AidxLeg): { flid: strin
     let best: { flid: string; state: FlightState } | undefined;
     for (const flid of flidsOfLeg(base, key)) {
       const state = ws.get(flid);
-      if (state === undefined || state.ffid?.startsWith(AIDX_FFID) || legKeyOf(state) !== key) continue;
+      // flidsOfLeg checked the base's state; one this decision changed is checked again.
+      if (state === undefined || state.ffid?.startsWith(AIDX_FFID) || (state !== base.get(flid) && legKeyOf(state) !== key)) continue;
       const other = otherAirport(state, ours);
       if (other !== undefined && other !== far) continue;
       if (best === undefined || (best.state.deleted && !state.deleted)
@@ -222,7 +223,9 @@ export function decideAidx(flights: LegMap, msg: AidxMessage): AidxOutcome {
       notes.push(legNote(leg, flid, 'created'));
       continue;
     }
-    const changes = [...fieldChanges(state, patch), ...listChanges(state, leg.lists)];
+    const changes = fieldChanges(state, patch);
+    // Lists only when the leg sent some (most updates carry times and statuses alone).
+    if (Object.keys(leg.lists).length > 0) for (const c of listChanges(state, leg.lists)) changes.push(c);
     for (const c of changes) ws.emit(c);
     notes.push(legNote(leg, flid, `${changes.length > 0 ? 'updated' : 'unchanged'}${label}`));
   }
