@@ -43,14 +43,13 @@ export async function* readWholeLog(q: Queryable, after: string, upTo: string, p
   }
 }
 
-/**
- * The decisions that name one of $1's flights, through the GIN index alone: what a flight sample
+/*
+ * `named`: the decisions that name one of $1's flights, through the GIN index alone: what a flight sample
  * costs follows the sample, whatever the length of the log. Left to itself the planner walks the
  * primary key in position order over the whole log (the position range looks selective, the flids
  * match looks rare), or ANDs the GIN bitmap with a bitmap of the whole position range; both grow
  * with the history (docs/operations.md "Consistency checks").
  */
-const NAMED = 'WITH named AS MATERIALIZED (SELECT position, recorded_at FROM decision_event WHERE flids && $1::text[])';
 
 interface FilteredRow {
   position: string;
@@ -73,7 +72,7 @@ export async function* readFlightsLog(
   let position = after;
   for (;;) {
     const { rows } = await q.query<FilteredRow>(
-      `${NAMED}
+      `WITH named AS MATERIALIZED (SELECT position, recorded_at FROM decision_event WHERE flids && $1::text[])
        SELECT d.position, d.msg_id, d.kind,
               to_char(d.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at,
               (SELECT jsonb_agg(jsonb_build_array(x.o - 1, x.c) ORDER BY x.o)

@@ -23,19 +23,20 @@ export interface SnapshotLookup {
   readonly foreign: number;
 }
 
-/** The header's length from the prefix's u32 (bytes 9–12), in SQL; get_byte of the 12-byte slice only. */
-const HEAD_END = `${HEAD_PREFIX} + ((get_byte(p.prefix, 8)::bigint << 24) | (get_byte(p.prefix, 9) << 16) | (get_byte(p.prefix, 10) << 8) | get_byte(p.prefix, 11))`;
-
 export async function newestSnapshot(q: Queryable, fingerprint: string, atMost: string): Promise<SnapshotLookup> {
   const { rows } = await q.query<{ id: string | null; position: string | null; bytes: number | null; head: Buffer | null; foreign: number }>(
     `SELECT s.id::text AS id, s.position::text AS position, s.bytes,
-            substring(s.body FROM 1 FOR CASE WHEN octet_length(p.prefix) >= ${HEAD_PREFIX} THEN least(${HEAD_END}, octet_length(s.body))::int ELSE octet_length(s.body) END) AS head,
+            -- $3: the prefix's length; the header's length is its u32 at bytes 9–12 (get_byte of the slice only)
+            substring(s.body FROM 1 FOR CASE WHEN octet_length(p.prefix) >= $3::int
+              THEN least($3::int + ((get_byte(p.prefix, 8)::bigint << 24) | (get_byte(p.prefix, 9) << 16) | (get_byte(p.prefix, 10) << 8) | get_byte(p.prefix, 11)),
+                         octet_length(s.body))::int
+              ELSE octet_length(s.body) END) AS head,
             (SELECT count(*) FROM write_model_snapshot WHERE fingerprint <> $1)::int AS foreign
        FROM (SELECT 1) one
        LEFT JOIN LATERAL (SELECT id, position, bytes, body FROM write_model_snapshot
                            WHERE fingerprint = $1 AND position <= $2::bigint ORDER BY position DESC, id DESC LIMIT 1) s ON true
-       LEFT JOIN LATERAL (SELECT substring(s.body FROM 1 FOR ${HEAD_PREFIX}) AS prefix) p ON true`,
-    [fingerprint, atMost],
+       LEFT JOIN LATERAL (SELECT substring(s.body FROM 1 FOR $3::int) AS prefix) p ON true`,
+    [fingerprint, atMost, HEAD_PREFIX],
   );
   const r = rows[0]!;
   return {
