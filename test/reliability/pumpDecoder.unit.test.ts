@@ -2,15 +2,17 @@
  * The pump's head decoder (src/write/pump/headDecoder.ts, docs/architecture.md "Decode budget"):
  * what the decode worker gives equals the inline decode for every corpus message and a generated
  * day with bad input; a decode over the budget is cut short with a CODEC_ERROR naming the budget,
- * the worker is replaced, and the fresh one decodes correctly. On main there was no decoder: the
+ * the worker is replaced, and the fresh one decodes correctly. A plan's records come back in parts
+ * (one short task each on the writer's loop, not one long structured clone). On main there was no decoder: the
  * pump decoded every head on its own thread, however long that took.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateDay } from '../../bench/generate.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
-import { decodeHead } from '../../src/write/pump/decodeHead.ts';
+import { decodeHead, RECORDS_PER_PART } from '../../src/write/pump/decodeHead.ts';
 import { createHeadDecoder, type HeadDecoder } from '../../src/write/pump/headDecoder.ts';
+import { fltr, schdXml } from '../domain/support/buildXml.ts';
 import { corpusXmls } from '../support/corpusDir.ts';
 import { buildShape } from './support/decodeShapes.ts';
 
@@ -48,6 +50,15 @@ describe('the head decoder', () => {
     expect((await d.decode(small, false)).decoded).toStrictEqual(decodeHead(small, false, base));
     expect((await d.decode(large, false)).decoded).toStrictEqual(decodeHead(large, false, base));
     expect(d.stats).toMatchObject({ inline: 1, inWorker: 1 });
+  });
+
+  it('a plan of many records comes back from the worker in parts, whole and in order', { timeout: 60_000 }, async () => {
+    const { d } = decoder(600_000);
+    const records = 3 * RECORDS_PER_PART + 1;
+    const plan = schdXml('ADFT', Array.from({ length: records }, (_, i) => fltr(String(800_000 + i), '14MAR250930')), { seqn: '1' });
+    const { decoded } = await d.decode(plan, false);
+    expect(decoded).toStrictEqual(decodeHead(plan, false, base));
+    expect(d.stats.parts).toBe(4);
   });
 
   it('a decode over the budget is a CODEC_ERROR naming the budget; a fresh worker decodes what comes next', { timeout: 120_000 }, async () => {

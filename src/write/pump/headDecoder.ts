@@ -11,7 +11,8 @@ import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { moduleBeside, startTsWorker } from '../../platform/tsWorker.ts';
-import { decodeHead, type DecodedHead } from './decodeHead.ts';
+import { pushAll } from '../../platform/arrays.ts';
+import { decodeHead, partedRecords, type DecodedHead } from './decodeHead.ts';
 
 /**
  * Messages shorter than this (characters) are decoded inline. Measured (docs/benchmarks.md, pump
@@ -43,6 +44,8 @@ export interface DecoderStats {
   inline: number;
   /** Decodes cut short at the budget. */
   overBudget: number;
+  /** Parts of records handed over from the worker (RECORDS_PER_PART each, decodeHead.ts). */
+  parts: number;
 }
 
 export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay' | 'airportIata'>;
@@ -50,14 +53,15 @@ export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay' | 'ai
 export interface DecodeWorkerData {
   readonly cfg: DecodeConfig;
 }
-export interface ToDecodeWorker {
-  readonly id: number;
-  readonly rawXml: string;
-  readonly nulReplaced: boolean;
-}
+export type ToDecodeWorker =
+  | { readonly type: 'decode'; readonly id: number; readonly rawXml: string; readonly nulReplaced: boolean }
+  /** The writer thread has read the last part of decode `id`: the next one may come. */
+  | { readonly type: 'next'; readonly id: number };
 export type FromDecodeWorker =
   | { readonly type: 'ready' }
-  | { readonly type: 'decoded'; readonly id: number; readonly decoded: DecodedHead }
+  /** `parts` > 0: the message's `records` follow in that many `records` messages, one per `next`. */
+  | { readonly type: 'decoded'; readonly id: number; readonly decoded: DecodedHead; readonly parts: number }
+  | { readonly type: 'records'; readonly id: number; readonly records: unknown[] }
   | { readonly type: 'failed'; readonly id: number; readonly error: string };
 
 export interface HeadDecoderOptions {
@@ -74,12 +78,19 @@ export function overBudgetReason(budgetMs: number): string {
 
 const codecError = (error: string): DecodedHead => ({ ok: false, errorClass: 'CODEC_ERROR', error, meta: null });
 
+/** A decode the writer thread waits for; `parts`: the records still to come, and where they go. */
+interface Pending {
+  readonly id: number;
+  settle(d: DecodedHead): void;
+  parts?: { left: number; readonly decoded: DecodedHead; readonly records: unknown[] };
+}
+
 /** One worker thread and the decode it runs (one at a time). */
 interface Thread {
   readonly worker: Worker;
   /** Settles when the worker has loaded the codec (rejects when it could not start). */
   readonly ready: Promise<void>;
-  pending: { readonly id: number; settle(d: DecodedHead): void } | null;
+  pending: Pending | null;
 }
 
 export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { readonly stats: Readonly<DecoderStats> } {
@@ -93,7 +104,7 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
   let queue: Promise<unknown> = Promise.resolve();
   /** The worker could not start: decode inline from then on (said once). */
   let noWorker = false;
-  const stats: DecoderStats = { workers: 0, inWorker: 0, inline: 0, overBudget: 0 };
+  const stats: DecoderStats = { workers: 0, inWorker: 0, inline: 0, overBudget: 0, parts: 0 };
 
   function inline(rawXml: string, nulReplaced: boolean): TimedDecode {
     stats.inline += 1;
@@ -133,8 +144,20 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
       if (m.type === 'ready') return readyResolve();
       const p = t.pending;
       if (p === null || p.id !== m.id) return;
+      if (m.type === 'decoded' && m.parts > 0) {
+        p.parts = { left: m.parts, decoded: m.decoded, records: recordsOf(m.decoded) };
+        return worker.postMessage({ type: 'next', id: m.id } satisfies ToDecodeWorker);
+      }
+      if (m.type === 'records' && p.parts) {
+        pushAll(p.parts.records, m.records);
+        p.parts.left -= 1;
+        stats.parts += 1;
+        if (p.parts.left > 0) return worker.postMessage({ type: 'next', id: m.id } satisfies ToDecodeWorker);
+        t.pending = null;
+        return p.settle(p.parts.decoded);
+      }
       t.pending = null;
-      p.settle(m.type === 'decoded' ? m.decoded : codecError(`decode failed: ${m.error}`));
+      p.settle(m.type === 'decoded' ? m.decoded : m.type === 'failed' ? codecError(`decode failed: ${m.error}`) : codecError('decode worker: records without their message'));
     });
     worker.on('error', (err) => fail(err.message));
     worker.on('exit', (code) => fail(`decode worker exited with code ${code}`));
@@ -168,7 +191,7 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
         if (!closed) thread = start();
         resolve(codecError(overBudgetReason(cfg.decodeBudgetMs)));
       }, cfg.decodeBudgetMs);
-      t.worker.postMessage({ id, rawXml, nulReplaced } satisfies ToDecodeWorker);
+      t.worker.postMessage({ type: 'decode', id, rawXml, nulReplaced } satisfies ToDecodeWorker);
     });
     clearTimeout(timer);
     return { decoded, ms: performance.now() - t0 };
@@ -189,4 +212,9 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
       if (t) await t.worker.terminate().catch(() => undefined);
     },
   };
+}
+
+/** The records list the parts are appended to (the worker sent the message with it empty). */
+function recordsOf(decoded: DecodedHead): unknown[] {
+  return partedRecords(decoded) ?? [];
 }
