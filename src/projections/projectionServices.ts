@@ -73,7 +73,7 @@ function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): { services: Ser
   const log = rt.log.child({ role: 'projections', projector: ESDB_PROJECTOR });
   const client = EventStoreDBClient.connectionString(url);
   const loop = createProjectorLoop({
-    pool: rt.pool, projector: createEsdbForwarder(client, log), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs, faults: rt.faults,
+    pool: rt.pool, projector: createEsdbForwarder(client, log, { maxAppendBytes: rt.cfg.esdbMaxAppendBytes }), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs, faults: rt.faults,
     stallReadyMs: rt.cfg.headStallReadyMs,
   });
   const services: Service[] = [
