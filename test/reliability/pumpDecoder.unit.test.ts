@@ -11,7 +11,8 @@ import { generateDay } from '../../bench/generate.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { decodeHead, RECORDS_PER_PART } from '../../src/write/pump/decodeHead.ts';
-import { createHeadDecoder, type HeadDecoder } from '../../src/write/pump/headDecoder.ts';
+import { createHeadDecoder, type HeadDecoder, type HeadDecoderOptions } from '../../src/write/pump/headDecoder.ts';
+import { currentThreadId, threadCpuMs } from '../../src/platform/threadCpu.ts';
 import { fltr, schdXml } from '../domain/support/buildXml.ts';
 import { corpusXmls } from '../support/corpusDir.ts';
 import { buildShape } from './support/decodeShapes.ts';
@@ -24,10 +25,10 @@ afterEach(async () => {
   for (const d of open.splice(0)) await d.close();
 });
 
-function decoder(budgetMs: number, inlineBelowChars = 0) {
+function decoder(budgetMs: number, inlineBelowChars = 0, more: Pick<HeadDecoderOptions, 'threadCpuMs' | 'wallCapMs'> = {}) {
   // The budget is read at each decode: a test may change it between two.
   const cfg = { airportTz: base.airportTz, identityIncludeDay: base.identityIncludeDay, airportIata: base.airportIata, decodeBudgetMs: budgetMs };
-  const d = createHeadDecoder({ cfg, log: silentLogger, inlineBelowChars });
+  const d = createHeadDecoder({ cfg, log: silentLogger, inlineBelowChars, ...more });
   open.push(d);
   return { d, cfg };
 }
@@ -59,6 +60,34 @@ describe('the head decoder', () => {
     const { decoded } = await d.decode(plan, false);
     expect(decoded).toStrictEqual(decodeHead(plan, false, base));
     expect(d.stats.parts).toBe(4);
+  });
+
+  it('the budget is CPU time: a decode past it in wall time whose thread got no CPU meanwhile (a loaded machine) is not cut short', { timeout: 120_000 }, async () => {
+    // The injected clock: the worker thread never ran (0 ms of CPU, however long the wall time).
+    const { d } = decoder(1, 0, { threadCpuMs: () => 0, wallCapMs: 600_000 });
+    const slow = buildShape({ whole: 'plan records' }, 4 * 1024 * 1024);
+    const { decoded } = await d.decode(slow, false);
+    expect(decoded.ok).toBe(true);
+    expect(d.stats.overBudget).toBe(0);
+  });
+
+  it('the same decode is cut short at the wall cap however little CPU it got', { timeout: 120_000 }, async () => {
+    const { d } = decoder(1, 0, { threadCpuMs: () => 0, wallCapMs: 1 });
+    const slow = buildShape({ whole: 'plan records' }, 4 * 1024 * 1024);
+    expect((await d.decode(slow, false)).decoded).toMatchObject({ ok: false, errorClass: 'CODEC_ERROR' });
+    expect(d.stats.overBudget).toBe(1);
+  });
+
+  it("a thread's CPU time is read from /proc and grows with work", () => {
+    const tid = currentThreadId();
+    if (tid === undefined) return; // no /proc: the budget is wall time (docs/architecture.md "Decode budget")
+    const before = threadCpuMs(tid)!;
+    // Spin until a clock tick (10 ms of CPU) is counted; on a loaded machine that takes longer in wall time.
+    const deadline = performance.now() + 60_000;
+    let x = 0;
+    while (threadCpuMs(tid) === before && performance.now() < deadline) for (let i = 0; i < 100_000; i++) x += Math.sqrt(i);
+    expect(x).toBeGreaterThan(0);
+    expect(threadCpuMs(tid)!).toBeGreaterThan(before);
   });
 
   it('a decode over the budget is a CODEC_ERROR naming the budget; a fresh worker decodes what comes next', { timeout: 120_000 }, async () => {

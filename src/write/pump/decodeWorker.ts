@@ -4,6 +4,7 @@
  * (docs/architecture.md "Decode budget"). Imports only decodeHead (the codec).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { currentThreadId } from '../../platform/threadCpu.ts';
 import { decodeHead, partedRecords, RECORDS_PER_PART, type DecodedHead } from './decodeHead.ts';
 import type { DecodeWorkerData, FromDecodeWorker, ToDecodeWorker } from './headDecoder.ts';
 
@@ -38,4 +39,4 @@ function nextPart(id: number): void {
   if (handing.at >= handing.records.length) handing = null;
   post({ type: 'records', id, records: part });
 }
-post({ type: 'ready' });
+post({ type: 'ready', tid: currentThreadId() });
