@@ -34,3 +34,12 @@ export function threadCpuMs(tid: number): number | undefined {
   const stime = Number(fields[12]);
   return Number.isFinite(utime) && Number.isFinite(stime) ? ((utime + stime) * 1000) / TICKS_PER_SECOND : undefined;
 }
+
+/** The calling thread's CPU clock in milliseconds (each call reads /proc: ~20–70 µs), or undefined without /proc. */
+export function threadCpuClock(): (() => number) | undefined {
+  const tid = currentThreadId();
+  if (tid === undefined || threadCpuMs(tid) === undefined) return undefined;
+  let last = 0;
+  // The thread is this one, so it cannot be gone; keep the last reading should /proc fail anyway.
+  return () => (last = threadCpuMs(tid) ?? last);
+}
