@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { noFaults } from '../platform/faults.ts';
-import { openRuntime } from '../platform/runtime.ts';
+import { withRuntime } from '../platform/runtime.ts';
 import { archiveHistory } from '../operations/archive/archiveHistory.ts';
 import { parseMonth } from '../log/historyMonths.ts';
 import type { Command } from './commands.ts';
@@ -20,16 +20,13 @@ export const archiveCommand: Command = {
     if (values.before === undefined) throw new UsageError('archive needs --before YYYY-MM');
     const before = parseMonth(values.before);
     const dir = path.resolve(values.dir ?? path.join(cfg.dataDir, 'archive'));
-    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'archive' });
-    try {
+    return withRuntime(cfg, log, { poolMax: 2, command: 'archive' }, async (rt) => {
       const done = await archiveHistory({ pool: rt.pool, log, faults: faults ?? noFaults, now: () => rt.clock.now() }, before, dir, operatorName(values.operator));
       for (const m of done) {
         process.stdout.write(`${m.month}: archived (decision ${m.decision}${m.resumed ? ', finished an interrupted run' : ''}): ${m.files.map((f) => f.file).join(', ')}\n`);
       }
       if (done.length === 0) process.stdout.write(`nothing to archive before ${before}\n`);
       return 0;
-    } finally {
-      await rt.close();
-    }
+    });
   },
 };

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { csvHeader, csvLine, exportRecord, ndjsonLine } from '../domain/flightExport.ts';
-import { openRuntime } from '../platform/runtime.ts';
+import { withRuntime } from '../platform/runtime.ts';
 import type { Command } from './commands.ts';
 import { dayFlights } from '../projections/dayFlights.ts';
 import { isDay } from './export/day.ts';
@@ -22,22 +22,19 @@ export const exportCommand: Command = {
     });
     if (positionals.length !== 1 || positionals[0] !== 'flights') throw new UsageError("what to export: 'flights' (msgx export flights --day YYYY-MM-DD)");
     if (values.day === undefined || !isDay(values.day)) throw new UsageError(`--day must be an operation day YYYY-MM-DD (got ${values.day === undefined ? 'nothing' : `'${values.day}'`})`);
-    const format = values.format;
+    const { day, format } = values;
     if (format !== 'csv' && format !== 'ndjson') throw new UsageError(`--format must be csv or ndjson (got '${format}')`);
 
-    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'export' });
-    try {
-      const flights = await dayFlights(rt.readPool, values.day);
+    return withRuntime(cfg, log, { poolMax: 2, command: 'export' }, async (rt) => {
+      const flights = await dayFlights(rt.readPool, day);
       const out: string[] = format === 'csv' ? [csvHeader()] : [];
       for (const f of flights) {
         const r = exportRecord(f, cfg.airportTz);
         out.push(format === 'csv' ? csvLine(r) : ndjsonLine(r));
       }
       process.stdout.write(out.join(''));
-      log.info({ day: values.day, flights: flights.length, format }, 'exported');
+      log.info({ day, flights: flights.length, format }, 'exported');
       return 0;
-    } finally {
-      await rt.close();
-    }
+    });
   },
 };

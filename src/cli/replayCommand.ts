@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { openRuntime } from '../platform/runtime.ts';
+import { withRuntime } from '../platform/runtime.ts';
 import { replayInput } from '../operations/inputs.ts';
 import { replay } from '../operations/replay.ts';
 import type { Command } from './commands.ts';
@@ -20,8 +20,7 @@ export const replayCommand: Command = {
     });
     const input = replayInput(values);
     const { errorClass, ids } = input;
-    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'replay' });
-    try {
+    return withRuntime(cfg, log, { poolMax: 2, command: 'replay' }, async (rt) => {
       const done = await replay(rt.pool, rt.clock, { ...input, requestedBy: operatorName(values.operator) });
       if (done.length === 0) {
         process.stdout.write(`nothing to replay for class ${errorClass}${ids ? ` among ids ${ids.join(',')}` : ''}\n`);
@@ -35,8 +34,6 @@ export const replayCommand: Command = {
       }
       process.stdout.write(`${done.length} message(s) back to PENDING; the running pump picks them up in id order\n`);
       return 0;
-    } finally {
-      await rt.close();
-    }
+    });
   },
 };

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { openRuntime } from '../platform/runtime.ts';
+import { withRuntime } from '../platform/runtime.ts';
 import { replayDeliveriesInput } from '../operations/inputs.ts';
 import { replayDeadDeliveries } from '../operations/replayDeliveries.ts';
 import type { Command } from './commands.ts';
@@ -18,8 +18,7 @@ export const replayDeliveriesCommand: Command = {
     const input = replayDeliveriesInput(values);
     const { target, eventIds } = input;
 
-    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'replay-deliveries' });
-    try {
+    return withRuntime(cfg, log, { poolMax: 2, command: 'replay-deliveries' }, async (rt) => {
       const res = await replayDeadDeliveries(rt.pool, rt.clock, { ...input, requestedBy: operatorName(values.operator) });
       const lines: string[] = [];
       if (res.replayed.length === 0) lines.push(`no DEAD ${target} deliveries${eventIds ? ' among the given ids' : ''}; nothing replayed`);
@@ -30,8 +29,6 @@ export const replayDeliveriesCommand: Command = {
       if (res.notDead.length > 0) lines.push(`not DEAD ${target} deliveries, left alone: ${res.notDead.join(', ')}`);
       process.stdout.write(lines.join('\n') + '\n');
       return 0;
-    } finally {
-      await rt.close();
-    }
+    });
   },
 };

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { openRuntime } from '../platform/runtime.ts';
+import { withRuntime } from '../platform/runtime.ts';
 import { NOT_SENT_IN_SHADOW } from '../write/requests/recordShadowRequest.ts';
 import { requestPlanInput } from '../operations/inputs.ts';
 import { requestPlanAsOperator } from '../operations/requests.ts';
@@ -18,8 +18,7 @@ export const requestPlanCommand: Command = {
     const { values } = parseArgs({ args: [...args], options: { from: { type: 'string' }, to: { type: 'string' }, operator: { type: 'string' } }, strict: true });
     const { from, to } = requestPlanInput(values, cfg.airportTz);
 
-    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'request-plan' });
-    try {
+    return withRuntime(cfg, log, { poolMax: 2, command: 'request-plan' }, async (rt) => {
       const r = await requestPlanAsOperator({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg, log }, from, to, operatorName(values.operator));
       if (r.shadow) {
         // The database runs as shadow: recorded as a decision, never sent (docs/operations.md "Shadow run").
@@ -37,8 +36,6 @@ export const requestPlanCommand: Command = {
       }
       process.stdout.write(lines.join('\n') + '\n');
       return 0;
-    } finally {
-      await rt.close();
-    }
+    });
   },
 };

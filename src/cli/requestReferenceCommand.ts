@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { openRuntime } from '../platform/runtime.ts';
+import { withRuntime } from '../platform/runtime.ts';
 import { requestReferenceInput } from '../operations/inputs.ts';
 import { requestReferenceAsOperator } from '../operations/requests.ts';
 import { NOT_SENT_IN_SHADOW } from '../write/requests/recordShadowRequest.ts';
@@ -16,8 +16,7 @@ export const requestReferenceCommand: Command = {
     const { values } = parseArgs({ args: [...args], options: { kind: { type: 'string' }, operator: { type: 'string' } }, strict: true });
     // `--kind AIRL,ARPT` is the field `kinds` (upper-cased, in the order given, once each; default all 23).
     const { kinds } = requestReferenceInput({ kinds: values.kind });
-    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'request-reference' });
-    try {
+    return withRuntime(cfg, log, { poolMax: 2, command: 'request-reference' }, async (rt) => {
       const r = await requestReferenceAsOperator({ pool: rt.pool, mailbox: rt.mailbox, clock: rt.clock, cfg, log }, kinds, operatorName(values.operator));
       if (r.shadow) {
         process.stdout.write(`reference request for ${kinds.join(',')} recorded as decision ${r.position}, NOT sent\n(${NOT_SENT_IN_SHADOW})\n`);
@@ -31,8 +30,6 @@ export const requestReferenceCommand: Command = {
       lines.push(`audited as decision ReferenceRequested at position ${r.position}`);
       process.stdout.write(lines.join('\n') + '\n');
       return 0;
-    } finally {
-      await rt.close();
-    }
+    });
   },
 };

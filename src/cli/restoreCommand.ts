@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { noFaults } from '../platform/faults.ts';
-import { openRuntime } from '../platform/runtime.ts';
+import { withRuntime } from '../platform/runtime.ts';
 import { restoreMonth } from '../operations/archive/restoreMonth.ts';
 import type { Command } from './commands.ts';
 import { operatorName } from './operator.ts';
@@ -16,14 +16,11 @@ export const restoreCommand: Command = {
   async run(args, { cfg, log, faults }) {
     const { values, positionals } = parseArgs({ args: [...args], options: { operator: { type: 'string' } }, allowPositionals: true, strict: true });
     if (positionals.length !== 1) throw new UsageError('restore needs one FILE: the month\'s msgx-history-YYYY-MM.sha256');
-    const rt = await openRuntime(cfg, log, { poolMax: 2, command: 'restore' });
-    try {
+    return withRuntime(cfg, log, { poolMax: 2, command: 'restore' }, async (rt) => {
       const r = await restoreMonth({ pool: rt.pool, log, faults: faults ?? noFaults, now: () => rt.clock.now() }, positionals[0]!, operatorName(values.operator));
       const rows = r.files.map((f) => `${f.table} ${f.rows}`).join(', ');
       process.stdout.write(r.decision === null ? `${r.month}: already in the database (${rows}); nothing done\n` : `${r.month}: restored (decision ${r.decision}): ${rows}\n`);
       return 0;
-    } finally {
-      await rt.close();
-    }
+    });
   },
 };

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { formatOutward } from '../domain/time.ts';
 import { systemClock } from '../platform/clock.ts';
 import { modeName, readRunMode } from '../platform/runMode.ts';
-import { openRuntime } from '../platform/runtime.ts';
+import { withRuntime } from '../platform/runtime.ts';
 import { pipelineStatus, type PipelineStatus } from '../readModel/pipelineStatus.ts';
 import type { Command } from './commands.ts';
 
@@ -12,8 +12,7 @@ export const statusCommand: Command = {
   help: 'Prints the pipeline status on stdout (--json: as JSON, e.g. for jq). Beside a running embedded msgx it\nconnects to that msgx\'s server and leaves it running.',
   async run(args, { cfg, log }) {
     const { values } = parseArgs({ args: [...args], options: { json: { type: 'boolean', default: false } }, strict: true });
-    const rt = await openRuntime(cfg, log, { poolMax: 1, command: 'status' });
-    try {
+    return withRuntime(cfg, log, { poolMax: 1, command: 'status' }, async (rt) => {
       const s = statusView(await pipelineStatus(rt.pool, { now: systemClock.now(), tz: cfg.airportTz }));
       const mode = await readRunMode(rt.pool);
       process.stdout.write(
@@ -22,9 +21,7 @@ export const statusCommand: Command = {
           : formatMode(mode, cfg.airportTz) + formatStatus(s, systemClock.now(), cfg.airportTz),
       );
       return 0;
-    } finally {
-      await rt.close();
-    }
+    });
   },
 };
 

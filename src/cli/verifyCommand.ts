@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { runCheck, type CheckProgress, type Selection } from '../consistency/runCheck.ts';
 import { recordCheck } from '../consistency/recordCheck.ts';
 import { formatReport } from '../consistency/report.ts';
-import { openRuntime } from '../platform/runtime.ts';
+import { withRuntime } from '../platform/runtime.ts';
 import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import type { Command } from './commands.ts';
 import { rateAndEta } from './progressLine.ts';
@@ -77,8 +77,7 @@ export const verifyCommand: Command = {
       strict: true,
     });
     const selection = selectionOf(values, positionals);
-    const rt = await openRuntime(cfg, log, { poolMax: 2 });
-    try {
+    return withRuntime(cfg, log, { poolMax: 2 }, async (rt) => {
       // Every check folds the log from position 0 (docs/recovery.md "Archived history").
       await refuseArchivedAfter(rt.pool, '0', 'msgx verify');
       let lastFold = 0;
@@ -101,8 +100,6 @@ export const verifyCommand: Command = {
       if (values.record) await recordCheck(rt.pool, 'cli', report);
       process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       return report.mismatches.length === 0 ? 0 : 1;
-    } finally {
-      await rt.close();
-    }
+    });
   },
 };

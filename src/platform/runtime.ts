@@ -149,3 +149,13 @@ export async function openRuntime(cfg: Config, log: Logger, opts: OpenOptions = 
     },
   };
 }
+
+/** `fn` on a runtime opened for one command, closed whatever `fn` does (the CLI's one-shot commands). */
+export async function withRuntime<T>(cfg: Config, log: Logger, opts: OpenOptions, fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const rt = await openRuntime(cfg, log, opts);
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.close();
+  }
+}

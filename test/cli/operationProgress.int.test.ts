@@ -5,12 +5,12 @@
  * outcome; `msgx redecide` shows DONE with its counts; both name the operator; a running row
  * whose process went silent reads STALLED; old rows drop out of the window.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import { createFlightProjector } from '../../src/projections/flightProjector.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { buildLog } from '../projections/support/log.ts';
 import { createHarness, type Harness } from '../read-api/support/harness.ts';
@@ -33,7 +33,7 @@ interface Row {
   finishedAt: string | null;
 }
 
-let db: TestDatabase;
+const db = fileDatabase('opprogress');
 let api: Harness;
 let events: number;
 
@@ -45,14 +45,10 @@ const rows = async (hours?: number): Promise<Row[]> => {
 const env = () => ({ MSGX_DATABASE_URL: db.url, MSGX_LOG_LEVEL: 'warn' });
 
 beforeAll(async () => {
-  db = await createTestDatabase('opprogress');
   events = (await buildLog(db.pool, null)).decisions.length;
   const p = createFlightProjector();
   while ((await runBatch(db.pool, p, { batchSize: 500, clock: new FakeClock() })).kind !== 'idle');
   api = createHarness(db.pool);
-});
-afterAll(async () => {
-  await db?.drop();
 });
 
 describe('operation progress through the read API', () => {

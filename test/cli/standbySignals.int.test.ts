@@ -6,13 +6,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { WRITER_LOCK_KEY } from '../../src/domain/contract.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('standbysig');
 let holder: pg.Client;
 
 beforeAll(async () => {
-  db = await createTestDatabase('standbysig');
   holder = new pg.Client({ connectionString: db.url });
   await holder.connect();
   // The active writer, as far as the standby can tell.
@@ -20,7 +19,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await holder?.end();
-  await db?.drop();
 });
 
 it.each(['SIGTERM', 'SIGINT'] as const)('a standby waiting for the writer lock exits 0 within 10 s of %s', async (signal) => {

@@ -4,7 +4,7 @@
  * with both values; `msgx verify` as a process (exit codes, JSON on stdout); the writer's start-up
  * check recording its result for /metrics and GraphQL.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { runCheck, type Selection } from '../../src/consistency/runCheck.ts';
 import type { CheckReport, Mismatch } from '../../src/consistency/report.ts';
@@ -13,25 +13,21 @@ import { FakeClock, systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { startApp } from '../support/testApp.ts';
 import { seedCorpusDay } from './support/corpusDay.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('verify');
 /** Undo steps of the current test's damage, run after it. */
 const undo: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase('verify');
   await seedCorpusDay(db);
 }, 180_000);
 afterEach(async () => {
   for (const u of undo.splice(0).reverse()) await u();
-});
-afterAll(async () => {
-  await db?.drop();
 });
 
 const check = (selection: Selection = { kind: 'all' }): Promise<CheckReport> =>

@@ -15,11 +15,11 @@ import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { rebuildReference } from '../../src/projections/reference/rebuildReference.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { captureLog, type CapturedLog } from '../reliability/support/captureLog.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { drained, httpGql, type Gql } from './support/scenarioRunner.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('e2eref');
 let rt: Runtime;
 let app: App;
 let dataDir: string;
@@ -70,7 +70,6 @@ const MESSAGES: [string, string][] = [
 ];
 
 beforeAll(async () => {
-  db = await createTestDatabase('e2eref');
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-e2eref-'));
   const cfg = loadConfig({
     MSGX_DATABASE_URL: db.url, MSGX_DATA_DIR: dataDir, MSGX_HTTP_HOST: '127.0.0.1', MSGX_HTTP_PORT: '0',
@@ -93,7 +92,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
   await rt?.close();
-  await db?.drop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 

@@ -3,19 +3,18 @@
  * PostgreSQL's maintenance database) unless forced, and says why — nothing is created in it.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { refuseForeignDatabase } from '../../src/platform/foreignDatabase.ts';
 import { migrate } from '../../src/platform/migrate.ts';
 import { RefusedError } from '../../src/platform/errors.ts';
 import { spawnMsgx } from '../support/msgxProcess.ts';
-import { createTestDatabase, TEST_PG_ADMIN_URL, type TestDatabase } from '../support/databases.ts';
+import { TEST_PG_ADMIN_URL } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('foreign', { migrated: false });
 beforeAll(async () => {
-  db = await createTestDatabase('foreign', { migrated: false });
   await db.pool.query('CREATE TABLE customer (id int PRIMARY KEY); CREATE SCHEMA billing; CREATE TABLE billing.invoice (id int)');
 });
-afterAll(async () => db?.drop());
 
 const tableNames = async () =>
   (await db.pool.query<{ t: string }>(`SELECT table_schema || '.' || table_name AS t FROM information_schema.tables

@@ -10,21 +10,19 @@ import { FakeClock } from '../../src/platform/clock.ts';
 import { createPool } from '../../src/platform/db.ts';
 import { createListener, LISTEN_RETRY_MS, type Listener } from '../../src/platform/listen.ts';
 import { captureLog } from '../reliability/support/captureLog.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcpProxy.ts';
 import { waitFor } from '../support/waitFor.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('listen');
 let proxy: TcpProxy;
 
 beforeAll(async () => {
-  db = await createTestDatabase('listen');
   proxy = await startTcpProxy({ target: targetOf(db.url, 5432) });
 });
 
 afterAll(async () => {
   await proxy?.close();
-  await db?.drop();
 });
 
 const lines = (text: string): { level: number; msg: string }[] =>

@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { emptyFields } from '../../src/domain/fields.ts';
 import { emptyLists } from '../../src/domain/lists.ts';
 import type { Change } from '../../src/domain/changes.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { appendBatch } from '../support/decisions.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights, insertMessage } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('rapiaudit');
 let h: Harness;
 
 const ESTT = (seqn: string, estt: string) =>
@@ -18,7 +18,6 @@ const created = (flid: string, sched: string): Change => ({
 });
 
 beforeAll(async () => {
-  db = await createTestDatabase('rapiaudit');
   h = createHarness(db.pool);
   // 1: plan creates 700 and 701; 2: ESTT on 700; 3: FAILED then SUCCEEDED gate change; 4: duplicate of 2 (columns empty)
   await insertMessage(db.pool, { id: '1', xml: '<MSG/>', state: 'SUCCEEDED', identityKey: 'AODB|SCHD|DNLD|1', meta: { sndr: 'AODB', type: 'SCHD', styp: 'DNLD', seqn: '1' } });
@@ -52,7 +51,6 @@ beforeAll(async () => {
             ('KAFKA_MSG', 4, 0, 3, '700', '{}', 'SENT', 1, '{"partition":0,"offset":"42"}', '2025-03-14T02:20:01Z', '2025-03-14T02:20:03Z')`,
   );
 });
-afterAll(async () => db?.drop());
 
 describe('message(id)', () => {
   it('shows raw XML, META, state and every decision in log order with its changes and deliveries', async () => {

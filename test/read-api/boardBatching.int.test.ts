@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { DOC_VERSION } from '../../src/readModel/flightDoc.ts';
 import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { boardPages, createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('rapiboard');
 let h: Harness;
 const N = 2000;
 const t = (min: number) => new Date(Date.UTC(2025, 2, 14, 0, min)).toISOString();
 
 beforeAll(async () => {
-  db = await createTestDatabase('rapiboard');
   h = createHarness(db.pool);
   const alloc = (seq: number, code: string) => ({ seq, code, class: 'Y', kind: 'D', scheduledStart: t(seq), scheduledEnd: t(seq + 30), actualStart: null, actualEnd: null });
   const flights = Array.from({ length: N }, (_, i) =>
@@ -27,7 +26,6 @@ beforeAll(async () => {
   );
   await insertFlights(db.pool, flights);
 }, 120_000);
-afterAll(async () => db?.drop());
 
 const BOARD = `query($first: Int, $after: String) { flights(operationDay: "2025-03-14", first: $first, after: $after) {
   totalCount pageInfo { hasNextPage endCursor }

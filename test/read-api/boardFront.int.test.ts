@@ -13,11 +13,11 @@ import { LIVE_TABLES } from '../../src/readModel/flightTables.ts';
 import { writeFlights } from '../../src/projections/writeFlights.ts';
 import { createHttpServer, type HttpServer } from '../../src/read-api/httpServer.ts';
 import { graphqlHandler } from '../../src/read-api/readApi.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('boardfront');
 let h: Harness;
 let server: HttpServer;
 let url: string;
@@ -26,7 +26,6 @@ const BOARD = `query($day: Date!) { flights(operationDay: $day, first: 50) { edg
 const FLIGHT = `query($flid: ID!) { flight(flid: $flid) { flid status } }`;
 
 beforeAll(async () => {
-  db = await createTestDatabase('boardfront');
   h = createHarness(db.pool);
   await insertFlights(db.pool, Array.from({ length: 40 }, (_, i) => flight(String(710_000 + i), { status: 'SCH' })));
   server = createHttpServer({ host: '127.0.0.1', port: 0, log: silentLogger, routes: [{ method: '*', path: '/graphql', handler: graphqlHandler(h.yoga) }] });
@@ -35,7 +34,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  await db?.drop();
 });
 
 interface Answer { status: number; headers: http.IncomingHttpHeaders; body: Buffer }

@@ -4,15 +4,14 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import { cminmsgsSendRoute, MAX_MESSAGE_BYTES } from '../../src/read-api/compat/cminmsgsSend.ts';
 import { createHttpServer, type HttpServer } from '../../src/read-api/httpServer.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('rapicompat');
 let http: HttpServer;
 let url: string;
 const XML = '<?xml version="1.0" encoding="UTF-8"?><MSG><META><SNDR>AODB</SNDR></META><FLOP>延误 Delayed</FLOP></MSG>';
 
 beforeAll(async () => {
-  db = await createTestDatabase('rapicompat');
   const clock = new FakeClock('2025-03-14T01:02:03Z');
   http = createHttpServer({
     host: '127.0.0.1', port: 0, log: silentLogger,
@@ -23,7 +22,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await http?.stop();
-  await db?.drop();
 });
 
 const post = (body: BodyInit, type?: string) =>

@@ -1,19 +1,19 @@
 // The console's reads (docs/read-api.md, "The console's reads"): the board's default day, the
 // pipeline's last hour per minute, skipped today, the writer, and the narrowed message list —
 // with their bounds refused as bad input.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WRITER_LOCK_KEY } from '../../src/domain/contract.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { createTestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { appendBatch } from '../support/decisions.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights, insertMessage } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('raconsole');
 let h: Harness;
 const meta = (type: string, styp: string, sndr = 'AODB') => ({ sndr, type, styp, seqn: '1' });
 
 beforeAll(async () => {
-  db = await createTestDatabase('raconsole');
   h = createHarness(db.pool); // the clock: 2025-03-14T04:00:00Z (12:00 in Asia/Shanghai)
   await insertMessage(db.pool, { id: '1', xml: '<MSG/>', state: 'SUCCEEDED', ingestedAt: '2025-03-14T03:50:00Z', meta: meta('FLOP', 'ESTT') });
   await insertMessage(db.pool, { id: '2', xml: '<MSG/>', state: 'SKIPPED', lastError: 'unknown-flight', ingestedAt: '2025-03-14T03:56:00Z', meta: meta('FLOP', 'ACTT') });
@@ -30,7 +30,6 @@ beforeAll(async () => {
     { msgId: null, kind: 'Skipped', recordedAt: '2025-03-14T03:59:20Z', payload: { reason: 'stale' } },
   ]);
 });
-afterAll(async () => db?.drop());
 
 describe('the console reads', () => {
   it('takes the board day from the newest decision that touched a flight', async () => {

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('rapiflights');
 let h: Harness;
 
 beforeAll(async () => {
-  db = await createTestDatabase('rapiflights');
   h = createHarness(db.pool);
   await insertFlights(db.pool, [
     flight('100', {
@@ -33,7 +32,6 @@ beforeAll(async () => {
     flight('200', { airline: 'CA', flightNo: 'CA1501', direction: 'A', operationDay: '2025-03-15', scheduledTime: '2025-03-15T01:30:00.000Z' }),
   ]);
 });
-afterAll(async () => db?.drop());
 
 describe('flight(flid)', () => {
   it('shows the row with contract names, instants in the airport zone, lists in contract order', async () => {

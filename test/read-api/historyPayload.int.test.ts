@@ -2,18 +2,17 @@
  * `Decision.payload` in `flightHistory` holds only that flight's part (docs/security.md): a plan snapshot
  * names thousands of flights, and every page of a flight's history carried all of them.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { appendBatch } from '../support/decisions.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { insertMessage } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('histpayload');
 let h: Harness;
 const OTHERS = Array.from({ length: 300 }, (_, i) => String(9000 + i));
 
 beforeAll(async () => {
-  db = await createTestDatabase('histpayload');
   h = createHarness(db.pool);
   await insertMessage(db.pool, { id: '1', xml: '<MSG/>', state: 'SUCCEEDED' });
   await appendBatch(db.pool, [
@@ -29,9 +28,6 @@ beforeAll(async () => {
       },
     },
   ]);
-});
-afterAll(async () => {
-  await db?.drop();
 });
 
 it('shows only the flight\'s own changes (and flight-less summaries) in payload, as in changes', async () => {

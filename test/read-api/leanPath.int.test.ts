@@ -7,7 +7,7 @@
  * with it shown — and must be the same JSON text.
  */
 import type { GraphQLObjectType, GraphQLSchema } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { createLoaders, type ReadApiDeps } from '../../src/read-api/graphql/context.ts';
@@ -15,16 +15,14 @@ import { createReadSchema, createReadYoga } from '../../src/read-api/graphql/cre
 import { gql } from '../../src/read-api/lean/graphqlRuntime.ts';
 import { createFlightFeed } from '../../src/read-api/live/flightFeed.ts';
 import { seedCorpusDay } from '../consistency/support/corpusDay.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { countingDb } from './support/harness.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('rapilean');
 
 beforeAll(async () => {
-  db = await createTestDatabase('rapilean');
   await seedCorpusDay(db);
 }, 180_000);
-afterAll(async () => db?.drop());
 
 /** Every field of `type`, recursively (the schema has no cycles below Flight). */
 function everything(schema: GraphQLSchema, typeName: string): string {

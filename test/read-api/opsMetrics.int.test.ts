@@ -2,17 +2,16 @@
  * The operator's gauges on /metrics: open gaps (and the oldest one's age), PARKED messages,
  * pending CMINMSGS write-backs, and whether the mailbox answers.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import { createMetrics } from '../../src/read-api/metrics/createMetrics.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { insertMessage } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('opsmetrics');
 const clock = new FakeClock(new Date('2025-03-14T04:00:00Z'));
 
 beforeAll(async () => {
-  db = await createTestDatabase('opsmetrics');
   await db.pool.query(
     `INSERT INTO inbox_gap (source, gap_id, opened_at, closed_at, closed_by) VALUES
        ('CMINMSGS', 6, '2025-03-14T03:59:00Z', NULL, NULL), ('CMINMSGS', 8, '2025-03-14T03:59:50Z', NULL, NULL),
@@ -22,7 +21,6 @@ beforeAll(async () => {
   await db.pool.query(`UPDATE proc_state SET backfill_state = 'PENDING' WHERE msg_id IN (1, 4)`);
   await db.pool.query(`UPDATE proc_state SET backfill_state = 'DONE' WHERE msg_id = 2`);
 });
-afterAll(async () => db?.drop());
 
 it('exposes open gaps, the oldest gap age, parked, pending write-backs and mailbox reachability', async () => {
   let up = true;

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createPgMailbox } from '../../src/platform/mailbox/pgMailbox.ts';
 import { createMetrics } from '../../src/read-api/metrics/createMetrics.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { appendBatch } from '../support/decisions.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { insertMessage } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('rapipipe');
 let h: Harness;
 
 beforeAll(async () => {
-  db = await createTestDatabase('rapipipe');
   const mailbox = createPgMailbox(db.pool, 'Asia/Shanghai');
   h = createHarness(db.pool, { mailbox });
   // CMINMSGS holds ids 1..7; ingest copied 1..5 (watermark 5); 6 and 7 are not copied yet.
@@ -37,7 +36,6 @@ beforeAll(async () => {
             ('COUTMSGS', 1, 0, '{}', 'DEAD', '2025-03-14T01:00:00Z', NULL)`,
   );
 });
-afterAll(async () => db?.drop());
 
 describe('pipeline', () => {
   it('reports backlog (copied and not yet copied), failed/dead, the head and its age, projector lag and outbox per target', async () => {

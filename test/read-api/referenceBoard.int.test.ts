@@ -4,17 +4,17 @@
  * codes); a 2,000-flight board with every info field is a bounded number of statements (counted);
  * referenceKinds, reference(kind, code, search, first, after); VIPL withheld unless exposed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_KIND_LIST } from '../../src/domain/reference/kinds.ts';
 import { DETAIL_TABLES } from '../../src/readModel/flightRows.ts';
 import { emptyPendingReference, foldReferenceEvents } from '../../src/projections/reference/referenceFold.ts';
 import { writeReference } from '../../src/projections/reference/writeReference.ts';
 import type { Change } from '../../src/domain/changes.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { boardPages, createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('rapiref');
 let h: Harness;
 let exposed: Harness;
 const N = 2000;
@@ -30,7 +30,6 @@ const rec = (kind: string, code: string, extra: Record<string, unknown> = {}): C
 };
 
 beforeAll(async () => {
-  db = await createTestDatabase('rapiref');
   h = createHarness(db.pool);
   exposed = createHarness(db.pool, { exposePersonalData: true });
   const alloc = (seq: number, code: string) => ({ seq, code, class: 'Y', kind: 'D', scheduledStart: t(seq), scheduledEnd: t(seq + 30), actualStart: null, actualEnd: null });
@@ -59,7 +58,6 @@ beforeAll(async () => {
   foldReferenceEvents([{ position: '1', msgId: '77', kind: 'Applied', changes, recordedAt: '2025-03-14T01:00:00.000Z' }], pending);
   await writeReference(db.pool, pending);
 }, 120_000);
-afterAll(async () => db?.drop());
 
 const INFO = 'info { kind code name nameLocal }';
 const BOARD = `query($first: Int, $after: String) { flights(operationDay: "2025-03-14", first: $first, after: $after) {

@@ -4,26 +4,24 @@
  * served once the projection has moved — the flight projector's rows and checkpoint commit
  * together, as here, and the very next request sees the new rows.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { LIVE_TABLES } from '../../src/readModel/flightTables.ts';
 import { writeFlights } from '../../src/projections/writeFlights.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { createHarness, type Harness } from './support/harness.ts';
 import { flight, insertFlights } from './support/fixtures.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('rapicache');
 let h: Harness;
 
 const BOARD = `query($day: Date!) { flights(operationDay: $day, first: 10) { edges { node { flid status statusInfo { name } stands { code } } } } }`;
 const day = { day: '2025-03-14' };
 
 beforeAll(async () => {
-  db = await createTestDatabase('rapicache');
   h = createHarness(db.pool);
   await insertFlights(db.pool, [flight('700001', { status: 'SCH' }), flight('700002', { status: 'SCH' })]);
   await db.pool.query(`INSERT INTO reference_record (kind, code, fields, name, last_position, updated_at) VALUES ('STTS', 'SCH', '{}', 'Scheduled', 1, now())`);
 });
-afterAll(async () => db?.drop());
 
 /** What the flight projector does for a decision: the rows and the checkpoint in one transaction. */
 async function project(status: string): Promise<void> {

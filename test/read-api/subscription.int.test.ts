@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/platform/logger.ts';
 import { withTransaction } from '../../src/platform/db.ts';
 import { createHttpServer, type HttpServer } from '../../src/read-api/httpServer.ts';
 import { graphqlHandler } from '../../src/read-api/readApi.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { appendWith } from '../support/decisions.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { createHarness, type Harness } from './support/harness.ts';
@@ -12,13 +12,12 @@ import { subscribeSse } from './support/sse.ts';
 import { LIVE_TABLES } from '../../src/readModel/flightTables.ts';
 import { writeFlights } from '../../src/projections/writeFlights.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('rapisub');
 let h: Harness;
 let http: HttpServer;
 let url: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase('rapisub');
   h = createHarness(db.pool);
   await insertFlights(db.pool, [flight('900', { stateVersion: 1 }), flight('901', { stateVersion: 1, operationDay: '2025-03-15' })]);
   await h.feed.start();
@@ -32,7 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await http?.stop();
   await h?.feed.stop();
-  await db?.drop();
 });
 
 /** The pump's append, then what the flight projector does (rows, checkpoint and NOTIFY), in one transaction. */

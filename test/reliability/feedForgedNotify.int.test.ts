@@ -5,22 +5,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createFlightFeed, type FlightFeed } from '../../src/read-api/live/flightFeed.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { captureLog } from './support/captureLog.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('forgednotify');
 let feed: FlightFeed;
 const captured = captureLog('info');
 
 beforeAll(async () => {
-  db = await createTestDatabase('forgednotify');
   feed = createFlightFeed({ pool: db.pool, clock: systemClock, log: captured.log });
   await feed.start();
 });
 afterAll(async () => {
   await feed?.stop();
-  await db?.drop();
 });
 
 describe('live feed and forged notifications', () => {

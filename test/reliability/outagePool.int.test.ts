@@ -7,19 +7,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, withTransaction, type Pool } from '../../src/platform/db.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { waitFor } from '../support/waitFor.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('outpool');
 let pool: Pool;
 
 beforeAll(async () => {
-  db = await createTestDatabase('outpool');
   pool = createPool(db.url, { max: 2 });
 });
 afterAll(async () => {
   await pool?.end();
-  await db?.drop();
 });
 
 describe('a checked-out connection that dies', () => {

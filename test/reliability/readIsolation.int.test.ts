@@ -7,18 +7,16 @@ import { loadConfig } from '../../src/platform/config.ts';
 import { sqlState } from '../../src/platform/db.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('readiso');
 let rt: Runtime;
 
 beforeAll(async () => {
-  db = await createTestDatabase('readiso');
   rt = await openRuntime(loadConfig({ MSGX_DATABASE_URL: db.url, MSGX_READ_STATEMENT_TIMEOUT_MS: '300' }), silentLogger);
 });
 afterAll(async () => {
   await rt?.close();
-  await db?.drop();
 });
 
 describe('read pool', () => {

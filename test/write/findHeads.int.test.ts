@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { findHeads, stillFront } from '../../src/write/pump/findHeads.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('findheads');
 
 beforeAll(async () => {
-  db = await createTestDatabase('findheads');
   // Three unfinished messages of 100, 300 and 100 bytes, and a finished one before them.
   await db.pool.query(
     `INSERT INTO inbox_message (msg_id, source, received_at, ingested_at, raw_xml)
@@ -16,7 +15,6 @@ beforeAll(async () => {
      SELECT id, st, now(), now() FROM unnest('{1,2,3,4}'::bigint[], '{SUCCEEDED,PENDING,PENDING,FAILED}'::text[]) AS t(id, st)`,
   );
 });
-afterAll(async () => db?.drop());
 
 const ids = async (limit: number, maxBytes?: number) => (await findHeads(db.pool, limit, maxBytes)).map((h) => h.msgId);
 

@@ -14,7 +14,7 @@ import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { replay } from '../../src/operations/replay.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { startKafkaBroker, type KafkaTestBroker } from '../support/kafka/broker.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { startApp, type RunningApp } from '../support/testApp.ts';
 import { readScenario } from '../support/corpusDir.ts';
 
@@ -32,12 +32,11 @@ const buggy: Decider = (flights, message) => {
   return { ...d, changes: d.changes.map(late) };
 };
 
-let db: TestDatabase;
+const db = fileDatabase('redecide');
 let broker: KafkaTestBroker;
 let app: RunningApp | undefined;
 
 beforeAll(async () => {
-  db = await createTestDatabase('redecide');
   broker = await startKafkaBroker({ topics: { msg: 1, schd: 1 } });
 });
 afterEach(async () => {
@@ -46,7 +45,6 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await broker?.close();
-  await db?.drop();
 });
 
 const flightQuery = `query($flid: ID!) { flight(flid: $flid) { estimatedTime stateVersion }

@@ -9,18 +9,16 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { registerRequest } from '../../src/write/requests/registerRequest.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { fltr, schdXml } from '../domain/support/buildXml.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { startApp, type RunningApp } from '../support/testApp.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('req_window');
 let app: RunningApp;
 beforeAll(async () => {
-  db = await createTestDatabase('req_window');
   app = await startApp(db);
 });
 afterAll(async () => {
   await app?.stop();
-  await db?.drop();
 });
 
 const rec = (flid: string, sodt: string) => fltr(flid, sodt, `<ALCD>ZH</ALCD><FLNO>ZH${flid}</FLNO><MVIN>D</MVIN>`);

@@ -14,22 +14,20 @@ import { readHead } from '../../src/write/delivery/outboxRows.ts';
 import { checkFence } from '../../src/write/pump/commitDecisions.ts';
 import { createWriterLock, LEASE_MS, PROBE_INTERVAL_MS, type WriterLock } from '../../src/write/writerLock.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcpProxy.ts';
 import { waitFor } from '../support/waitFor.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('writerfence');
 let proxy: TcpProxy;
 const locks: WriterLock[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase('writerfence');
   proxy = await startTcpProxy({ target: targetOf(db.url, 5432) });
 });
 afterAll(async () => {
   for (const l of locks) await l.stop();
   await proxy?.close();
-  await db?.drop();
 });
 
 const cfg = loadConfig({ MSGX_BACKOFF_MS: '10' });

@@ -7,23 +7,19 @@
  * was fenced — the writer exited, and after a restart decided the same plan again. A lock whose
  * connection does not answer is still refused (test/write/writerFence.int.test.ts).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/platform/clock.ts';
 import { withTransaction } from '../../src/platform/db.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { FencedError } from '../../src/platform/writerFence.ts';
 import { checkFence } from '../../src/write/pump/commitDecisions.ts';
 import { createWriterLock, LEASE_MS, type WriterLock } from '../../src/write/writerLock.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { fileDatabase } from '../support/fileDatabase.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('writerbusy');
 let lock: WriterLock | undefined;
-beforeAll(async () => {
-  db = await createTestDatabase('writerbusy');
-});
 afterAll(async () => {
   await lock?.stop();
-  await db?.drop();
 });
 
 it('a lease run out by a busy event loop is proven again by one round trip before the commit', { timeout: 60_000 }, async () => {

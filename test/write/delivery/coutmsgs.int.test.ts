@@ -7,23 +7,21 @@ import { createPgMailbox } from '../../../src/platform/mailbox/pgMailbox.ts';
 import type { Mailbox, OutboundRow } from '../../../src/platform/mailbox/port.ts';
 import type { Dispatcher } from '../../../src/write/delivery/dispatcher.ts';
 import { createNdjsonSink } from '../../../src/write/delivery/ndjsonSink.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { fileDatabase } from '../../support/fileDatabase.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
 const TZ = 'Asia/Shanghai';
-let db: TestDatabase;
+const db = fileDatabase('delivery_cout');
 let dir: string;
 let clock: FakeClock;
 let out: OutboxWriter;
 let dispatcher: Dispatcher | undefined;
 
 beforeAll(async () => {
-  db = await createTestDatabase('delivery_cout');
   dir = await mkdtemp(path.join(os.tmpdir(), 'msgx-cout-'));
 });
 afterAll(async () => {
-  await db?.drop();
   await rm(dir, { recursive: true, force: true });
 });
 beforeEach(async () => {

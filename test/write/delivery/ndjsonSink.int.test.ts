@@ -8,22 +8,20 @@ import { createLogger } from '../../../src/platform/logger.ts';
 import { createPgMailbox } from '../../../src/platform/mailbox/pgMailbox.ts';
 import { createKafkaSink } from '../../../src/write/delivery/createKafkaSink.ts';
 import type { Dispatcher } from '../../../src/write/delivery/dispatcher.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { fileDatabase } from '../../support/fileDatabase.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('delivery_ndjson');
 let dataDir: string;
 let dispatcher: Dispatcher | undefined;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase('delivery_ndjson');
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-ndjson-'));
 });
 afterAll(async () => {
   await dispatcher?.stop();
-  await db?.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
 

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { fileDatabase } from '../../support/fileDatabase.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { startApp, type RunningApp } from '../../support/testApp.ts';
 import { readScenario } from '../../support/corpusDir.ts';
@@ -27,15 +27,13 @@ const OFFSET_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?\+08:00$/;
 interface NdjsonLine { key: string | null; value: unknown; headers: Record<string, string> }
 interface MsgValue { flid: string | null; position: string; recordedAt: string; change: unknown }
 
-let db: TestDatabase;
+const db = fileDatabase('outward_times');
 let app: RunningApp;
 beforeAll(async () => {
-  db = await createTestDatabase('outward_times');
   app = await startApp(db);
 });
 afterAll(async () => {
   await app?.stop();
-  await db?.drop();
 });
 
 const lines = async (topic: string): Promise<NdjsonLine[]> =>

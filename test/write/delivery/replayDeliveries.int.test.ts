@@ -5,18 +5,17 @@ import { silentLogger } from '../../../src/platform/logger.ts';
 import { createPgMailbox } from '../../../src/platform/mailbox/pgMailbox.ts';
 import type { Dispatcher } from '../../../src/write/delivery/dispatcher.ts';
 import { startKafkaBroker, type KafkaTestBroker } from '../../support/kafka/broker.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { fileDatabase } from '../../support/fileDatabase.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { brokerSink, OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
-let db: TestDatabase;
+const db = fileDatabase('delivery_replay');
 let broker: KafkaTestBroker;
 let clock: FakeClock;
 let dispatcher: Dispatcher;
 let out: OutboxWriter;
 
 beforeAll(async () => {
-  db = await createTestDatabase('delivery_replay');
   broker = await startKafkaBroker({ topics: { msg: 1 } });
   clock = new FakeClock('2025-03-14T00:00:00Z');
   out = new OutboxWriter(db.pool, clock);
@@ -32,7 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await dispatcher?.stop();
   await broker?.close();
-  await db?.drop();
 });
 afterEach(() => {
   vi.restoreAllMocks();
