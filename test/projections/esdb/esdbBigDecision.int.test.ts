@@ -16,7 +16,7 @@ import { createEsdbForwarder, ESDB_PROJECTOR } from '../../../src/projections/es
 import { flightStream, messageStream } from '../../../src/projections/esdb/streamNames.ts';
 import { runBatch } from '../../../src/projections/runBatch.ts';
 import { fltr, schdXml } from '../../domain/support/buildXml.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { fileDatabase } from '../../support/fileDatabase.ts';
 import { appendAll, type DecisionInput } from '../../support/decisions.ts';
 import { startEsdbPeer, type EsdbPeer } from '../../support/esdb/server.ts';
 import { estt } from '../../write/support/messages.ts';
@@ -25,8 +25,8 @@ import { decideMessages } from '../support/corpus.ts';
 const MAX = 16 * 1024;
 const FLIGHTS = 300;
 const ESTIMATES = 100;
+const db = fileDatabase('esdbbig');
 const clock = new FakeClock();
-let db: TestDatabase;
 let decisions: DecisionInput[];
 const opened: { peer: EsdbPeer; client: EventStoreDBClient }[] = [];
 
@@ -35,7 +35,6 @@ function connect(): { peer: EsdbPeer; client: EventStoreDBClient } {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('esdbbig');
   const plan = schdXml('ADFT', Array.from({ length: FLIGHTS }, (_, i) => fltr(String(900_000 + i), '14MAR250930')), { seqn: '1' });
   // One flight changed by many messages: its stream gets them all in one batch.
   const moves = Array.from({ length: ESTIMATES }, (_, i) => estt(2 + i, '900000', `14MAR25${String(10 + Math.floor(i / 60)).padStart(2, '0')}${String(i % 60).padStart(2, '0')}`));
@@ -47,7 +46,6 @@ afterAll(async () => {
     await o.peer.close();
     void o.client.dispose().catch(() => undefined);
   }
-  await db.drop();
 });
 beforeEach(async () => {
   const peer = await startEsdbPeer({ maxAppendBytes: MAX });
