@@ -19,6 +19,7 @@ import { rebuildFigure } from './figures/rebuild.ts';
 import { redecideFigure } from './figures/redecide.ts';
 import { verifyFigure } from './figures/verify.ts';
 import { consoleBoardFigure } from './figures/consoleBoard.ts';
+import { screensFigure } from './figures/screens.ts';
 import { killMsgxChildren } from '../test/support/msgxProcess.ts';
 import { dropAll, dropStaleBenchDatabases, serverInfo } from './harness/databases.ts';
 import type { Figure } from './harness/figure.ts';
@@ -40,6 +41,7 @@ const FIGURES: readonly Figure[] = [
   historyFigure,
   consoleBoardFigure,
   bigPlanFigure,
+  screensFigure,
 ];
 
 function selected(args: readonly string[]): readonly Figure[] {

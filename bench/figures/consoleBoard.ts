@@ -1,108 +1,39 @@
 /**
  * Figure 12 — the console's board of a 2,000-flight day in Debian's Chromium: how long from the
- * arrival of the board's data (the responseEnd of its last GraphQL page) until all 2,000 rows are
- * in the DOM and laid out (the first animation frame after). The goal: under 1 s.
+ * arrival of the board's data (the responseEnd of its last GraphQL page) until the board is shown
+ * — its count says all 2,000 flights, the rows in view are in the DOM (a board that long renders
+ * the rows in view and a margin, docs/operations.md "Console") — and laid out (the first animation
+ * frame after). The goal: under 1 s. Beside it: a jump to the end of the board (scrollTo the
+ * bottom → the last flight's row laid out, next frame), the cost the window moves to scrolling.
  *
  * msgx: the console's own files (pageRoutes' assets, the same bytes msgx serves) against a stub
  * /graphql in this process that answers the board's 4 pages of 500 synthetic flights (every
  * column the board shows: gates, counters, belts, delays, A-CDM times; a mix of every status) and
  * holds the live subscription open without events. No database: the figure is the browser's work.
- * Baseline, in the same page right after: the same 2,000 rows × the same columns as one
- * innerHTML string (the least a browser can do to show that table), laid out the same way.
+ * Baseline, in the same page right after: every row of the board (collected by scrolling through
+ * it, which also checks that each flight is reachable) × the same columns as one innerHTML string
+ * (the least a browser can do to show that table whole), laid out the same way.
+ * MSGX_BENCH_PROFILE=1 writes the first run's CPU profile of the page (.cpuprofile) to a temporary folder.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pageRoutes } from '../../src/read-api/pages/pageRoutes.ts';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { launchChromium } from '../../test/read-api/pages/console/browser.ts';
+import { DAY, stubServer, syntheticDay } from '../../test/read-api/pages/console/syntheticBoard.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { progress } from '../harness/progress.ts';
 import { round, summarize } from '../harness/stats.ts';
 
 const FLIGHTS = 2000;
-const PAGE = 500;
-const DAY = '2025-03-14';
 const RUNS = 7;
 const GOAL_MS = 1000;
 
-const iso = (minutes: number) => {
-  const d = new Date(Date.parse(`${DAY}T00:00:00+08:00`) + minutes * 60_000);
-  const local = new Date(d.getTime() + 8 * 3_600_000).toISOString().slice(0, 19);
-  return `${local}+08:00`;
-};
-
-/** A day of flights with every board column filled somewhere and every status present. */
-export function syntheticDay(n = FLIGHTS): Record<string, unknown>[] {
-  return Array.from({ length: n }, (_, i) => {
-    const sched = 300 + Math.floor((i * 1140) / n);
-    const dep = i % 2 === 1;
-    const kind = i % 20;
-    const late = kind < 6 ? 5 + (i % 60) : 0;
-    return {
-      flid: String(900000 + i), airline: ['CA', 'MU', 'HU', '3U', 'CZ'][i % 5], flightNo: `${['CA', 'MU', 'HU', '3U', 'CZ'][i % 5]}${1000 + i}`,
-      direction: dep ? 'DEPARTURE' : 'ARRIVAL', operationDay: DAY, scheduledTime: iso(sched),
-      estimatedTime: late ? iso(sched + late) : null, actualTime: kind >= 14 && kind < 18 ? iso(sched + 3) : null,
-      status: null, publicStatus: null, cancelled: kind === 18, deleted: kind === 19 && i % 40 === 19,
-      diversionAirport: kind === 13 ? 'PVG' : null, returnType: kind === 12 ? 'G' : null, terminal: `T${1 + (i % 2)}`,
-      currentStand: String(100 + (i % 90)), boardingOpen: dep && kind === 10 ? iso(sched - 35) : null, boardingClosed: null,
-      gates: dep ? [{ code: `G${i % 40}` }] : [], baggageBelts: dep ? [] : [{ code: `B0${i % 9}` }],
-      checkInCounters: dep ? [{ code: `A${i % 60}` }, { code: `A${(i % 60) + 1}` }] : [],
-      delays: late ? [{ code: '81', durationMinutes: late }] : [], stands: [{ actualStart: null }],
-      milestones: {
-        estimatedOffBlock: dep ? iso(sched) : null, targetOffBlock: dep ? iso(sched + 5) : null, calculatedOffBlock: null, calculatedTakeOff: dep && kind < 3 ? iso(sched + 20) : null,
-        inboundEstimate: null, approach: null, startUpRequest: null, startUp: null,
-      },
-    };
-  });
-}
-
-/** The console's files and a stub read API answering the board (and nothing else) from `flights`. */
-async function stubServer(flights: Record<string, unknown>[]): Promise<{ origin: string; close(): Promise<void> }> {
-  const routes = pageRoutes();
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === '/graphql' && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      res.write(': open\n\n');
-      return;
-    }
-    if (url.pathname === '/graphql') {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        const { query, variables } = JSON.parse(body) as { query: string; variables: { after?: string | null } };
-        let data: unknown;
-        if (query.includes('flights(')) {
-          const start = variables.after ? Number(variables.after) : 0;
-          const page = flights.slice(start, start + PAGE);
-          const next = start + PAGE < flights.length;
-          data = { flights: { totalCount: flights.length, pageInfo: { hasNextPage: next, endCursor: next ? String(start + PAGE) : null }, edges: page.map((node) => ({ node })) } };
-        } else {
-          data = { adminEnabled: false, latestOperationDay: DAY };
-        }
-        const text = JSON.stringify({ data });
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-        res.end(text);
-      });
-      return;
-    }
-    const route = routes.find((r) => r.method === req.method && (r.path === url.pathname || (r.path.endsWith('/*') && url.pathname.startsWith(r.path.slice(0, -1)))));
-    if (!route) {
-      res.writeHead(404);
-      res.end();
-      return;
-    }
-    void route.handler(req, res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
-}
-
-/** Runs in the page before its scripts: notes when the board has `n` rows and the frame after. */
+/** Runs in the page before its scripts: notes when the board counts `n` flights with rows shown, and the frame after. */
 const WATCH = (n: number) => `
   window.__board = {};
   new MutationObserver((_m, obs) => {
-    if (document.querySelectorAll('[data-testid=board] tbody tr').length >= ${n}) {
+    const count = document.querySelector('[data-testid=board-count]');
+    if (count && count.textContent.startsWith('${n} of') && document.querySelector('[data-testid=board] tbody tr[data-testid]')) {
       obs.disconnect();
       window.__board.rows = performance.now();
       document.body.offsetHeight; // layout
@@ -110,9 +41,40 @@ const WATCH = (n: number) => `
     }
   }).observe(document, { childList: true, subtree: true });`;
 
-/** The baseline, run in the page: the board's rows and cells as one innerHTML string, laid out, next frame. */
-const BASELINE = `(async () => {
-  const rows = [...document.querySelectorAll('[data-testid=board] tbody tr')].map((r) => [...r.children].map((c) => c.textContent || ''));
+/** In the page: scroll to the bottom; ms until the row \`last\` is in the DOM, laid out, next frame. */
+const TO_THE_END = (last: string) => `(async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const t0 = performance.now();
+  scrollTo(0, document.documentElement.scrollHeight);
+  while (!document.querySelector('[data-testid="${last}"]')) await frame();
+  void document.body.offsetHeight;
+  await frame();
+  const ms = performance.now() - t0;
+  scrollTo(0, 0);
+  await frame();
+  return ms;
+})()`;
+
+/** In the page: every row's cells, by scrolling through the board a screen at a time. */
+const ALL_ROWS = `(async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const rows = new Map();
+  for (let y = 0; ; y += innerHeight) {
+    scrollTo(0, y);
+    await frame();
+    await frame();
+    for (const r of document.querySelectorAll('[data-testid=board] tbody tr[data-testid]')) {
+      if (!rows.has(r.dataset.testid)) rows.set(r.dataset.testid, [...r.children].map((c) => c.textContent || ''));
+    }
+    if (y + innerHeight >= document.documentElement.scrollHeight) break;
+  }
+  scrollTo(0, 0);
+  return [...rows.values()];
+})()`;
+
+/** The baseline, run in the page: `rows` × cells as one innerHTML string, laid out, next frame. */
+const BASELINE = (rows: string[][]) => `(async () => {
+  const rows = ${JSON.stringify(rows)};
   const esc = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const host = document.createElement('div');
   document.body.appendChild(host);
@@ -124,31 +86,47 @@ const BASELINE = `(async () => {
 })()`;
 
 async function measure(): Promise<FigureResult> {
-  const flights = syntheticDay();
-  const shown = flights.filter((f) => !f.deleted).length;
+  const flights = syntheticDay(FLIGHTS);
+  const shown = flights.filter((f) => !f.deleted);
+  const last = `flight-${String(shown.at(-1)!.flid)}`; // the day is in schedule order
   const stub = await stubServer(flights);
   const browser = await launchChromium();
+  const profileDir = process.env.MSGX_BENCH_PROFILE === '1' ? await mkdtemp(path.join(tmpdir(), 'msgx-bench-console-')) : null;
   const consoleMs: number[] = [];
+  const endMs: number[] = [];
   const baselineMs: number[] = [];
   try {
     for (let i = 0; i < RUNS; i++) {
       const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
       const page = await context.newPage();
-      await page.addInitScript(WATCH(shown));
+      const cdp = profileDir && i === 0 ? await context.newCDPSession(page) : null;
+      if (cdp) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.start');
+      }
+      await page.addInitScript(WATCH(shown.length));
       await page.goto(`${stub.origin}/console#/board/${DAY}`);
       await page.waitForFunction(() => (window as unknown as { __board: { frame?: number } }).__board.frame !== undefined, undefined, { timeout: 60_000 });
+      if (cdp && profileDir) {
+        const { profile } = await cdp.send('Profiler.stop');
+        await writeFile(path.join(profileDir, 'board.cpuprofile'), JSON.stringify(profile));
+        progress(`CPU profile of the page: ${profileDir}/board.cpuprofile`);
+      }
       const t = await page.evaluate(() => {
         const b = (window as unknown as { __board: { rows: number; frame: number } }).__board;
         const arrived = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/graphql') && (e as PerformanceResourceTiming).responseEnd <= b.rows)
           .reduce((m, e) => Math.max(m, (e as PerformanceResourceTiming).responseEnd), 0);
         return { console: b.frame - arrived };
       });
-      // Baseline: the same rows and columns, as one innerHTML string, laid out, next frame.
-      // (a string: tsx's helpers for named functions do not exist in the page)
-      const base = await page.evaluate<number>(BASELINE);
+      // (strings: tsx's helpers for named functions do not exist in the page)
+      const end = await page.evaluate<number>(TO_THE_END(last));
+      const rows = await page.evaluate<string[][]>(ALL_ROWS);
+      if (rows.length !== shown.length) throw new Error(`scrolling through the board showed ${rows.length} of its ${shown.length} flights`);
+      const base = await page.evaluate<number>(BASELINE(rows));
       consoleMs.push(t.console);
+      endMs.push(end);
       baselineMs.push(base);
-      progress(`console board ${i + 1}/${RUNS}: ${round(t.console)} ms (innerHTML ${round(base)} ms)`);
+      progress(`console board ${i + 1}/${RUNS}: ${round(t.console)} ms, to the end ${round(end)} ms (innerHTML ${round(base)} ms)`);
       await context.close();
     }
   } finally {
@@ -156,12 +134,18 @@ async function measure(): Promise<FigureResult> {
     await stub.close();
   }
   const c = summarize(consoleMs);
+  const e = summarize(endMs);
   const b = summarize(baselineMs);
   return {
-    rows: [row(`board of ${FLIGHTS} flights: data arrived → rows laid out, p50 ms`, { value: round(c.p50), unit: 'ms' },
-      { value: round(b.p50), unit: 'ms', what: 'the same rows as one innerHTML string' }, 'lower',
-      { text: `p90 < ${GOAL_MS} ms`, met: c.p90 < GOAL_MS })],
-    details: { flights: FLIGHTS, shown, runs: RUNS, console: c, baseline: b },
+    rows: [
+      row(`board of ${FLIGHTS} flights: data arrived → rows laid out, p50 ms`, { value: round(c.p50), unit: 'ms' },
+        { value: round(b.p50), unit: 'ms', what: 'every row as one innerHTML string' }, 'lower',
+        { text: `p90 < ${GOAL_MS} ms`, met: c.p90 < GOAL_MS }),
+      row('board: jump to its end → last row laid out, p50 ms', { value: round(e.p50), unit: 'ms' },
+        { value: round(b.p50), unit: 'ms', what: 'every row as one innerHTML string' }, 'lower',
+        { text: `p90 < ${GOAL_MS} ms`, met: e.p90 < GOAL_MS }),
+    ],
+    details: { flights: FLIGHTS, shown: shown.length, runs: RUNS, console: c, toTheEnd: e, baseline: b },
   };
 }
 

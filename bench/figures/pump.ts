@@ -17,17 +17,20 @@
  *   grouped — the pump's own statements, 50 decisions per transaction, one after the other: the
  *             heads (findHeads, 500 at a time, with their XML), the identity lookup of each 50
  *             (identityOwners), BEGIN with the pipeline lock, the group commit statement
- *             (stageCommit + commitStaged: append, proc_state advance, META), COMMIT — for the same
- *             FLOP XML and the outcomes the pump's code decides for it (DomainMirror, untimed)
+ *             (stageCommit's parameters; append, proc_state advance, META), COMMIT — for the same
+ *             FLOP XML and the outcomes the pump's code decides for it (DomainMirror, untimed).
+ *             Kept as the pump committed until 2026-12-06 (GROUP_COMMIT_2026_12, three round trips),
+ *             so the figure stays comparable; the pump now sends one statement with the locks and
+ *             checks inside it (src/log/appendWithOutcomes.ts)
  *   bare    — the single loop's statements for 50 decisions per transaction (INSERT/UPDATE over
  *             unnest of 3 proc_state columns; no heads read, no identity lookup, no META): the
  *             grouped baseline until 2026-12-02, kept for comparison
  */
 import pg from 'pg';
-import { createPool, withTransaction, type Pool } from '../../src/platform/db.ts';
+import { createPool, withOpenedTransaction, withTransaction, type Pool } from '../../src/platform/db.ts';
 import { copyInbox } from '../../src/write/ingest/copyInbox.ts';
 import { INBOX_SOURCE } from '../../src/write/pump/findHeads.ts';
-import { commitStaged, stageCommit, type Prepared } from '../../src/write/pump/commitDecisions.ts';
+import { stageCommit, type Prepared, type StagedCommit } from '../../src/write/pump/commitDecisions.ts';
 import { findHeads, identityOwners } from '../../src/write/pump/findHeads.ts';
 import type { Outcome } from '../../src/write/pump/outcome.ts';
 import { createPump } from '../../src/write/pump/pumpService.ts';
@@ -248,9 +251,9 @@ async function sameStatementsLoop(pool: Pool, database: string, outcomes: readon
       if (nowMs() - t0 >= ms) break outer;
       const items: Prepared[] = heads.slice(i, i + GROUP).map((head) => ({ head, outcome: outcomeOf(head.msgId) }));
       await identityOwners(pool, items.flatMap((p) => (p.outcome.identity === null ? [] : [p.outcome.identity])));
-      const res = await commitStaged(pool, stageCommit(items, basis, new Date()));
-      if (!res.ok) throw new Error(`grouped baseline: conflict ${res.conflict}`);
-      basis = res.positions.at(-1)!;
+      const staged = stageCommit(items, basis, new Date());
+      await groupCommit2026(pool, staged);
+      basis = staged.positions.at(-1)!;
       done += GROUP;
       next.msgId = Number(items.at(-1)!.head.msgId) + 1;
     }
@@ -259,6 +262,53 @@ async function sameStatementsLoop(pool: Pool, database: string, outcomes: readon
   const rate = done / ((nowMs() - t0) / 1000);
   return { rate, cpu: perDecision(await cpuSince(pool, database, cpu0), done) };
 }
+
+/**
+ * The pump's group commit as it was until 2026-12-06, the grouped baseline's: BEGIN with the
+ * pipeline lock (one simple query), the append + proc_state advance + META statement over
+ * stageCommit's parameters $1–$34, COMMIT.
+ */
+async function groupCommit2026(pool: Pool, staged: StagedCommit): Promise<void> {
+  await withOpenedTransaction(pool, ['SELECT last_position::text AS last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE'], async (c, opened) => {
+    if (opened[0]![0]?.last_position !== staged.basis) throw new Error('grouped baseline: the log moved');
+    const values = staged.append.values.slice(0, 34) as unknown[];
+    const { rows } = await c.query<{ advanced: number }>({ name: 'msgx_bench_group_commit_2026', text: GROUP_COMMIT_2026_12, values });
+    if (rows[0]!.advanced !== staged.items.length) throw new Error('grouped baseline: a head changed state');
+  });
+}
+
+const GROUP_COMMIT_2026_12 = `WITH appended_lock AS (UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2::timestamptz WHERE id = 1),
+    appended AS (
+      INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
+      SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
+             ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $2::timestamptz
+        FROM ROWS FROM (unnest($3::bigint[]), unnest($4::bigint[]), unnest($5::text[]), unnest($6::text[]), unnest($7::integer[]),
+                        jsonb_array_elements($8::jsonb), jsonb_array_elements($9::jsonb))
+          AS d(position, msg_id, kind, handler, handler_version, flids, payload)),
+    advanced AS (UPDATE proc_state p SET
+        state = u.state, error_class = u.error_class, cause_class = u.cause_class, last_error = u.last_error,
+        attempts = p.attempts + 1, next_attempt_at = u.next_attempt_at,
+        first_failure_at = CASE WHEN u.failure THEN COALESCE(p.first_failure_at, $11::timestamptz) ELSE p.first_failure_at END,
+        decided_position = CASE WHEN u.terminal THEN u.position ELSE p.decided_position END,
+        identity_key = COALESCE(p.identity_key, u.identity),
+        backfill_state = CASE WHEN u.terminal THEN $12::text ELSE p.backfill_state END,
+        backfill_status = CASE WHEN u.terminal THEN u.backfill_status ELSE p.backfill_status END,
+        backfill_attempts = CASE WHEN u.terminal THEN 0 ELSE p.backfill_attempts END,
+        backfill_next_at = CASE WHEN u.terminal THEN NULL ELSE p.backfill_next_at END,
+        backfill_error = CASE WHEN u.terminal THEN NULL ELSE p.backfill_error END,
+        updated_at = $11::timestamptz
+       FROM unnest($13::bigint[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[], $19::boolean[],
+                   $20::boolean[], $21::bigint[], $22::text[], $23::text[], $24::text[], $25::int[])
+         AS u(msg_id, state, error_class, cause_class, last_error, next_attempt_at, failure,
+              terminal, position, identity, backfill_status, expected_state, expected_attempts)
+      WHERE p.msg_id = u.msg_id AND p.state = u.expected_state AND p.attempts = u.expected_attempts
+      RETURNING 1),
+    meta AS (UPDATE inbox_message m SET sndr = u.sndr, seqn = u.seqn, dttm = u.dttm, type = u.type, styp = u.styp,
+            rcvr = u.rcvr, mgid = u.mgid, rmid = u.rmid
+       FROM unnest($26::bigint[], $27::text[], $28::text[], $29::text[], $30::text[], $31::text[], $32::text[], $33::text[], $34::text[])
+         AS u(msg_id, sndr, seqn, dttm, type, styp, rcvr, mgid, rmid)
+      WHERE m.msg_id = u.msg_id AND m.sndr IS NULL)
+  SELECT pg_notify($10, $1::bigint::text), (SELECT count(*)::int FROM advanced) AS advanced`;
 
 /** One timed run of the pump (measurePump). */
 type PumpRun = Awaited<ReturnType<typeof measurePump>>;

@@ -44,33 +44,34 @@ const COLUMNS: readonly ColumnSpec[] = [
 ];
 
 /** The statement that takes the pipeline lock (row lock until COMMIT/ROLLBACK). */
-export const PIPELINE_LOCK_ROW = 'SELECT last_position::text AS last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE';
+const PIPELINE_LOCK_ROW = 'SELECT last_position::text AS last_position FROM pipeline_lock WHERE id = 1 FOR UPDATE';
 
 /** Take the pipeline lock (row lock until COMMIT/ROLLBACK); returns the last position handed out. */
 export async function lockPipeline(c: PoolClient): Promise<string> {
   const { rows } = await c.query<{ last_position: string }>(PIPELINE_LOCK_ROW);
-  return lockedPosition(rows);
-}
-
-/** The last position handed out, from the rows of PIPELINE_LOCK_ROW. */
-export function lockedPosition(rows: readonly Record<string, unknown>[]): string {
   const position = rows[0]?.last_position;
   if (typeof position !== 'string') throw new Error('pipeline_lock row 1 is missing: the schema is not migrated');
   return position;
 }
 
-// The append as data-modifying CTEs, to run alone (appendDecisions) or with other writes of the
-// same transaction in one statement (the pump's group commit). Parameters: $1 the last new
-// position, $2 recorded_at, $3–$9 the decisions' columns (COLUMNS), $10 the NOTIFY channel.
-export const APPEND_CTES = `appended_lock AS (UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2::timestamptz WHERE id = 1),
+/**
+ * The append as data-modifying CTEs, to run alone (appendDecisions) or with the messages' outcomes
+ * in one statement (appendWithOutcomes.ts), there only `when` its condition `go` holds (a constant
+ * text, by its type). Parameters: $1 the last new position, $2 recorded_at,
+ * $3–$9 the decisions' columns (COLUMNS), $10 the NOTIFY channel. For src/log only.
+ */
+export function appendCtes(when: 'true' | 'EXISTS (SELECT 1 FROM go)' = 'true'): string {
+  return `appended_lock AS (UPDATE pipeline_lock SET last_position = $1::bigint, updated_at = $2::timestamptz WHERE id = 1 AND ${when}),
     appended AS (
       INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
       SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
              ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $2::timestamptz
-        FROM ${unnestOf(COLUMNS, 3)} AS d(position, msg_id, kind, handler, handler_version, flids, payload))`;
-/** A select-list expression that sends the append's NOTIFY (delivered at COMMIT). */
+        FROM ${unnestOf(COLUMNS, 3)} AS d(position, msg_id, kind, handler, handler_version, flids, payload)
+       WHERE ${when})`;
+}
+/** A select-list expression that sends the append's NOTIFY (delivered at COMMIT). For src/log only. */
 export const APPEND_NOTIFY = 'pg_notify($10, $1::bigint::text)';
-const APPEND = `WITH ${APPEND_CTES} SELECT ${APPEND_NOTIFY}`;
+const APPEND = `WITH ${appendCtes()} SELECT ${APPEND_NOTIFY}`;
 
 /**
  * Append `decisions` after `lastPosition` (the value `lockPipeline` returned in this transaction),
@@ -89,7 +90,7 @@ export async function appendDecisions(
   return positions;
 }
 
-/** The parameters of APPEND_CTES / APPEND_NOTIFY for `decisions` after `lastPosition`, and their positions. */
+/** The parameters of appendCtes / APPEND_NOTIFY ($1–$10) for `decisions` after `lastPosition`, and their positions. */
 export function appendValues(lastPosition: string, decisions: readonly NewDecision[], recordedAt: Date): { values: unknown[]; positions: string[] } {
   const first = BigInt(lastPosition) + 1n;
   const positions = decisions.map((_, i) => String(first + BigInt(i)));

@@ -22,7 +22,7 @@ export interface LoggedColumns {
   readonly nulReplaced: boolean;
 }
 
-/** A row of the log page statement (logPageSql), as node-postgres returns it. */
+/** A row of a log page as PostgreSQL returns it (readLogRows): the payload still jsonb text. */
 export interface LogPageRow {
   position: string;
   msg_id: string | null;
@@ -37,13 +37,13 @@ export interface LogPageRow {
 }
 
 /**
- * The statement of a log page: up to `limit` decisions with `after < position <= upTo`, ascending;
- * with `withRaw`, outcome decisions come with their message's raw XML. The payload comes as jsonb's
- * text (decodedPage.ts embeds it in its page unparsed).
+ * Up to `limit` rows of decisions with `after < position <= upTo`, ascending; with `withRaw`, outcome
+ * decisions come with their message's raw XML. The payload comes as jsonb's text (redecide's page
+ * reader embeds it in its page unparsed); any Queryable, so a worker thread's own client too.
  */
-export function logPageSql(after: string, upTo: string, limit: number, withRaw: boolean): { text: string; values: unknown[] } {
-  return {
-    text: `SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version, d.payload::text AS payload,
+export async function readLogRows(q: Queryable, after: string, upTo: string, limit: number, withRaw = true): Promise<LogPageRow[]> {
+  const { rows } = await q.query<LogPageRow>(
+    `SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version, d.payload::text AS payload,
             to_char(d.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at,
             m.raw_xml, m.nul_replaced
        FROM decision_event d
@@ -51,8 +51,9 @@ export function logPageSql(after: string, upTo: string, limit: number, withRaw: 
       WHERE d.position > $1::bigint AND d.position <= $2::bigint
       ORDER BY d.position
       LIMIT $3`,
-    values: [after, upTo, limit, TERMINAL_KINDS, withRaw],
-  };
+    [after, upTo, limit, TERMINAL_KINDS, withRaw],
+  );
+  return rows;
 }
 
 /**
@@ -60,8 +61,7 @@ export function logPageSql(after: string, upTo: string, limit: number, withRaw: 
  * decisions come with their message's raw XML.
  */
 export async function readLogPage(q: Queryable, after: string, upTo: string, limit: number, withRaw = true): Promise<LoggedDecision[]> {
-  const { text, values } = logPageSql(after, upTo, limit, withRaw);
-  const { rows } = await q.query<LogPageRow>(text, values);
+  const rows = await readLogRows(q, after, upTo, limit, withRaw);
   return rows.map((r) => ({
     position: r.position,
     msgId: r.msg_id,

@@ -12,7 +12,7 @@ export type FaultPoint =
   | 'ingest.uncommitted'
   /** pollOnce: the ingest transaction (rows + cursor + gaps) committed with new rows. */
   | 'ingest.committed'
-  /** commitDecisions: decisions appended and proc_state advanced inside the transaction, not committed. */
+  /** commitStaged: a group decided and its commit staged, its one autocommit statement not yet sent. */
   | 'pump.uncommitted'
   /** pump: decisions committed; the write model and the backfill not told yet. */
   | 'pump.committed'

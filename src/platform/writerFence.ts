@@ -28,6 +28,17 @@ export class FencedError extends Error {
   override name = 'FencedError';
 }
 
+/**
+ * `found` (writer_fence.epoch as a commit read it, share-locked until that commit) is the epoch
+ * `held` of `fence`, and the fence still holds; else FencedError.
+ */
+export function assertFenceEpoch(fence: WriterFence, held: string, found: unknown): void {
+  if (found !== held) {
+    throw new FencedError(`not committing: another writer took the lock (writer_fence is at ${String(found)}, this process holds ${held})`);
+  }
+  fence.assertHeld();
+}
+
 export const UNFENCED: WriterFence = Object.freeze({ epoch: () => undefined, assertHeld: () => undefined, fenced: () => undefined });
 
 /** How often this process was fenced: msgx_writer_fenced_total (one per process, shared by the lock and /metrics). */

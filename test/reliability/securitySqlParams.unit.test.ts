@@ -30,8 +30,9 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/write/delivery/schdBatch.ts': ['OUTBOX_COLUMNS'],
   'src/projections/insertOutbox.ts': ['unnestOf(COLUMNS)'],
   // Statements made of the module's constant CTE texts (values travel as $n; see their comments).
-  'src/log/appendDecisions.ts': ['unnestOf(COLUMNS, 3)'],
-  'src/write/pump/commitDecisions.ts': ['APPEND_CTES', 'ADVANCE_PROC_STATES', 'RECORD_META', 'APPEND_NOTIFY'],
+  // `when` is one of two constant conditions, by its type ('true', or appendWithOutcomes' IF_GO).
+  'src/log/appendDecisions.ts': ['unnestOf(COLUMNS, 3)', 'when'],
+  'src/log/appendWithOutcomes.ts': ['LOCKS', 'appendCtes(IF_GO)', 'ADVANCE_PROC_STATES', 'RECORD_META', 'IF_GO', 'APPEND_NOTIFY'],
   'src/write/ingest/pollOnce.ts': ['COPY_CTES'],
   // …and the cursor lock, which travels with BEGIN and so takes no parameters: the source name
   // (the constant 'CMINMSGS') as an escaped literal.

@@ -34,9 +34,10 @@ export interface TcpProxy {
    * Blackhole every live connection: the client side stays open but never hears anything again
    * (what a silently dropped network path looks like to it), while the server side is closed (as
    * the server's own keepalive would eventually do), so the server ends that session. New
-   * connections are still bridged normally.
+   * connections are still bridged normally. `only`: just the connections whose port towards the
+   * target (see upstreamPorts) it accepts. Returns how many were blackholed.
    */
-  blackhole(): number;
+  blackhole(only?: (upstreamPort: number) => boolean): number;
   /**
    * Close every live connection, both sides, and keep listening. Behind a link that is down (the
    * client's network namespace cut off) this is what the network does to the server's sessions
@@ -128,10 +129,11 @@ export async function startTcpProxy(opts: TcpProxyOptions): Promise<TcpProxy> {
       u.port = String(port);
       return u.toString();
     },
-    blackhole(): number {
+    blackhole(only?: (upstreamPort: number) => boolean): number {
       let n = 0;
       for (const p of pairs) {
         if (p.silent) continue;
+        if (only && !only(p.upstream.localPort ?? -1)) continue;
         p.silent = true;
         p.client.unpipe(p.upstream);
         p.upstream.unpipe(p.client);

@@ -11,7 +11,7 @@ import type { Queryable } from '../../platform/db.ts';
 import type { Config } from '../../platform/config.ts';
 import { decodeHead, type DecodedHead } from '../pump/decodeHead.ts';
 import { decisionBody, type DecisionBody } from '../../domain/decisionPayload.ts';
-import { logPageSql, type LoggedColumns, type LogPageRow } from '../../log/readPage.ts';
+import { readLogRows, type LoggedColumns, type LogPageRow } from '../../log/readPage.ts';
 
 interface ReadColumns extends Omit<LoggedColumns, 'rawXml' | 'nulReplaced'> {
   /** The message decoded again; null when it has no raw input to decide. */
@@ -30,12 +30,6 @@ interface PageEntry extends ReadColumns {
 export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay' | 'airportIata'>;
 
 const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
-
-/** A page of the log as the statement returns it (the rows, not yet decoded). */
-export async function readLogRows(q: Queryable, after: string, upTo: string, limit: number): Promise<LogPageRow[]> {
-  const { text: sql, values } = logPageSql(after, upTo, limit, true);
-  return (await q.query<LogPageRow>(sql, values)).rows;
-}
 
 /** Rows of the log as one JSON page (see parsePage), their messages decoded; the number of rows and the last position. */
 export function decodedPageOf(rows: readonly LogPageRow[], cfg: DecodeConfig): { text: string; rows: number; last: string | null } {

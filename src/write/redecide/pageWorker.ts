@@ -6,8 +6,8 @@
 import pg from 'pg';
 import { parentPort, workerData } from 'node:worker_threads';
 import '../../platform/db.ts'; // int8 as strings, as everywhere
-import { decodedPageOf, readLogRows } from './decodedPage.ts';
-import type { LogPageRow } from '../../log/readPage.ts';
+import { decodedPageOf } from './decodedPage.ts';
+import { readLogRows, type LogPageRow } from '../../log/readPage.ts';
 import type { FromWorker, PageWorkerData, ToWorker } from './pageReader.ts';
 
 const data = workerData as PageWorkerData;

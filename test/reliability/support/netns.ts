@@ -6,7 +6,7 @@
  * `linkDown()` cuts the host's link like a pulled cable: no clean close reaches either side.
  * Needs root (`ip netns add`); `netnsUnavailable()` says why not when it cannot work here.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { isProcessAlive } from '../../../src/platform/processAlive.ts';
 
 const NS_PREFIX = 'msgx-';
@@ -95,4 +95,44 @@ export function createHost(label: string, subnet: number): Host {
     throw err;
   }
   return host;
+}
+
+/** A forwarder running on a host (inside its namespace); `stop()` kills it by its pid. */
+export interface InnerForwarder {
+  readonly pid: number;
+  stop(): void;
+}
+
+const FORWARDER_JS = `
+const net = require('node:net');
+const [port, toHost, toPort] = [Number(process.env.FWD_PORT), process.env.FWD_TO_HOST, Number(process.env.FWD_TO_PORT)];
+net.createServer((c) => {
+  const u = net.connect(toPort, toHost);
+  c.pipe(u).pipe(c);
+  c.on('error', () => u.destroy());
+  u.on('error', () => c.destroy());
+  c.on('close', () => u.destroy());
+  u.on('close', () => c.destroy());
+}).listen(port, '127.0.0.1', () => process.stdout.write('listening\\n'));
+`;
+
+/**
+ * `127.0.0.1:port` on the host forwards to `to` (a forwarder at the host's gateway). For a server
+ * that tells its clients its own address — the Kafka broker advertises 127.0.0.1:port in its
+ * metadata — so that the same address works on the host. Resolves once it listens.
+ */
+export async function forwardInside(host: Host, port: number, to: { host: string; port: number }): Promise<InnerForwarder> {
+  const child = spawn(host.prefix[0]!, [...host.prefix.slice(1), process.execPath, '-e', FORWARDER_JS], {
+    env: { ...process.env, FWD_PORT: String(port), FWD_TO_HOST: to.host, FWD_TO_PORT: String(to.port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the forwarder on ${host.ns} exited with ${code}`)));
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('listening')) resolve();
+    });
+  });
+  const pid = child.pid!;
+  return { pid, stop: () => void (isProcessAlive(pid) && process.kill(pid, 'SIGKILL')) };
 }

@@ -136,7 +136,7 @@ describe('AIDX out to Kafka (the in-process test broker)', () => {
   let broker: KafkaTestBroker;
   beforeAll(async () => {
     kdb = await createTestDatabase('aidx_out_kafka');
-    broker = await startKafkaBroker({ topics: { msg: 1, schd: 1, 'flight-aidx': 2 } });
+    broker = await startKafkaBroker({ topics: { msg: 3, schd: 3, 'flight-aidx': 3 } });
     kapp = await startApp(kdb, {
       env: { MSGX_AIDX_OUT: 'true', MSGX_AIRPORT_IATA: 'XXX', MSGX_KAFKA_BROKERS: broker.brokers[0]!, MSGX_KAFKA_TOPIC_AIDX: 'flight-aidx' },
     });
@@ -158,5 +158,32 @@ describe('AIDX out to Kafka (the in-process test broker)', () => {
     const seen = records.map((r) => `${r.key}|${r.headers['log-position']}|${r.value}`).sort();
     expect(seen).toEqual(rows.map((r) => `${r.flid}|${r.position}|${r.xml}`).sort());
     for (const r of records) expect(checkAidx(String(r.value), AIDX_NOTIF_SHAPE)).toEqual([]);
+  });
+
+  it('on topics of three partitions every flight\'s msg and AIDX records sit in one partition in log order, and every schd batch in one partition (docs/scaling.md "Kafka partitions keyed by FLID")', async () => {
+    const expected = async (target: string) => (await kdb.pool.query<{ flid: string; position: string }>(
+      'SELECT flid, source_position::text AS position FROM msg_event WHERE target = $1 ORDER BY event_id', [target],
+    )).rows;
+    const [msgRows, aidxRows] = [await expected('KAFKA_MSG'), await expected('AIDX')];
+    const msg = await broker.waitFor('msg', msgRows.length, { timeoutMs: 120_000 });
+    const aidx = await broker.waitFor('flight-aidx', aidxRows.length, { timeoutMs: 120_000 });
+    for (const [records, rows] of [[msg, msgRows], [aidx, aidxRows]] as const) {
+      const flids = new Set(rows.map((r) => r.flid));
+      // Some flight has several records, and the flights spread over more than one partition.
+      expect(rows.some((r, i) => rows.findIndex((x) => x.flid === r.flid) !== i)).toBe(true);
+      expect(new Set(records.map((r) => r.partition)).size).toBeGreaterThan(1);
+      for (const flid of flids) {
+        const mine = records.filter((r) => r.key === flid).sort((a, b) => a.partition - b.partition || Number(a.offset - b.offset));
+        expect(new Set(mine.map((r) => r.partition)).size, `flid ${flid}`).toBe(1);
+        expect(mine.map((r) => r.headers['log-position']), `flid ${flid}`).toEqual(rows.filter((r) => r.flid === flid).map((r) => r.position));
+      }
+    }
+    const schdRows = await expected('KAFKA_SCHD');
+    const last = schdRows.at(-1)!.position;
+    await waitFor(() => broker.records('schd').some((r) => r.headers['log-position'] === last), { timeoutMs: 120_000, what: 'the last schd batch' });
+    const schd = broker.records('schd').sort((a, b) => Number(a.offset - b.offset));
+    expect(new Set(schd.map((r) => r.partition)).size).toBe(1);
+    const positions = schd.map((r) => BigInt(r.headers['log-position']!));
+    expect(positions.every((p, i) => i === 0 || p >= positions[i - 1]!)).toBe(true);
   });
 });

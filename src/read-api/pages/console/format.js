@@ -58,8 +58,8 @@ export function flightStatus(f) {
 
 export const STATUS_KEYS = ['scheduled', 'delayed', 'boarding', 'departed', 'landed', 'arrived', 'cancelled', 'diverted', 'returned', 'deleted'];
 
-export function statusBadge(f) {
-  const s = flightStatus(f);
+/** The status badge; `s` is the flight's status when the caller has it already. */
+export function statusBadge(f, s = flightStatus(f)) {
   return h('span', { class: `status s-${s.key}`, 'data-status': s.key }, s.text, s.late !== null ? h('span', { class: 'late' }, ` +${s.late} min`) : null);
 }
 

@@ -6,38 +6,16 @@
  * `msgx status` (pipelineStatus). axe-core, injected into the same page, finds no serious or
  * critical accessibility violation on any view. MSGX_UPDATE_SCREENSHOTS=1 writes docs/console-*.png.
  */
-import { createRequire } from 'node:module';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { pipelineStatus } from '../../../../src/readModel/pipelineStatus.ts';
 import { waitFor } from '../../../support/waitFor.ts';
+import { seriousViolations } from './axe.ts';
 import { openPage, type WatchedPage } from './browser.ts';
 import { consoleSetting, type ConsoleSetting } from './consoleSetting.ts';
 import { loadRealisticDay } from './realisticDay.ts';
 
 const SHOTS = process.env.MSGX_UPDATE_SCREENSHOTS === '1';
 const shot = (name: string) => new URL(`../../../../docs/console-${name}.png`, import.meta.url).pathname;
-
-/** axe-core's browser build (a devDependency; MSGX_TEST_AXE_DIR points at an unpacked copy otherwise). */
-async function axeSource(): Promise<string> {
-  const dir = process.env.MSGX_TEST_AXE_DIR ?? path.dirname(createRequire(import.meta.url).resolve('axe-core/package.json'));
-  return readFile(path.join(dir, 'axe.min.js'), 'utf8');
-}
-
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }
-
-/** Serious and critical violations axe finds on the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // evaluated over the DevTools protocol: the page's CSP (no inline script) stays as it is
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(`${await axeSource()}\n;true`);
-  const violations = await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe.run();
-    return r.violations;
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-}
 
 let setting: ConsoleSetting;
 let origin: string;
