@@ -14,6 +14,7 @@ import { createOutboxFeeder, type SharedFold } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorLoop } from './projectorLoop.ts';
 import { createReferenceProjector } from './reference/referenceProjector.ts';
+import { createSharedReads } from './sharedReads.ts';
 import { Wakeup } from '../platform/wakeup.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Config } from '../platform/config.ts';
@@ -38,12 +39,14 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const outboxWake = new Wakeup();
   const esdbWake = new Wakeup();
   const referenceWake = new Wakeup();
+  // One read of each decision for the three projectors below (sharedReads.ts).
+  const reads = createSharedReads();
   const listener = createDecisionListener({
     pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log,
   });
   const flights = createProjectorLoop({
     pool: rt.pool, projector: createFlightProjector(undefined, opts.slicing?.flights ?? DEFAULT_SLICING), wakeup: flightsWake, clock: rt.clock,
-    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs,
+    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('flights'),
   });
   const outbox = createProjectorLoop({
     pool: rt.pool, projector: createOutboxFeeder({
@@ -51,12 +54,12 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
       ...(opts.slicing?.outbox ? { slicing: opts.slicing.outbox } : {}),
       ...aidxFeed(rt.cfg, log.child({ projector: 'outbox', target: 'AIDX' })),
     }), wakeup: outboxWake,
-    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults, stallReadyMs,
+    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('outbox'),
   });
   // Reference data and seasonal schedules (src/projections/reference).
   const reference = createProjectorLoop({
     pool: rt.pool, projector: createReferenceProjector(), wakeup: referenceWake, clock: rt.clock,
-    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults, stallReadyMs,
+    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('reference'),
   });
   const services: Service[] = [listener, flights, outbox, reference];
   const readiness: ReadinessCheck[] = [flights.readiness, outbox.readiness, reference.readiness];

@@ -10,7 +10,8 @@ import { decide } from '../../src/domain/decide.ts';
 import { applyDecision } from '../../src/domain/evolve.ts';
 import type { FlightState } from '../../src/domain/flight.ts';
 import { legIndexKey, legKeyOf, legNumber, LegIndexedFlights } from '../../src/domain/legIndex.ts';
-import { leg, notif, resources, stand, status, time } from './support/aidxXml.ts';
+import { aidxMessage } from '../../src/domain/aidxOut/aidxMessage.ts';
+import { codeShare, leg, notif, resources, stand, status, time } from './support/aidxXml.ts';
 import { fltr, schdXml } from './support/buildXml.ts';
 
 const TZ = 'Asia/Shanghai';
@@ -79,6 +80,32 @@ describe('AIDX updates of SIS flights', () => {
     expect(d!.changes).toEqual([expect.objectContaining({ type: 'FlightDeleted', flid: '880002' })]);
     expect(again!.skipped).toBe('flight-deleted');
     expect(flights.size).toBe(3);
+  });
+
+  it('code shares (docs/contract/aidx.md "Code shares"): CodeShareInfo of an operating leg is noted, no master field changes; AIDX out names none', () => {
+    const flights = new Map<string, FlightState>();
+    // MU5123 is the SIS code share (marketing flight) of CA1501: CSOP/CSFT/MAID name its operating flight.
+    const share = schdXml('DNLD', [fltr('880004', '14MAR250930', '<ALCD>MU</ALCD><FLNO>MU5123</FLNO><MVIN>D</MVIN><CSOP>CA</CSOP><CSFT>CA1501</CSFT><MAID>880001</MAID><ROUT RTNO="1"><APCD>SHA</APCD></ROUT>')], { seqn: '3', dttm: '20250313200100' });
+    const upd = notif([leg({ airline: 'CA', number: '1501', dep: 'PEK', arr: 'SHA', data: status('ETD') + codeShare('MU', '5123') + codeShare('FM', '9501') })], { seq: '41' });
+    const [, , d] = run(flights, [PLAN, share, upd]);
+    const notes = d!.notes?.join('\n') ?? '';
+    expect(notes).toContain('→ flid 880001 updated (by leg key)');
+    expect(notes).toContain('code shares MU5123,FM9501');
+    expect(JSON.stringify(d!.changes)).not.toMatch(/master/);
+    expect(flights.size).toBe(4);
+    const master = (f: FlightState) => [f.masterAirline, f.masterFlightNo, f.masterFlid];
+    expect(master(flights.get('880001')!)).toEqual([null, null, null]);
+    expect(master(flights.get('880004')!)).toEqual(['CA', 'CA1501', '880001']);
+    const out = (flid: string) => {
+      const o = aidxMessage(flights.get(flid)!, '9', '2025-03-14T00:00:00.000Z', { airport: 'PEK', originator: 'MSGX' });
+      if (!('xml' in o)) throw new Error(o.skipped);
+      return o.xml;
+    };
+    // Neither the operating leg (its marketing flights are not published) nor the marketing one
+    // (the operating flight is not its code share) carries CodeShareInfo.
+    expect(out('880001')).not.toContain('CodeShareInfo');
+    expect(out('880004')).toContain('<LegIdentifier><Airline>MU</Airline><FlightNumber>5123</FlightNumber>');
+    expect(out('880004')).not.toContain('CodeShareInfo');
   });
 
   it('an arrival sent without a scheduled time finds the flight that lands the day after its origin date', () => {
