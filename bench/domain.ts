@@ -1,7 +1,8 @@
 /**
  * Micro-benchmark of the pure core on big plan snapshots (docs/benchmarks.md, figure 3's CPU share):
  * decode, decide and applyDecision of one DNLD of 3,000 flights with full lists, and decodes/s of
- * small FLOPs. Every figure is reported beside a baseline measured in the same run: a plain
+ * small FLOPs, and AIDX decode+decide against a SIS FLOP of the same size (the same flights of the
+ * plan, one estimate each). Every figure is reported beside a baseline measured in the same run: a plain
  * `XMLParser.parse` of the same text with fast-xml-parser's default options — the floor for any
  * codec built on that parser (the codec's first version was; it now reads XML itself).
  *
@@ -14,7 +15,9 @@ import { XMLParser } from 'fast-xml-parser';
 import { decode } from '../src/domain/codec/decode.ts';
 import { decide, type Decision } from '../src/domain/decide.ts';
 import { applyDecision } from '../src/domain/evolve.ts';
+import { aidxLeg } from '../src/domain/aidxOut/aidxMessage.ts';
 import type { FlightState } from '../src/domain/flight.ts';
+import { LegIndexedFlights } from '../src/domain/legIndex.ts';
 import type { Message } from '../src/domain/message.ts';
 import { generateDay } from './generate.ts';
 
@@ -51,8 +54,11 @@ function timeMs(fn: () => unknown, rounds = ROUNDS, warmup = 3): Timing {
   return { wall: median(wall), cpu: median(cpu) };
 }
 
+/** The generated plan's own station (bench/generate.ts): AIDX legs are ours when they touch it. */
+const AIRPORT = 'TAO';
+
 function decodeOk(raw: string): Message {
-  const r = decode(raw, { tz: TZ });
+  const r = decode(raw, { tz: TZ, airportIata: AIRPORT });
   if (!r.ok) throw new Error(`bench input does not decode: ${r.errorClass} ${r.error}`);
   return r.message;
 }
@@ -97,6 +103,65 @@ const flopParse = timeMs(() => { for (const m of flops) baselineParser.parse(m);
 const flopDecode = timeMs(() => { for (const m of flops) decodeOk(m); });
 const perSecond = (ms: number): number => (flops.length / ms) * 1000;
 
+// AIDX against a SIS FLOP of the same size: the same plan flights, one estimate each, decoded and
+// decided against the loaded plan (AIDX finds each by its leg key, the FLOP by its flid).
+const indexed = LegIndexedFlights.of(loaded);
+const aodbTime = (iso: string): string => {
+  const d = new Date(Date.parse(iso) + 8 * 3_600_000 + 15 * 60_000); // +08:00, 15 minutes late
+  const mon = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'][d.getUTCMonth()]!;
+  const p2 = (n: number): string => String(n).padStart(2, '0');
+  return `${p2(d.getUTCDate())}${mon}${p2(d.getUTCFullYear() % 100)}${p2(d.getUTCHours())}${p2(d.getUTCMinutes())}`;
+};
+function sisFlop(fs: readonly FlightState[]): string {
+  const blocks = fs.map((f) => `<FLOP><FLID>${f.flid}</FLID><FFID>${f.ffid}</FFID><ESTT>${aodbTime(f.scheduledTime!)}</ESTT></FLOP>`);
+  return `<?xml version="1.0" encoding="UTF-8"?><MSG><META><SNDR>AODB</SNDR><SEQN>1</SEQN><DTTM>20250314080000</DTTM><TYPE>FLOP</TYPE><STYP>ESTT</STYP></META>${blocks.join('')}</MSG>`;
+}
+function aidxNotif(fs: readonly FlightState[]): string {
+  const legs = fs.map((f) => {
+    const l = aidxLeg(f, AIRPORT);
+    if (typeof l === 'string') throw new Error(`bench flight ${f.flid} has no AIDX leg: ${l}`);
+    const est = new Date(Date.parse(f.scheduledTime!) + 15 * 60_000).toISOString().slice(0, 19);
+    return `<FlightLeg><LegIdentifier><Airline>${l.airline}</Airline><FlightNumber>${l.flightNumber}</FlightNumber>`
+      + `<DepartureAirport>${l.departure}</DepartureAirport><ArrivalAirport>${l.arrival}</ArrivalAirport><OriginDate>${l.originDate}</OriginDate></LegIdentifier>`
+      + `<LegData><OperationTime OperationQualifier="${f.direction === 'D' ? 'OFB' : 'ONB'}" TimeType="EST">${est}Z</OperationTime></LegData></FlightLeg>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?><IATA_AIDX_FlightLegNotifRQ xmlns="http://www.iata.org/IATA/2007/00" Version="21.3" SequenceNmbr="1" TimeStamp="2025-03-14T00:00:00Z"><Originator Code="SITA"/>${legs.join('')}</IATA_AIDX_FlightLegNotifRQ>`;
+}
+const planFlights = [...loaded.values()];
+const SIZES = [1, 200] as const;
+const REPEAT: Record<number, number> = { 1: 1000, 200: 5 };
+const pairs = SIZES.map((n) => {
+  const fs = Array.from({ length: REPEAT[n]! }, (_, i) => Array.from({ length: n }, (_, j) => planFlights[(i * n + j) % planFlights.length]!));
+  const flop = fs.map(sisFlop);
+  const aidx = fs.map(aidxNotif);
+  // Both must update every flight they name (AIDX by leg key): otherwise the comparison is void.
+  for (const [raw, what] of [[flop[0]!, 'FLOP'], [aidx[0]!, 'AIDX']] as const) {
+    const d = decide(indexed, decodeOk(raw));
+    const touched = new Set(d.changes.map((c) => ('flid' in c ? c.flid : '')));
+    if (touched.size !== n || d.changes.some((c) => c.type === 'FlightCreated')) throw new Error(`bench ${what} ×${n}: ${touched.size} flights updated`);
+  }
+  const bytes = (xs: string[]): number => xs.reduce((a, x) => a + x.length, 0) / xs.length;
+  // Interleaved, round by round: each round's ratio compares two runs a moment apart (the machine is shared).
+  const runFlop = (): unknown => { for (const m of flop) decide(indexed, decodeOk(m)); return undefined; };
+  const runAidx = (): unknown => { for (const m of aidx) decide(indexed, decodeOk(m)); return undefined; };
+  const flopT: Timing[] = [];
+  const aidxT: Timing[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    flopT.push(timeMs(runFlop, 1, r === 0 ? 3 : 0));
+    aidxT.push(timeMs(runAidx, 1, r === 0 ? 3 : 0));
+  }
+  const med = (xs: number[]): number => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const wallRatios = flopT.map((f, r) => aidxT[r]!.wall / f.wall);
+  const cpuRatios = flopT.map((f, r) => aidxT[r]!.cpu / Math.max(f.cpu, 1e-3));
+  return {
+    n, flopBytes: bytes(flop), aidxBytes: bytes(aidx),
+    flop: { wall: med(flopT.map((t) => t.wall)), cpu: med(flopT.map((t) => t.cpu)) },
+    aidx: { wall: med(aidxT.map((t) => t.wall)), cpu: med(aidxT.map((t) => t.cpu)) },
+    wallRatio: med(wallRatios), wallSpread: [Math.min(...wallRatios), Math.max(...wallRatios)] as const,
+    cpuRatio: med(cpuRatios),
+  };
+});
+
 // --- report ------------------------------------------------------------------------------------
 const num = (n: number, width = 9, digits = 1): string => n.toFixed(digits).padStart(width);
 const ratio = (n: number): string => `${n.toFixed(2)}×`.padStart(8);
@@ -111,6 +176,11 @@ const lines = [
   `${'baseline: XMLParser.parse'.padEnd(28)}${num(perSecond(flopParse.wall), 9, 0)}${ratio(1)}${num(perSecond(flopParse.cpu), 9, 0)}${ratio(1)}  ${flops.length} msgs`,
   `${'decode'.padEnd(28)}${num(perSecond(flopDecode.wall), 9, 0)}${ratio(flopParse.wall / flopDecode.wall)}` +
     `${num(perSecond(flopDecode.cpu), 9, 0)}${ratio(flopParse.cpu / flopDecode.cpu)}  goal ≥ 20,000/s`,
+  '',
+  `${'AIDX vs SIS FLOP (µs/msg)'.padEnd(28)}${'FLOP'.padStart(9)}${'AIDX'.padStart(9)}${'ratio'.padStart(8)}${'cpu ratio'.padStart(10)}  goal ≤ 2× (ratio: median of per-round ratios [spread])`,
+  ...pairs.map((p) => `${`decode+decide, ${p.n} flight${p.n > 1 ? 's' : ''}`.padEnd(28)}${num((p.flop.wall * 1000) / REPEAT[p.n]!)}${num((p.aidx.wall * 1000) / REPEAT[p.n]!)}`
+    + `${ratio(p.wallRatio)}${`${p.cpuRatio.toFixed(2)}×`.padStart(10)}  [${p.wallSpread.map((x) => x.toFixed(2)).join('–')}] ${Math.round(p.flopBytes)} / ${Math.round(p.aidxBytes)} bytes`
+    + `, per byte ${(p.wallRatio * (p.flopBytes / p.aidxBytes)).toFixed(2)}×`),
   '',
   'ratio = time / baseline time (for FLOPs: rate / baseline rate); baseline = new XMLParser().parse(sameText),',
   'fast-xml-parser default options, measured in the same run.',

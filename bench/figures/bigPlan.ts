@@ -7,7 +7,10 @@
  * Times from the committed INSERT to: decided (proc_state), the read model (the `flights`
  * checkpoint past the decision), the outbox fed (the `outbox` checkpoint past it), delivered
  * (every msg_event row of the decision SENT); a good FLOP sent right after the plan: its decision's
- * recorded_at after the plan's. The stored payload's size and the writer's peak RSS (VmHWM) are in
+ * recorded_at after the plan's (`goodDecidedAfterPlanMs`: recorded_at is taken when a group's
+ * prepare starts, before its decode, so this includes the plan's own decode, decide and commit), and
+ * the time from the plan seen decided to the good message seen decided (`goodSeenAfterPlanMs`,
+ * polled every 200 ms). The stored payload's size and the writer's peak RSS (VmHWM) are in
  * the details. Baseline: the pump's evaluate() (decode → identity → decide) of the same plan
  * in-process, without a database (warm; one run after one warm-up: the plans are large).
  */
@@ -100,13 +103,16 @@ async function measure(pool: pg.Pool, notes: Notifications, mailbox: Parameters<
   const tDecided = await until(`${c.name} decided`, async () => (await scalar("SELECT state AS v FROM proc_state WHERE msg_id = $1 AND state <> 'PENDING'", [id])) !== null);
   const state = await scalar('SELECT state AS v FROM proc_state WHERE msg_id = $1', [id]);
   if (state !== 'SUCCEEDED') throw new Error(`${c.name} ended ${state}: ${await scalar('SELECT last_error AS v FROM proc_state WHERE msg_id = $1', [id])}`);
+  // Watched from the plan's decision on: the good message's wait behind it as a client sees it.
+  const tGood = until('the good message decided', async () => (await scalar("SELECT state AS v FROM proc_state WHERE msg_id = $1 AND state <> 'PENDING'", [good])) !== null);
+  tGood.catch(() => undefined); // awaited below; a step failing before that fails the figure
   const position = (await scalar('SELECT decided_position::text AS v FROM proc_state WHERE msg_id = $1', [id]))!;
   const past = (name: string) => async () =>
     (await scalar('SELECT CASE WHEN position >= $2::bigint THEN \'yes\' END AS v FROM projection_checkpoint WHERE name = $1', [name, position])) === 'yes';
   const [tRead, tFed] = await Promise.all([until(`${c.name} in the read model`, past('flights')), until(`${c.name} fed to the outbox`, past('outbox'))]);
   const tDelivered = await until(`${c.name} delivered`, async () =>
     (await scalar("SELECT count(*)::text AS v FROM msg_event WHERE source_position = $1 AND state <> 'SENT'", [position])) === '0');
-  await until('the good message decided', async () => (await scalar("SELECT state AS v FROM proc_state WHERE msg_id = $1 AND state <> 'PENDING'", [good])) !== null);
+  const goodSeenAfterPlanMs = round((await tGood) - tDecided);
   const behind = await scalar(
     `SELECT (extract(epoch FROM g.recorded_at - p.recorded_at) * 1000)::text AS v
        FROM decision_event p, decision_event g WHERE p.msg_id = $1 AND g.msg_id = $2`,
@@ -119,6 +125,7 @@ async function measure(pool: pg.Pool, notes: Notifications, mailbox: Parameters<
     outboxFed: ms(tFed),
     delivered: ms(tDelivered),
     goodDecidedAfterPlanMs: round(Number(behind)),
+    goodSeenAfterPlanMs,
     decisionPayloadBytes: Number(await scalar("SELECT octet_length(payload::text)::text AS v FROM decision_event WHERE msg_id = $1 AND kind = 'Applied'", [id])),
     outboxRows: Number(await scalar('SELECT count(*)::text AS v FROM msg_event WHERE source_position = $1', [position])),
   };

@@ -157,6 +157,17 @@ export function toListView<L extends ListName>(list: L, items: FlightLists[L], o
 
 export function toFlightView(s: FlightState, opts: FlightViewOptions = {}): FlightView {
   const t = renderer(opts.tz);
+  return viewOf(s, t, (list, items) => listView(list, items, t));
+}
+
+/** How a view shows each FlightState list (the field `listField(list)`). */
+export type ListsView = <L extends ListName>(list: L, items: FlightLists[L]) => FlightView[ListField<L>];
+
+/**
+ * The view of `s` with instants rendered by `t` and lists by `lists`: toFlightView's shape, for a
+ * caller that shows the lists its own way (the read model's document, readModel/flightDoc.ts).
+ */
+export function viewOf(s: FlightState, t: Render, lists: ListsView): FlightView {
   return {
     flid: s.flid,
     ffid: s.ffid,
@@ -199,17 +210,17 @@ export function toFlightView(s: FlightState, opts: FlightViewOptions = {}): Flig
     lastPosition: s.lastPosition,
     lastMsgId: s.lastMsgId,
     updatedAt: t(s.updatedAt),
-    stands: listView('stands', s.stands, t),
-    gates: listView('gates', s.gates, t),
-    checkInCounters: listView('counters', s.counters, t),
-    baggageBelts: listView('belts', s.belts, t),
-    chutes: listView('chutes', s.chutes, t),
-    bridges: listView('bridges', s.bridges, t),
-    chocks: listView('chocks', s.chocks, t),
-    delays: listView('delays', s.delays, t),
-    services: listView('services', s.services, t),
-    routePoints: listView('route', s.route, t),
-    adjacentStations: listView('adjacent', s.adjacent, t),
+    stands: lists('stands', s.stands),
+    gates: lists('gates', s.gates),
+    checkInCounters: lists('counters', s.counters),
+    baggageBelts: lists('belts', s.belts),
+    chutes: lists('chutes', s.chutes),
+    bridges: lists('bridges', s.bridges),
+    chocks: lists('chocks', s.chocks),
+    delays: lists('delays', s.delays),
+    services: lists('services', s.services),
+    routePoints: lists('route', s.route),
+    adjacentStations: lists('adjacent', s.adjacent),
     milestones: {
       estimatedOffBlock: t(s.eobt),
       targetOffBlock: t(s.tobt),
@@ -229,9 +240,9 @@ export function toFlightView(s: FlightState, opts: FlightViewOptions = {}): Flig
     remark: s.remark,
     runway: s.runway,
     vip: allNull(s.vipPassengers, s.vipReserved) ? null : { passengers: s.vipPassengers, reserved: s.vipReserved },
-    vipGuests: listView('vipGuests', s.vipGuests, t),
+    vipGuests: lists('vipGuests', s.vipGuests),
     port: allNull(s.portTime, s.portCode) ? null : { time: t(s.portTime), code: s.portCode },
-    pushbacks: listView('pushbacks', s.pushbacks, t),
-    tows: listView('tows', s.tows, t),
+    pushbacks: lists('pushbacks', s.pushbacks),
+    tows: lists('tows', s.tows),
   };
 }

@@ -62,6 +62,14 @@ export function orderList<K extends ListName>(list: K, items: FlightLists[K]): F
   return sortListInPlace(list, [...items] as FlightLists[K]);
 }
 
+/** `items` itself when it is in the list's canonical order already (the usual case), else an ordered copy. */
+export function inListOrder<K extends ListName>(list: K, items: FlightLists[K]): FlightLists[K] {
+  const compare = comparatorOf(list) as (a: unknown, b: unknown) => number;
+  const xs = items as readonly unknown[];
+  for (let i = 1; i < xs.length; i++) if (compare(xs[i - 1], xs[i]) > 0) return orderList(list, items);
+  return items;
+}
+
 /**
  * Structural equality of JSON-like values (key order ignored: values may come back from jsonb; a
  * missing key equals null).

@@ -46,6 +46,31 @@ export async function readDecisionsAfter(q: Queryable, after: string, limit: num
 }
 
 /**
+ * `readDecisionsAfter`, without the changes of the positions in `held` (the caller has those events
+ * already: src/projections/sharedReads.ts): PostgreSQL neither reads nor sends their payloads. Such
+ * an event comes back with `held: true` and `changes: null`; the others as readDecisionsAfter has them.
+ */
+export async function readDecisionsAfterHolding(
+  q: Queryable,
+  after: string,
+  limit: number,
+  held: readonly string[],
+): Promise<(DecisionEvent & { readonly held: boolean })[]> {
+  if (held.length === 0) return (await readDecisionsAfter(q, after, limit)).map((e) => ({ ...e, held: false }));
+  const { rows } = await q.query<Row & { held: boolean }>(
+    `SELECT position, msg_id, kind, position = ANY($3::bigint[]) AS held,
+            CASE WHEN position = ANY($3::bigint[]) THEN NULL ELSE payload->'changes' END AS changes,
+            to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at
+       FROM decision_event
+      WHERE position > $1::bigint
+      ORDER BY position
+      LIMIT $2`,
+    [after, limit, held],
+  );
+  return rows.map((r) => ({ ...toDecisionEvent(r), held: r.held }));
+}
+
+/**
  * Up to `limit` events of the reference-data handlers after `after` and up to `upTo`, ascending:
  * the reference rebuild's page. The predicate is written exactly as the partial index
  * decision_event_reference (migration 080) has it, so the planner can use that index.

@@ -113,6 +113,8 @@ const schema = z.object({
   MSGX_EXPOSE_PERSONAL_DATA: bool.default(false),
   MSGX_REQUEST_REFERENCE_AT_START: bool.default(true),
   MSGX_ESDB_URL: url(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kdb:']).optional(),
+  // The server's MaxAppendSize (default 1 MiB, at most 16 MiB): docs/scaling.md "EventStoreDB".
+  MSGX_ESDB_MAX_APPEND_BYTES: int(4096, 16 * 1024 * 1024).default(1024 * 1024),
   MSGX_ARCHIVE_AFTER_DAYS: int(1).default(1),
   MSGX_HISTORY_KEEP_DAYS: int(1).default(30),
   // --- security (docs/security.md) ---
@@ -206,6 +208,8 @@ export interface Config {
   readonly requestExpireMs: number;
   readonly requestPlanDailyAt: string | undefined;
   readonly esdbUrl: string | undefined;
+  /** MSGX_ESDB_MAX_APPEND_BYTES: the EventStoreDB server's MaxAppendSize; no append and no event the forwarder sends is larger. */
+  readonly esdbMaxAppendBytes: number;
   /** Serve VIPL records whole and VIPL messages' raw XML (default: kind, code and VRNK only). */
   readonly exposePersonalData: boolean;
   /** A writer whose reference store is empty requests every kind (RQRD) once at start. */
@@ -312,6 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestExpireMs: p.MSGX_REQUEST_EXPIRE_MS,
     requestPlanDailyAt: p.MSGX_REQUEST_PLAN_DAILY_AT,
     esdbUrl: p.MSGX_ESDB_URL,
+    esdbMaxAppendBytes: p.MSGX_ESDB_MAX_APPEND_BYTES,
     exposePersonalData: p.MSGX_EXPOSE_PERSONAL_DATA,
     requestReferenceAtStart: p.MSGX_REQUEST_REFERENCE_AT_START,
     archiveAfterDays: p.MSGX_ARCHIVE_AFTER_DAYS,

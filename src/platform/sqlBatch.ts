@@ -3,12 +3,16 @@
  * (the decision append, the read-model and outbox writers). Column names and types come from
  * constant specs; values only travel as parameters.
  *
- * A `jsonb` column travels as ONE parameter, the JSON array of its cells (`jsonb_array_elements`),
- * not as `jsonb[]`: node-postgres escapes every array element character by character, which for
- * the megabytes of JSON a plan snapshot writes cost more CPU than the rest of the insert.
+ * A `jsonb` (or `json`) column travels as ONE parameter, the JSON array of its cells
+ * (`jsonb_array_elements`, `json_array_elements`), not as `jsonb[]`: node-postgres escapes every
+ * array element character by character, which for the megabytes of JSON a plan snapshot writes
+ * cost more CPU than the rest of the insert. A `json` column's array is only checked, not built
+ * into jsonb: about half of PostgreSQL's CPU for the same text (the flight documents).
  */
-/** Column types of batch statements; a `jsonb` cell is JSON text. */
-export type SqlType = 'bigint' | 'integer' | 'text' | 'date' | 'timestamptz' | 'boolean' | 'jsonb';
+/** Column types of batch statements; a `jsonb` or `json` cell is JSON text. */
+export type SqlType = 'bigint' | 'integer' | 'text' | 'date' | 'timestamptz' | 'boolean' | 'jsonb' | 'json';
+
+const isJson = (t: SqlType): t is 'jsonb' | 'json' => t === 'jsonb' || t === 'json';
 
 export interface ColumnSpec {
   readonly name: string;
@@ -21,14 +25,14 @@ export type CellValue = string | number | boolean | null;
 /** `ROWS FROM (unnest($1::bigint[]), jsonb_array_elements($2::jsonb), …)` for `columns`, numbering parameters from `first`. */
 export function unnestOf(columns: readonly ColumnSpec[], first = 1): string {
   const sources = columns.map((c, i) =>
-    c.type === 'jsonb' ? `jsonb_array_elements($${first + i}::jsonb)` : `unnest($${first + i}::${c.type}[])`,
+    isJson(c.type) ? `${c.type}_array_elements($${first + i}::${c.type})` : `unnest($${first + i}::${c.type}[])`,
   );
   return `ROWS FROM (${sources.join(', ')})`;
 }
 
 /**
- * Row-major cells → the parameters of `unnestOf`: one array per column; for a `jsonb` column, whose
- * cells are JSON texts, the text of one JSON array of them.
+ * Row-major cells → the parameters of `unnestOf`: one array per column; for a `jsonb` or `json`
+ * column, whose cells are JSON texts, the text of one JSON array of them.
  */
 export function columnArrays(rows: readonly (readonly CellValue[])[], columns: readonly ColumnSpec[]): (CellValue[] | string)[] {
   const width = columns.length;
@@ -37,7 +41,7 @@ export function columnArrays(rows: readonly (readonly CellValue[])[], columns: r
     if (row.length !== width) throw new Error(`row ${r} has ${row.length} cells, expected ${width}`);
     for (let c = 0; c < width; c++) cols[c]![r] = row[c]!;
   });
-  return cols.map((cells, c) => (columns[c]!.type === 'jsonb' ? `[${cells.map((v) => (v === null ? 'null' : String(v))).join(',')}]` : cells));
+  return cols.map((cells, c) => (isJson(columns[c]!.type) ? `[${cells.map((v) => (v === null ? 'null' : String(v))).join(',')}]` : cells));
 }
 
 export function columnNames(columns: readonly ColumnSpec[]): string {

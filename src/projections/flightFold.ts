@@ -44,7 +44,7 @@ export function foldEvents(flights: Map<string, FlightState>, events: readonly D
  * Write what `pending` names, `chunk` flights per statement set; empties `pending`. Returns flights
  * written. `lanes`: further connections that write chunks beside `q` (a rebuild's scratch tables,
  * outside any transaction), so PostgreSQL parses one chunk while node builds the next; `q` alone
- * when absent.
+ * when absent. `turn`: awaited after each chunk (the live projector's slicing, src/platform/slicing.ts).
  */
 export async function flushPending(
   q: Queryable,
@@ -53,6 +53,7 @@ export async function flushPending(
   pending: PendingWrites,
   chunk = 2000,
   lanes: readonly Queryable[] = [],
+  turn?: () => Promise<void>,
 ): Promise<number> {
   const present: FlightState[] = [];
   const gone: string[] = [];
@@ -67,6 +68,7 @@ export async function flushPending(
     for (let i = next; i < present.length; i = next) {
       next = i + chunk;
       await writeFlights(c, tables, present.slice(i, i + chunk));
+      if (turn) await turn();
     }
   };
   // Every lane ends before a failure is thrown, so no connection is handed back mid-statement.

@@ -7,13 +7,16 @@
  *
  * The fold follows the batch transaction (JournaledMap); when its position is not the checkpoint
  * the batch starts from (first batch, a lost commit, an operator reset), it is folded again from
- * the log. Inserts are idempotent per (source_position, target, seq).
+ * the log. Inserts are idempotent per (source_position, target, seq). Rows are made
+ * `slicing.every` at a time with a turn of the event loop between, so the rows of a plan of 21,000
+ * flights never hold the writer's loop for long (docs/projections.md "Big decisions").
  */
 import type { FlightState } from '../domain/flight.ts';
 import { applyDecision } from '../domain/evolve.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { PoolClient } from '../platform/db.ts';
 import { LazyMap } from '../platform/lazyMap.ts';
+import { DEFAULT_SLICING, slicer, type Slicing } from '../platform/slicing.ts';
 import { appliedEvent, hasChanges, readDecisionsAfter, type DecisionEvent } from '../log/readDecisions.ts';
 import { foldFlightsUpTo, foldLog } from '../log/foldLog.ts';
 import { referencedFlids } from './flightFold.ts';
@@ -50,6 +53,8 @@ export interface OutboxFeederOptions {
    * each flight in memory instead of two. Absent: the feeder folds and keeps its own.
    */
   shared?: SharedFold;
+  /** Rows made per turn of the event loop (default DEFAULT_SLICING). */
+  slicing?: Slicing;
 }
 
 export interface OutboxFeeder extends Projector {
@@ -130,12 +135,16 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
       // Rows go out in chunks as they are made (insertOutbox.ts): a decision's rows are all added
       // before the next decision changes `flights` (KAFKA_SCHD reads them as of its decision).
       const inserter = outboxInserter(client, opts.clock.now());
+      const slice = slicer(opts.slicing ?? DEFAULT_SLICING);
       for (const e of events) {
         if (!hasChanges(e)) continue;
         const touched = applyDecision(flights, appliedEvent(e));
         share(touched);
         if (!isSentKind(e.kind)) continue;
-        for (const row of outboxRowsOf(e, touched, flights, rules)) await inserter.add(row);
+        for (const row of outboxRowsOf(e, touched, flights, rules)) {
+          await inserter.add(row);
+          await slice.tick();
+        }
       }
       const added = await inserter.finish();
       await notifyOutbox(client, added.keys());

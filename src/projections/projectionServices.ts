@@ -14,16 +14,20 @@ import { createOutboxFeeder, type SharedFold } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorLoop } from './projectorLoop.ts';
 import { createReferenceProjector } from './reference/referenceProjector.ts';
+import { createSharedReads } from './sharedReads.ts';
 import { Wakeup } from '../platform/wakeup.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Config } from '../platform/config.ts';
 import { aidxRules, type AidxRules, type AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
+import { DEFAULT_SLICING, type Slicing } from '../platform/slicing.ts';
 
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */
   coutmsgsRoutes?: readonly CoutmsgsRoute[];
   /** The pump's write model, whose flight states the outbox feeder shares (outboxFeeder.ts). */
   sharedFold?: SharedFold;
+  /** How the flight projector and the outbox feeder slice a big decision (default DEFAULT_SLICING; a test injects its own). */
+  slicing?: { readonly flights?: Slicing; readonly outbox?: Slicing };
 }
 
 export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOptions = {}): { services: Service[]; readiness: ReadinessCheck[] } {
@@ -35,24 +39,27 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const outboxWake = new Wakeup();
   const esdbWake = new Wakeup();
   const referenceWake = new Wakeup();
+  // One read of each decision for the three projectors below (sharedReads.ts).
+  const reads = createSharedReads();
   const listener = createDecisionListener({
     pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log,
   });
   const flights = createProjectorLoop({
-    pool: rt.pool, projector: createFlightProjector(), wakeup: flightsWake, clock: rt.clock,
-    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs,
+    pool: rt.pool, projector: createFlightProjector(undefined, opts.slicing?.flights ?? DEFAULT_SLICING), wakeup: flightsWake, clock: rt.clock,
+    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('flights'),
   });
   const outbox = createProjectorLoop({
     pool: rt.pool, projector: createOutboxFeeder({
       clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes, ...(opts.sharedFold ? { shared: opts.sharedFold } : {}),
+      ...(opts.slicing?.outbox ? { slicing: opts.slicing.outbox } : {}),
       ...aidxFeed(rt.cfg, log.child({ projector: 'outbox', target: 'AIDX' })),
     }), wakeup: outboxWake,
-    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults, stallReadyMs,
+    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('outbox'),
   });
   // Reference data and seasonal schedules (src/projections/reference).
   const reference = createProjectorLoop({
     pool: rt.pool, projector: createReferenceProjector(), wakeup: referenceWake, clock: rt.clock,
-    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults, stallReadyMs,
+    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('reference'),
   });
   const services: Service[] = [listener, flights, outbox, reference];
   const readiness: ReadinessCheck[] = [flights.readiness, outbox.readiness, reference.readiness];
@@ -69,7 +76,7 @@ function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): { services: Ser
   const log = rt.log.child({ role: 'projections', projector: ESDB_PROJECTOR });
   const client = EventStoreDBClient.connectionString(url);
   const loop = createProjectorLoop({
-    pool: rt.pool, projector: createEsdbForwarder(client, log), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs, faults: rt.faults,
+    pool: rt.pool, projector: createEsdbForwarder(client, log, { maxAppendBytes: rt.cfg.esdbMaxAppendBytes }), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs, faults: rt.faults,
     stallReadyMs: rt.cfg.headStallReadyMs,
   });
   const services: Service[] = [

@@ -13,6 +13,7 @@ import { createStallWatch } from '../platform/stallWatch.ts';
 import { createServiceLoop } from '../platform/serviceLoop.ts';
 import { ensureCheckpoint, readCheckpoint } from './checkpoint.ts';
 import type { Projector } from './projector.ts';
+import type { ReadDecisions } from './sharedReads.ts';
 import { runBatch, type BatchOutcome } from './runBatch.ts';
 import type { Wakeup } from '../platform/wakeup.ts';
 
@@ -32,6 +33,8 @@ export interface ProjectorLoopOptions {
    * checkpoint has not moved for this long (docs/operations.md "Stalled heads"; default 0: off).
    */
   stallReadyMs?: number;
+  /** How batches are read (default: straight from the log; the writer's projectors share reads, sharedReads.ts). */
+  read?: ReadDecisions;
 }
 
 export const DEFAULT_BATCH_SIZE = 500;
@@ -62,7 +65,7 @@ export function createProjectorLoop(opts: ProjectorLoopOptions): ProjectorLoop {
     async step() {
       stall.waiting(checkpoint);
       try {
-        last = await runBatch(pool, projector, { batchSize, clock, faults: opts.faults });
+        last = await runBatch(pool, projector, { batchSize, clock, faults: opts.faults, ...(opts.read ? { read: opts.read } : {}) });
       } catch (err) {
         stall.failed(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
         throw err;

@@ -13,6 +13,7 @@ import { noFaults, type Faults } from '../platform/faults.ts';
 import { advanceCheckpoint, lockCheckpoint } from './checkpoint.ts';
 import { readDecisionsAfter } from '../log/readDecisions.ts';
 import type { Projector } from './projector.ts';
+import type { ReadDecisions } from './sharedReads.ts';
 
 export type BatchOutcome =
   | { readonly kind: 'idle'; readonly position: string }
@@ -30,7 +31,7 @@ export class MissingCheckpointError extends Error {
 export async function runBatch(
   pool: Pool,
   projector: Projector,
-  opts: { batchSize: number; clock: Clock; faults?: Faults },
+  opts: { batchSize: number; clock: Clock; faults?: Faults; read?: ReadDecisions },
 ): Promise<BatchOutcome> {
   const faults = opts.faults ?? noFaults;
   const client = await pool.connect();
@@ -41,7 +42,7 @@ export async function runBatch(
     open = true;
     const from = await lockCheckpoint(client, projector.name);
     if (from === undefined) throw new MissingCheckpointError(projector.name);
-    const events = await readDecisionsAfter(client, from, opts.batchSize);
+    const events = await (opts.read ?? readDecisionsAfter)(client, from, opts.batchSize);
     const last = events[events.length - 1];
     if (last === undefined) {
       await client.query('COMMIT');

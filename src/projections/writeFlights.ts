@@ -10,8 +10,8 @@ import { DOC_VERSION, flightDoc } from '../readModel/flightDoc.ts';
 import type { FlightTables } from '../readModel/flightTables.ts';
 import { columnArrays, columnNames, unnestOf, type ColumnSpec } from '../platform/sqlBatch.ts';
 
-/** The row's columns and, beside them, the flight's document (readModel/flightDoc.ts, migration 170). */
-const ROW_COLUMNS: readonly ColumnSpec[] = [...FLIGHT_COLUMNS, { name: 'doc', type: 'jsonb' }, { name: 'doc_version', type: 'integer' }];
+/** The row's columns and, beside them, the flight's document (readModel/flightDoc.ts, migrations 170 and 310: json). */
+const ROW_COLUMNS: readonly ColumnSpec[] = [...FLIGHT_COLUMNS, { name: 'doc', type: 'json' }, { name: 'doc_version', type: 'integer' }];
 
 const FLIGHT_UPDATE_SET = ROW_COLUMNS.filter((c) => c.name !== 'flid')
   .map((c) => `${c.name} = EXCLUDED.${c.name}`)

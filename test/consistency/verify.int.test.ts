@@ -99,8 +99,8 @@ describe('damage done with direct SQL is reported exactly', () => {
     const f = await one<{ flid: string; stand: string }>(
       "SELECT flid::text AS flid, doc->>'currentStand' AS stand FROM flight_schd WHERE current_stand IS NOT NULL AND doc_version IS NOT NULL ORDER BY flid LIMIT 1",
     );
-    await db.pool.query(`UPDATE flight_schd SET doc = jsonb_set(doc, '{currentStand}', '"Z98"') WHERE flid = $1`, [f.flid]);
-    undo.push(() => db.pool.query(`UPDATE flight_schd SET doc = jsonb_set(doc, '{currentStand}', to_jsonb($2::text)) WHERE flid = $1`, [f.flid, f.stand]));
+    await db.pool.query(`UPDATE flight_schd SET doc = jsonb_set(doc::jsonb, '{currentStand}', '"Z98"')::json WHERE flid = $1`, [f.flid]);
+    undo.push(() => db.pool.query(`UPDATE flight_schd SET doc = jsonb_set(doc::jsonb, '{currentStand}', to_jsonb($2::text))::json WHERE flid = $1`, [f.flid, f.stand]));
     expect((await check()).mismatches).toEqual([{ check: 'flights', flid: f.flid, field: 'doc.currentStand', log: f.stand, row: 'Z98' }]);
     expect((await check({ kind: 'flights', flids: [f.flid] })).mismatches).toHaveLength(1);
 

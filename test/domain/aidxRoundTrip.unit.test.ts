@@ -3,7 +3,10 @@
  * gives the same flight state for every field AIDX carries. Property over generated SIS days
  * (bench/generate.ts: a DNLD plan and the FLOP mix): decide each message as the pump does, render
  * one AIDX message per touched flight as the outbox feeder does (position order), then decode and
- * decide those messages alone into an empty write model and compare leg by leg.
+ * decide those messages alone into an empty write model and compare leg by leg. Every third flight
+ * of the plan is made a code share (CSOP/CSFT/MAID naming the flight before it as its operating
+ * flight): AIDX carries no code share of ours (docs/contract/aidx.md "Code shares"), so none comes
+ * back and no published leg claims one.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +28,7 @@ const RULES: AidxRules = { airport: 'TAO', originator: 'MSGX' };
 /** SIS day → flights, and the AIDX messages the outbox would publish, in log order. */
 function sisDay(seed: number, flights: number): { sis: Map<string, FlightState>; published: string[] } {
   const day = generateDay({ seed, flights, flopsPerFlight: 6, duplicateRate: 0, badRate: 0, fullLists: true });
+  day.messages[0] = withCodeShares(day.messages[0]!);
   const sis = new Map<string, FlightState>();
   const seen = new Set<string>();
   const published: string[] = [];
@@ -48,6 +52,19 @@ function sisDay(seed: number, flights: number): { sis: Map<string, FlightState>;
     }
   });
   return { sis, published };
+}
+
+/**
+ * The generated plan (DNLD, flids counting up from the first) with every third flight a code share
+ * (a marketing flight MU5xxx) of the flight before it: CSOP/CSFT/MAID → masterAirline, masterFlightNo, masterFlid.
+ */
+function withCodeShares(plan: string): string {
+  let i = 0;
+  return plan.replace(/<FLTR><FLID>(\d+)<\/FLID>/g, (m, flid: string) => {
+    if (i++ % 3 !== 2) return m;
+    const master = String(BigInt(flid) - 1n);
+    return `${m}<CSOP>MU</CSOP><CSFT>MU5${flid.slice(-3)}</CSFT><MAID>${master}</MAID>`;
+  });
 }
 
 /** The published messages decided into an empty write model, as a fresh msgx would. */
@@ -88,7 +105,13 @@ describe('AIDX round trip', () => {
       fc.property(fc.integer({ min: 1, max: 1_000_000 }), (seed) => {
         const { sis, published } = sisDay(seed, 24);
         expect(published.length).toBeGreaterThan(0);
+        const shares = [...sis.values()].filter((f) => f.masterFlid !== null);
+        expect(shares.length, 'code-share flights in the day').toBeGreaterThan(0);
+        expect(shares.every((f) => f.masterAirline === 'MU' && sis.has(f.masterFlid!))).toBe(true);
+        // The operating flight is never written as a code share of its marketing flight (nor the reverse).
+        expect(published.filter((xml) => xml.includes('CodeShareInfo'))).toEqual([]);
         const fresh = feed(published);
+        expect([...fresh.values()].filter((f) => f.masterAirline !== null || f.masterFlightNo !== null || f.masterFlid !== null)).toEqual([]);
         let compared = 0;
         for (const f of sis.values()) {
           const leg = aidxLeg(f, RULES.airport);

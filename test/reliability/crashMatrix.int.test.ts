@@ -1,7 +1,8 @@
 /**
  * The crash matrix (docs/recovery.md, "Crash points"): `msgx start` as a child process against
  * real PostgreSQL, real MariaDB (CMINMSGS) and the in-process Kafka test broker, fed ≥ 1,000
- * generated messages (DNLD, every FLOP subtype, duplicates, bad input, unknown flights), killed
+ * generated messages (DNLD, every FLOP subtype, AIDX updates of the plan's flights, duplicates,
+ * bad input, unknown flights), killed
  * at every named crash point and at random moments, restarted, drained — then compared with an
  * uninterrupted reference run.
  *
@@ -29,10 +30,10 @@ const FIRST_SEED = process.env.MSGX_CRASH_SEED ? Number(process.env.MSGX_CRASH_S
 const PLAN: PlanOptions = SOAK
   ? { points: MATRIX_POINTS, pointKills: MATRIX_POINTS.length, randomKills: 3, maxHit: 3 }
   : { points: MATRIX_POINTS, pointKills: 2, randomKills: 1, maxHit: 2 };
-// The flight handlers the generated day exercises: every FLOP and the SCHD plan (reference-data
+// The flight handlers the generated day exercises: every FLOP, the SCHD plan and AIDX (reference-data
 // handlers, which also have a DNLD subtype, are not part of this traffic).
 const EVERY_HANDLER = Object.values(HANDLERS)
-  .filter((h) => h.type === 'FLOP' || (h.type === 'SCHD' && h.styp === 'DNLD'))
+  .filter((h) => h.type === 'FLOP' || h.type === 'AIDX' || (h.type === 'SCHD' && h.styp === 'DNLD'))
   .map((h) => h.name);
 
 describe('the crash fault port (crashMain.ts --crash-at)', () => {

@@ -5,7 +5,7 @@
  * published invalid; a flight whose leg cannot be identified (no airline designator, no numeric
  * flight number, no other airport) gets no message at all, with the reason.
  * Bounds: one FlightLeg per message; at most the schema's counts of each repeated element
- * (5 statuses, 3 gates, 5 belts/counters, 8 delays, 20 code shares, 50 times).
+ * (5 statuses, 3 gates, 5 belts/counters, 8 delays, 50 times).
  */
 import type { Allocation, FlightState, Instant } from '../flight.ts';
 import { AIDX_NOTIF_SHAPE, AIDX_VERSION, childShape, type ElementShape, type Format, FORMATS as F } from './aidxShape.ts';
@@ -184,11 +184,9 @@ function legDataNode(f: FlightState): AidxNode {
       },
     }));
   }
-  const shareAirline = fitted(f.masterAirline?.toUpperCase(), F.airline);
-  if (shareAirline) {
-    const no = splitFlightNumber(f.masterFlightNo, shareAirline);
-    kids.CodeShareInfo = [{ attrs: { RepeatIndex: '1' }, kids: { Airline: [{ text: shareAirline }], ...(no ? { FlightNumber: [{ text: no.number }] } : {}) } }];
-  }
+  // No CodeShareInfo (docs/contract/aidx.md "Code shares"): it lists the marketing flights of an
+  // operating leg, while msgx's master fields name the operating flight of a marketing one — and
+  // AIDX has no element for "operated by".
   const resource = resourceNode(f);
   if (resource) kids.AirportResources = [{ attrs: { Usage: 'Actual' }, kids: { Resource: [resource] } }];
   const times = aidxTimes(f);

@@ -131,10 +131,6 @@ const legData = el('LegData', 1, 1, {
       attrs: [attr('DepartureOrArrival', F.departureOrArrival, true), attr('RepeatIndex', F.nonNegativeInteger)],
       children: [el('ReasonCode', 1, 1, { text: F.alnum1to3 }), el('Duration', 0, 1, { text: F.durationMinutes })],
     }),
-    el('CodeShareInfo', 0, 20, {
-      attrs: [attr('RepeatIndex', F.nonNegativeInteger)],
-      children: [el('Airline', 1, 1, { text: F.airline, attrs: [codeContext] }), el('FlightNumber', 0, 1, { text: F.flightNumber })],
-    }),
     el('AirportResources', 0, 2, { attrs: [attr('Usage', F.usage, true)], children: [resource] }),
     el('OperationTime', 0, 50, {
       text: F.dateTimeUtc,

@@ -84,8 +84,29 @@ function readHeader(wrapper: XmlElement): Record<string, string> | null {
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const UTC_SECONDS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+
+/**
+ * The common shape `YYYY-MM-DDTHH:MM:SSZ` (what AIDX feeds send) as an instant without building a
+ * Date: undefined when the text has another shape or a field out of range (the full parser decides).
+ */
+function utcSeconds(text: string): Instant | undefined {
+  const m = UTC_SECONDS.exec(text);
+  if (m === null) return undefined;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (mo < 1 || mo > 12 || d < 1 || d > (mo === 2 && leap ? 29 : DAYS_IN_MONTH[mo - 1]!)) return undefined;
+  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return undefined;
+  return `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.000Z`;
+}
+
 /** xs:dateTime → instant: with a zone as given, without one in the airport's zone. null: not a time. */
 export function parseAidxTime(text: string, tz: string): Instant | null {
+  const fast = utcSeconds(text);
+  if (fast !== undefined) return fast;
   const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/.exec(text.trim());
   if (!m) return null;
   const [, y, mo, d, h, mi, s, zone] = m;

@@ -7,17 +7,24 @@
  * (`AIDX|airline|number|originDate|direction|suffix|dep|arr`), and the flid is the first free or
  * matching slot from 9·10¹⁸ + hash(key) (52 bits) upwards, probed in the write model: deterministic
  * from the log, so rebuild and redecide give the same flid, and far above AODB flids.
+ *
+ * A leg msgx did not create from AIDX may be a flight of the SIS dialect (a plan or FLOP flight
+ * with the AODB's flid): it is found by its leg key (src/domain/legIndex.ts, docs/contract/aidx.md
+ * "Finding a leg") and updated, so a day of SIS plans, FLOPs and AIDX updates keeps one flight per leg.
  */
+import { otherAirport } from '../aidxOut/aidxMessage.ts';
 import type { Change, FlightChange } from '../changes.ts';
 import { fieldsOf } from '../fields.ts';
 import type { FlightState } from '../flight.ts';
+import { compareFlids } from '../flid.ts';
+import { flidsOfLeg, legIndexKey, legKeyOf, legNumber, type LegMap } from '../legIndex.ts';
 import { listsOf } from '../lists.ts';
 import type { AidxLeg, AidxLegKey, AidxMessage, AidxStatus, FieldPatch } from '../message.ts';
 import { fieldChanges, listChanges } from './diff.ts';
 import { decideFdel } from './fdel.ts';
 import { WorkingSet } from './workingSet.ts';
 
-export const AIDX_VERSION = 1;
+export const AIDX_VERSION = 2;
 
 /** The lowest flid msgx assigns to an AIDX leg; AODB flids stay below it. */
 export const AIDX_FLID_BASE = 9_000_000_000_000_000_000n;
@@ -85,6 +92,56 @@ function statusFields(leg: AidxLeg, state: FlightState | undefined, sentAt: stri
   else if (GROUND_RETURN.has(code)) patch.returnType = 'G';
 }
 
+const AIDX_FFID = 'AIDX|';
+
+/** The day after `day` (YYYY-MM-DD). */
+function nextDay(day: string): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+}
+
+/**
+ * The operation days a SIS flight of this leg may have, in the order tried: the local date of the
+ * scheduled time sent, the origin date, and for an arrival sent without a scheduled time the day
+ * after it (a night flight lands the next local day).
+ */
+function* legDays(leg: AidxLeg): Generator<string> {
+  yield leg.operationDay;
+  if (leg.key.originDate !== leg.operationDay) yield leg.key.originDate;
+  if (leg.key.direction === 'A' && leg.fields.scheduledTime === undefined) {
+    const next = nextDay(leg.key.originDate);
+    if (next !== leg.operationDay) yield next;
+  }
+}
+
+/**
+ * The flight of another dialect that carries this leg: same airline, number and suffix, direction
+ * and operation day (legDays), not a flight msgx created from AIDX (those are their ffid), and
+ * no other airport at the far end when it names one. Several: a live one before a deleted one,
+ * then the lowest flid. Reads the base's index; states as the decision sees them (`ws`).
+ */
+function findByLegKey(base: LegMap, ws: WorkingSet, leg: AidxLeg): { flid: string; state: FlightState } | undefined {
+  const number = legNumber(`${leg.key.flightNumber}${leg.key.suffix ?? ''}`, null);
+  if (number === null) return undefined;
+  const ours = leg.key.direction === 'D' ? leg.key.departureAirport : leg.key.arrivalAirport;
+  const far = otherEnd(leg);
+  for (const day of legDays(leg)) {
+    const key = legIndexKey(leg.key.airline, number, leg.key.direction, day);
+    let best: { flid: string; state: FlightState } | undefined;
+    for (const flid of flidsOfLeg(base, key)) {
+      const state = ws.get(flid);
+      // flidsOfLeg checked the base's state; one this decision changed is checked again.
+      if (state === undefined || state.ffid?.startsWith(AIDX_FFID) || (state !== base.get(flid) && legKeyOf(state) !== key)) continue;
+      const other = otherAirport(state, ours);
+      if (other !== undefined && other !== far) continue;
+      if (best === undefined || (best.state.deleted && !state.deleted)
+        || (best.state.deleted === state.deleted && compareFlids(flid, best.flid) < 0)) best = { flid, state };
+    }
+    if (best !== undefined) return best;
+  }
+  return undefined;
+}
+
 /** The leg's other airport: the arrival of a departure, the departure of an arrival. */
 function otherEnd(leg: AidxLeg): string {
   return leg.key.direction === 'D' ? leg.key.arrivalAirport : leg.key.departureAirport;
@@ -106,6 +163,8 @@ function legLabel(leg: AidxLeg): string {
 }
 
 function legNote(leg: AidxLeg, flid: string, what: string): string {
+  // Past the cap only counted (decideAidx): a day's schedule of thousands of legs builds no text for them.
+  if (leg.index > MAX_AIDX_NOTES + 1) return '';
   const parts = [`${legLabel(leg)} → flid ${flid} ${what}`];
   if (leg.repeatNumber !== null && leg.repeatNumber > 1) parts.push(`repeat ${leg.repeatNumber}`);
   if (leg.statuses !== null) parts.push(`status ${leg.statuses.map((s) => `${s.code}@${s.repeatIndex ?? '-'}${s.codeContext ? `/${s.codeContext}` : ''}`).join(',')}`);
@@ -117,7 +176,7 @@ function legNote(leg: AidxLeg, flid: string, what: string): string {
   return parts.join('; ');
 }
 
-export function decideAidx(flights: ReadonlyMap<string, FlightState>, msg: AidxMessage): AidxOutcome {
+export function decideAidx(flights: LegMap, msg: AidxMessage): AidxOutcome {
   const ws = new WorkingSet(flights);
   const out: AidxOutcome = { changes: [], notes: [], created: 0, deleted: 0, deletedFlids: [], unknownLegs: 0 };
   const notes: string[] = [];
@@ -127,7 +186,10 @@ export function decideAidx(flights: ReadonlyMap<string, FlightState>, msg: AidxM
   for (const other of msg.otherAirportLegs) notes.push(`${other}: not our airport, left out`);
   for (const leg of msg.legs) {
     const ffid = legFfid(leg.key);
-    const { flid, state } = findLeg(ws, ffid);
+    const found = findLeg(ws, ffid);
+    const byKey = found.state === undefined ? findByLegKey(flights, ws, leg) : undefined;
+    const { flid, state } = byKey ?? found;
+    const label = byKey === undefined ? '' : ' (by leg key)';
     if (leg.specialAction?.toLowerCase() === 'delete') {
       if (state === undefined) {
         out.unknownLegs++;
@@ -137,12 +199,12 @@ export function decideAidx(flights: ReadonlyMap<string, FlightState>, msg: AidxM
       const changes = decideFdel(state);
       out.deleted += changes.length;
       for (const c of changes) ws.emit(c);
-      notes.push(legNote(leg, flid, changes.length > 0 ? 'deleted' : 'already deleted'));
+      notes.push(legNote(leg, flid, `${changes.length > 0 ? 'deleted' : 'already deleted'}${label}`));
       continue;
     }
     if (state?.deleted) {
       out.deletedFlids.push(flid);
-      notes.push(legNote(leg, flid, 'flight deleted: not applied'));
+      notes.push(legNote(leg, flid, `flight deleted: not applied${label}`));
       continue;
     }
     const patch: FieldPatch = { ...leg.fields };
@@ -161,9 +223,11 @@ export function decideAidx(flights: ReadonlyMap<string, FlightState>, msg: AidxM
       notes.push(legNote(leg, flid, 'created'));
       continue;
     }
-    const changes = [...fieldChanges(state, patch), ...listChanges(state, leg.lists)];
+    const changes = fieldChanges(state, patch);
+    // Lists only when the leg sent some (most updates carry times and statuses alone).
+    if (Object.keys(leg.lists).length > 0) for (const c of listChanges(state, leg.lists)) changes.push(c);
     for (const c of changes) ws.emit(c);
-    notes.push(legNote(leg, flid, changes.length > 0 ? 'updated' : 'unchanged'));
+    notes.push(legNote(leg, flid, `${changes.length > 0 ? 'updated' : 'unchanged'}${label}`));
   }
   out.changes = ws.changes;
   out.notes = notes.length > MAX_AIDX_NOTES ? [...notes.slice(0, MAX_AIDX_NOTES), `… ${notes.length - MAX_AIDX_NOTES} more legs`] : notes;

@@ -15,6 +15,8 @@ import { readDecisionRange } from '../../log/readDecisions.ts';
 import { isAfter, planAppends, type EventOrigin, type PlannedEvent } from './planAppends.ts';
 
 export const ESDB_PROJECTOR = 'esdb';
+/** EventStoreDB's default MaxAppendSize: 1 MiB per append (the server may be set up to 16 MiB). */
+export const DEFAULT_MAX_APPEND_BYTES = 1024 * 1024;
 const HEAD_SCAN = 100;
 
 /** What we know of one EventStoreDB stream: its revision and the last log entry it holds. */
@@ -34,9 +36,11 @@ interface StreamHead {
  * re-reads the heads and appends nothing twice; a concurrent writer shows up as WrongExpectedVersion,
  * which re-reads the head once and otherwise fails the batch (retried by the runtime).
  */
-export function createEsdbForwarder(client: EventStoreDBClient, log: Logger, opts: { concurrency?: number } = {}): Projector {
+export function createEsdbForwarder(client: EventStoreDBClient, log: Logger, opts: { concurrency?: number; maxAppendBytes?: number } = {}): Projector {
   const heads = new Map<string, StreamHead>();
   const concurrency = opts.concurrency ?? 8;
+  /** The server's MaxAppendSize (MSGX_ESDB_MAX_APPEND_BYTES): no append, and so no event, is larger (docs/scaling.md "EventStoreDB"). */
+  const maxAppendBytes = opts.maxAppendBytes ?? DEFAULT_MAX_APPEND_BYTES;
 
   /**
    * The stream's revision, and the last of OUR events in it (other writers may append to the same
@@ -62,20 +66,21 @@ export function createEsdbForwarder(client: EventStoreDBClient, log: Logger, opt
   }
 
   async function appendStream(stream: string, events: readonly PlannedEvent[], retried = false): Promise<void> {
-    const head = heads.get(stream) ?? (await readHead(stream));
+    let head = heads.get(stream) ?? (await readHead(stream));
     const todo = events.filter((e) => isAfter(e, head.last));
-    if (todo.length === 0) {
-      heads.set(stream, head);
-      return;
-    }
+    heads.set(stream, head);
     try {
-      const res = await client.appendToStream(
-        stream,
-        todo.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
-        { expectedRevision: head.revision ?? NO_STREAM },
-      );
-      const last = todo[todo.length - 1]!;
-      heads.set(stream, { revision: res.nextExpectedRevision, last: { position: last.position, seq: last.seq } });
+      // In appends of at most maxAppendBytes, each expecting the revision the one before left.
+      for (const part of appendParts(todo, maxAppendBytes)) {
+        const res = await client.appendToStream(
+          stream,
+          part.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
+          { expectedRevision: head.revision ?? NO_STREAM },
+        );
+        const last = part[part.length - 1]!;
+        head = { revision: res.nextExpectedRevision, last: { position: last.position, seq: last.seq } };
+        heads.set(stream, head);
+      }
     } catch (err) {
       heads.delete(stream);
       if (err instanceof WrongExpectedVersionError && !retried) {
@@ -92,7 +97,7 @@ export function createEsdbForwarder(client: EventStoreDBClient, log: Logger, opt
       const to = events[events.length - 1]?.position;
       if (to === undefined) return;
       const decisions = await readDecisionRange(pg, from, to);
-      const plan = [...planAppends(decisions)];
+      const plan = [...planAppends(decisions, maxAppendBytes)];
       // Streams are independent: append several at once; each stream's events stay in order.
       let next = 0;
       const worker = async () => {
@@ -107,4 +112,22 @@ export function createEsdbForwarder(client: EventStoreDBClient, log: Logger, opt
       heads.clear();
     },
   };
+}
+
+/** `events` in consecutive parts of at most `maxBytes` each (an event larger than that alone in its part). */
+export function appendParts(events: readonly PlannedEvent[], maxBytes: number): PlannedEvent[][] {
+  const parts: PlannedEvent[][] = [];
+  let part: PlannedEvent[] = [];
+  let bytes = 0;
+  for (const e of events) {
+    if (part.length > 0 && bytes + e.bytes > maxBytes) {
+      parts.push(part);
+      part = [];
+      bytes = 0;
+    }
+    part.push(e);
+    bytes += e.bytes;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
 }

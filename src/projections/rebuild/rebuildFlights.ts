@@ -8,7 +8,8 @@
  *      or from a stored image of the flights at a position (`startFrom`: the newest write-model
  *      snapshot of this fold code, docs/projections.md "Rebuild from a snapshot") and the live
  *      schd_snap_log rows up to it
- *   3. write: every flight once, in unnest batches; then catch up the tail the same way
+ *   3. write: every flight, in unnest batches — those the replay stopped touching already during it
+ *      (writeBehind.ts), the rest after it; then catch up the tail the same way
  *   4. switch, one transaction: lock the 'flights' checkpoint row (the live projector pauses at
  *      its next batch), fold and write the last tail, swap the tables, set the checkpoint,
  *      NOTIFY msgx_projection and msgx_rebuilt
@@ -31,6 +32,7 @@ import { Channels, notify } from '../../platform/channels.ts';
 import { ProgressTracker, type ProgressSink, type RebuildPhase } from './progress.ts';
 import { SCRATCH_SCHEMA, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
 import { swapTables } from './switchTables.ts';
+import { WriteBehind } from './writeBehind.ts';
 
 /** Advisory lock key held by the session of a running rebuild. */
 const REBUILD_LOCK = 7_735_005;
@@ -47,6 +49,11 @@ export interface RebuildOptions {
   pageSize?: number;
   /** Flights per write statement set. */
   flushChunk?: number;
+  /**
+   * Decisions after which a flight the replay has not touched again is written during the replay
+   * (writeBehind.ts; default WRITE_BEHIND_AFTER).
+   */
+  writeBehindAfter?: number;
   /** How long the switch may wait for readers to let go of the live tables (per attempt). */
   lockTimeoutMs?: number;
   switchAttempts?: number;
@@ -58,6 +65,9 @@ export interface RebuildOptions {
   startFrom?: () => Promise<RebuildStart | undefined>;
 }
 
+/** A flight untouched for this many decisions is written during the replay (writeBehind.ts). */
+export const WRITE_BEHIND_AFTER = 20_000;
+
 /** The flights `applyDecision` folds the log to, up to and including `position`. */
 export interface RebuildStart {
   readonly position: string;
@@ -65,7 +75,8 @@ export interface RebuildStart {
 }
 
 export type RebuildResult =
-  | { ok: true; position: string; events: number; flights: number; seconds: number; from: string }
+  /** writtenBehind: flight writes during the replay (writeBehind.ts; a flight written twice counts twice). */
+  | { ok: true; position: string; events: number; flights: number; seconds: number; from: string; writtenBehind: number }
   | { ok: false; reason: 'cancelled' | 'busy' }
   | { ok: false; reason: 'refused'; problems: readonly string[] };
 
@@ -98,6 +109,10 @@ async function inTransaction<T>(c: PoolClient, fn: () => Promise<T>): Promise<T>
 }
 
 async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise<RebuildResult> {
+  return withLanes(opts.pool, (lanes) => rebuildWith(session, lanes, opts));
+}
+
+async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], opts: RebuildOptions): Promise<RebuildResult> {
   const { clock, log, signal } = opts;
   const pageSize = opts.pageSize ?? 5000;
   const chunk = opts.flushChunk ?? 2000;
@@ -108,6 +123,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
   const tracker = new ProgressTracker(clock, opts.onProgress);
   const fold = new JournaledMap<string, FlightState>();
   const pending = emptyPending();
+  const behind = new WriteBehind({ lanes, tables: SCRATCH, chunk, coldAfter: opts.writeBehindAfter ?? WRITE_BEHIND_AFTER, minFlights: Math.ceil(chunk / 4) });
   let position = '0';
   let events = 0;
   /** The position the fold started after: events and total count decisions after it. */
@@ -136,6 +152,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
       foldEvents(fold, page, pending);
       read += page.length;
       events += page.length;
+      if (phase === 'replay') behind.folded(page, events, fold, pending);
       position = last.position;
       total = Math.max(total, Number(position) - base);
       report(phase);
@@ -171,10 +188,11 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
     await replay('replay');
     report('replay', true);
 
+    await behind.drain();
     checkAbort();
-    log.info({ flights: fold.size, position }, 'rebuild: writing scratch tables');
+    log.info({ flights: fold.size, position, writtenBehind: behind.flightsWritten }, 'rebuild: writing scratch tables');
     report('write', true);
-    await writeInLanes(opts.pool, (lanes) => flushPending(session, SCRATCH, fold, pending, chunk, lanes));
+    await flushPending(session, SCRATCH, fold, pending, chunk, lanes);
 
     // Catch up with what was appended meanwhile, until a round finds less than a page.
     report('tail', true);
@@ -215,8 +233,12 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
     report('done', true);
     const seconds = (clock.now().getTime() - started) / 1000;
     log.info({ position, events, flights: fold.size, seconds }, 'rebuild: switched to the rebuilt tables');
-    return { ok: true, position, events, flights: fold.size, seconds, from: start === undefined ? 'position 0' : `snapshot at ${start.position}` };
+    return {
+      ok: true, position, events, flights: fold.size, seconds, from: start === undefined ? 'position 0' : `snapshot at ${start.position}`,
+      writtenBehind: behind.flightsWritten,
+    };
   } catch (err) {
+    await behind.drain().catch(() => undefined); // no write behind may still hold the scratch tables
     await session.query('ROLLBACK').catch(() => undefined);
     await dropScratchTables(session).catch((e: unknown) => log.warn({ err: e }, 'rebuild: could not drop scratch tables'));
     if (err instanceof CancelledError) {
@@ -229,14 +251,14 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
   }
 }
 
-/** Extra connections for the write phase: as many as the pool gives at once, at most this many. */
+/** Extra connections for writing the scratch tables: as many as the pool gives at once, at most this many. */
 const WRITE_LANES = 2;
 
 /**
  * Run `write` with up to WRITE_LANES further connections of `pool` (fewer when the pool has none
  * free right now: a rebuild never waits for connections the live services need).
  */
-async function writeInLanes<T>(pool: Pool, write: (lanes: PoolClient[]) => Promise<T>): Promise<T> {
+async function withLanes<T>(pool: Pool, write: (lanes: PoolClient[]) => Promise<T>): Promise<T> {
   const lanes: PoolClient[] = [];
   try {
     while (lanes.length < WRITE_LANES && pool.idleCount + (pool.options.max ?? 10) - pool.totalCount > 0) {

@@ -4,7 +4,7 @@ import { badInput, requireInt64, requirePageSize } from './errors.ts';
 import { flightParent, type FlightParent } from './flightResolvers.ts';
 import { flightAsOf } from '../asOf/flightAsOf.ts';
 import { parseDateTime, parseDay } from './scalars.ts';
-import { countBoard, selectBoardPage, selectFlightsByLeg, type BoardFilter, type BoardKey } from '../sql/selectBoard.ts';
+import { countBoard, selectBoardPage, selectFlightsByLeg, type BoardFilter, type BoardKey, type LegSearch } from '../sql/selectBoard.ts';
 import { legFfidPrefix } from '../../domain/handlers/aidx.ts';
 
 export interface FlightsArgs {
@@ -70,7 +70,7 @@ export interface FlightByLegArgs {
 }
 
 /** The leg key checked as the AIDX decoder checks it (docs/contract/aidx.md "Finding a leg"). */
-export function legQuery(args: FlightByLegArgs): { flightNo: string; prefix: string } {
+export function legQuery(args: FlightByLegArgs): LegSearch {
   const airline = args.airline.trim().toUpperCase();
   const number = args.flightNumber.trim().toUpperCase();
   const suffix = (args.suffix ?? '').trim().toUpperCase();
@@ -79,7 +79,14 @@ export function legQuery(args: FlightByLegArgs): { flightNo: string; prefix: str
   if (!/^[A-Z]?$/.test(suffix)) throw badInput('suffix must be one letter', 'suffix');
   const day = parseDay(args.originDate);
   const direction = args.direction === 'ARRIVAL' ? 'A' : 'D';
-  return { flightNo: `${number}${suffix}`, prefix: `${legFfidPrefix(airline, number, day, direction)}${suffix}|` };
+  // A SIS flight writes the airline in front, the number with or without leading zeros (legNumber).
+  const bare = `${number.replace(/^0+(?=\d)/, '')}${suffix}`;
+  const padded = `${/^\d+$/.test(number) ? number.replace(/^0+(?=\d)/, '').padStart(4, '0') : number}${suffix}`;
+  const sisFlightNos = [...new Set([`${airline}${bare}`, `${airline}${padded}`, bare, padded])];
+  return {
+    flightNo: `${number}${suffix}`, ffidPrefix: `${legFfidPrefix(airline, number, day, direction)}${suffix}|`,
+    sisFlightNos, airline, direction, day,
+  };
 }
 
 export const flightQueries = {
@@ -95,8 +102,7 @@ export const flightQueries = {
     },
 
     async flightByLeg(_: unknown, args: FlightByLegArgs, ctx: ReadContext): Promise<FlightParent[]> {
-      const { flightNo, prefix } = legQuery(args);
-      return (await selectFlightsByLeg(ctx.deps.db, flightNo, prefix)).map((s) => flightParent(s, false));
+      return (await selectFlightsByLeg(ctx.deps.db, legQuery(args))).map((s) => flightParent(s, false));
     },
 
     async flights(_: unknown, args: FlightsArgs, ctx: ReadContext) {

@@ -95,15 +95,33 @@ export async function selectFlightsByFlid(q: Queryable, flids: readonly string[]
   return new Map(rows.map((r) => [String(r.flid), flightFromRows(r)] as const));
 }
 
+/** A leg key as the read model is searched for it (src/read-api/graphql/flightQueries.ts legQuery). */
+export interface LegSearch {
+  /** The number with its suffix, as AIDX in writes flightNo. */
+  readonly flightNo: string;
+  /** The ffid prefix the AIDX handler writes. */
+  readonly ffidPrefix: string;
+  /** The flight_no spellings of a SIS flight of the leg (`CA1501`, `CA0081`, …). */
+  readonly sisFlightNos: readonly string[];
+  readonly airline: string;
+  readonly direction: 'A' | 'D';
+  readonly day: string;
+}
+
 /**
- * The flights of an AIDX leg key (docs/contract/aidx.md "Finding a leg"): the flight number (with
- * its suffix) through the flight_no index, then the ffid prefix the AIDX handler writes; deleted
- * ones included, in flid order.
+ * The flights of a leg key (docs/contract/aidx.md "Finding a leg"): the legs AIDX created (the
+ * flight number through the flight_no index, then the ffid prefix the AIDX handler writes) and the
+ * SIS flights of the same airline, number, direction and operation day; deleted ones included, in
+ * flid order.
  */
-export async function selectFlightsByLeg(q: Queryable, flightNo: string, ffidPrefix: string): Promise<FlightState[]> {
+export async function selectFlightsByLeg(q: Queryable, leg: LegSearch): Promise<FlightState[]> {
   const { rows } = await q.query<DbRow>(
-    `SELECT ${COLUMNS} FROM flight_schd f WHERE f.flight_no = $1 AND starts_with(f.ffid, $2) ORDER BY f.flid LIMIT 50`,
-    [flightNo, ffidPrefix],
+    `SELECT ${COLUMNS} FROM flight_schd f
+      WHERE (f.flight_no = $1 AND starts_with(f.ffid, $2))
+         OR (f.flight_no = ANY($3::text[]) AND f.operation_day = $4::date AND f.airline = $5 AND f.direction = $6
+             AND NOT starts_with(coalesce(f.ffid, ''), 'AIDX|'))
+      ORDER BY f.flid LIMIT 50`,
+    [leg.flightNo, leg.ffidPrefix, leg.sisFlightNos, leg.day, leg.airline, leg.direction],
   );
   return rows.map((r) => flightFromRows(r));
 }

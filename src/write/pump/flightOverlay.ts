@@ -1,5 +1,6 @@
 import { operationDayOf } from '../../domain/archive.ts';
 import type { FlightState } from '../../domain/flight.ts';
+import { flidsOfLeg, LegIndex, legKeyOf, type LegLookup, type LegMap } from '../../domain/legIndex.ts';
 
 /**
  * A copy-on-write view of the write model for a group of decisions being prepared: reads fall
@@ -7,9 +8,11 @@ import type { FlightState } from '../../domain/flight.ts';
  * decisions are folded into the real model; when it does not, this is simply dropped — so the
  * write model only ever holds committed decisions.
  */
-export class FlightOverlay implements Map<string, FlightState> {
+export class FlightOverlay implements Map<string, FlightState>, LegLookup {
   private readonly local = new Map<string, FlightState>();
   private readonly removed = new Set<string>();
+  /** The leg index of `local` (src/domain/legIndex.ts); the base answers for the rest. */
+  private readonly legs = new LegIndex();
 
   constructor(private base: ReadonlyMap<string, FlightState>) {}
 
@@ -35,6 +38,13 @@ export class FlightOverlay implements Map<string, FlightState> {
     return operationDayOf(this.base, flid);
   }
 
+  /** Flids that may carry the leg key: this overlay's own states, then the base's (checked by the caller). */
+  flidsOfLeg(key: string): Iterable<string> {
+    const mine = this.legs.flids(key);
+    const theirs = flidsOfLeg(this.base as LegMap, key);
+    return mine.length === 0 ? theirs : [...mine, ...theirs];
+  }
+
   has(flid: string): boolean {
     return this.get(flid) !== undefined;
   }
@@ -42,12 +52,14 @@ export class FlightOverlay implements Map<string, FlightState> {
   set(flid: string, state: FlightState): this {
     this.removed.delete(flid);
     this.local.set(flid, state);
+    this.legs.put(flid, legKeyOf(state));
     return this;
   }
 
   delete(flid: string): boolean {
     const had = this.has(flid);
     this.local.delete(flid);
+    this.legs.remove(flid);
     this.removed.add(flid);
     return had;
   }
@@ -55,6 +67,7 @@ export class FlightOverlay implements Map<string, FlightState> {
   clear(): void {
     for (const k of this.keys()) this.removed.add(k);
     this.local.clear();
+    this.legs.clear();
   }
 
   get size(): number {

@@ -2,16 +2,20 @@
  * Where the pump decodes a head's raw input (docs/architecture.md "Decode budget"): small messages
  * on the writer's thread (their decode is linear and short, and a worker round trip would cost more
  * than it), larger ones in a long-lived decode worker thread, so that a slow message never holds
- * back the HTTP server or the writer lock's keepalive. A decode in the worker that does not answer
- * within the budget is cut short: the worker is terminated and a fresh one started, and the message
- * gets a CODEC_ERROR naming the budget (PARKED: the FIFO moves on).
+ * back the HTTP server or the writer lock's keepalive. A decode in the worker that has used the
+ * budget — in the worker thread's CPU time where /proc tells it (src/platform/threadCpu.ts), else in
+ * wall time; at most WALL_CAP_FACTOR budgets of wall time in any case — is cut short: the worker is
+ * terminated and a fresh one started, and the message gets a CODEC_ERROR naming the budget
+ * (PARKED: the FIFO moves on).
  */
 import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { moduleBeside, startTsWorker } from '../../platform/tsWorker.ts';
-import { decodeHead, type DecodedHead } from './decodeHead.ts';
+import { pushAll } from '../../platform/arrays.ts';
+import { threadCpuMs } from '../../platform/threadCpu.ts';
+import { decodeHead, partedRecords, type DecodedHead } from './decodeHead.ts';
 
 /**
  * Messages shorter than this (characters) are decoded inline. Measured (docs/benchmarks.md, pump
@@ -20,7 +24,7 @@ import { decodeHead, type DecodedHead } from './decodeHead.ts';
  */
 export const INLINE_DECODE_CHARS = 64 * 1024;
 
-/** A decode and the time it took (on whichever thread ran it). */
+/** A decode and the time it took (on whichever thread ran it): the worker's CPU time when known, else wall time. */
 export interface TimedDecode {
   readonly decoded: DecodedHead;
   readonly ms: number;
@@ -43,6 +47,8 @@ export interface DecoderStats {
   inline: number;
   /** Decodes cut short at the budget. */
   overBudget: number;
+  /** Parts of records handed over from the worker (RECORDS_PER_PART each, decodeHead.ts). */
+  parts: number;
 }
 
 export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay' | 'airportIata'>;
@@ -50,14 +56,16 @@ export type DecodeConfig = Pick<Config, 'airportTz' | 'identityIncludeDay' | 'ai
 export interface DecodeWorkerData {
   readonly cfg: DecodeConfig;
 }
-export interface ToDecodeWorker {
-  readonly id: number;
-  readonly rawXml: string;
-  readonly nulReplaced: boolean;
-}
+export type ToDecodeWorker =
+  | { readonly type: 'decode'; readonly id: number; readonly rawXml: string; readonly nulReplaced: boolean }
+  /** The writer thread has read the last part of decode `id`: the next one may come. */
+  | { readonly type: 'next'; readonly id: number };
 export type FromDecodeWorker =
-  | { readonly type: 'ready' }
-  | { readonly type: 'decoded'; readonly id: number; readonly decoded: DecodedHead }
+  /** `tid`: the worker thread's id in /proc (its CPU time is what the budget counts), when there is one. */
+  | { readonly type: 'ready'; readonly tid: number | undefined }
+  /** `parts` > 0: the message's `records` follow in that many `records` messages, one per `next`. */
+  | { readonly type: 'decoded'; readonly id: number; readonly decoded: DecodedHead; readonly parts: number }
+  | { readonly type: 'records'; readonly id: number; readonly records: unknown[] }
   | { readonly type: 'failed'; readonly id: number; readonly error: string };
 
 export interface HeadDecoderOptions {
@@ -65,7 +73,20 @@ export interface HeadDecoderOptions {
   readonly log: Logger;
   /** Messages shorter than this are decoded inline (default INLINE_DECODE_CHARS; 0: all in the worker). */
   readonly inlineBelowChars?: number;
+  /** CPU milliseconds a thread has used (default threadCpuMs, /proc; a test injects a machine that never runs it). */
+  readonly threadCpuMs?: (tid: number) => number | undefined;
+  /** Wall time after which a decode is cut short whatever CPU it used (default WALL_CAP_FACTOR × the budget). */
+  readonly wallCapMs?: number;
 }
+
+/**
+ * The budget counts the worker's CPU time; wall time is capped at this many budgets, so a decode
+ * that never gets a core (or a platform without /proc) still ends (docs/architecture.md "Decode budget").
+ */
+export const WALL_CAP_FACTOR = 6;
+
+/** How often, at most, the CPU time of a decode that is over its wall budget is read again. */
+const RECHECK_MS = 50;
 
 /** The reason of a message whose decode was cut short. */
 export function overBudgetReason(budgetMs: number): string {
@@ -74,12 +95,21 @@ export function overBudgetReason(budgetMs: number): string {
 
 const codecError = (error: string): DecodedHead => ({ ok: false, errorClass: 'CODEC_ERROR', error, meta: null });
 
+/** A decode the writer thread waits for; `parts`: the records still to come, and where they go. */
+interface Pending {
+  readonly id: number;
+  settle(d: DecodedHead): void;
+  parts?: { left: number; readonly decoded: DecodedHead; readonly records: unknown[] };
+}
+
 /** One worker thread and the decode it runs (one at a time). */
 interface Thread {
   readonly worker: Worker;
   /** Settles when the worker has loaded the codec (rejects when it could not start). */
   readonly ready: Promise<void>;
-  pending: { readonly id: number; settle(d: DecodedHead): void } | null;
+  pending: Pending | null;
+  /** Its id in /proc (from its `ready`), undefined until then or without /proc. */
+  tid: number | undefined;
 }
 
 export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { readonly stats: Readonly<DecoderStats> } {
@@ -93,7 +123,7 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
   let queue: Promise<unknown> = Promise.resolve();
   /** The worker could not start: decode inline from then on (said once). */
   let noWorker = false;
-  const stats: DecoderStats = { workers: 0, inWorker: 0, inline: 0, overBudget: 0 };
+  const stats: DecoderStats = { workers: 0, inWorker: 0, inline: 0, overBudget: 0, parts: 0 };
 
   function inline(rawXml: string, nulReplaced: boolean): TimedDecode {
     stats.inline += 1;
@@ -120,6 +150,7 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
         readyReject = reject;
       }),
       pending: null,
+      tid: undefined,
     };
     t.ready.catch(() => undefined);
     const fail = (error: string) => {
@@ -130,11 +161,26 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
       p?.settle(codecError(`decode worker failed: ${error}`));
     };
     worker.on('message', (m: FromDecodeWorker) => {
-      if (m.type === 'ready') return readyResolve();
+      if (m.type === 'ready') {
+        t.tid = m.tid;
+        return readyResolve();
+      }
       const p = t.pending;
       if (p === null || p.id !== m.id) return;
+      if (m.type === 'decoded' && m.parts > 0) {
+        p.parts = { left: m.parts, decoded: m.decoded, records: recordsOf(m.decoded) };
+        return worker.postMessage({ type: 'next', id: m.id } satisfies ToDecodeWorker);
+      }
+      if (m.type === 'records' && p.parts) {
+        pushAll(p.parts.records, m.records);
+        p.parts.left -= 1;
+        stats.parts += 1;
+        if (p.parts.left > 0) return worker.postMessage({ type: 'next', id: m.id } satisfies ToDecodeWorker);
+        t.pending = null;
+        return p.settle(p.parts.decoded);
+      }
       t.pending = null;
-      p.settle(m.type === 'decoded' ? m.decoded : codecError(`decode failed: ${m.error}`));
+      p.settle(m.type === 'decoded' ? m.decoded : m.type === 'failed' ? codecError(`decode failed: ${m.error}`) : codecError('decode worker: records without their message'));
     });
     worker.on('error', (err) => fail(err.message));
     worker.on('exit', (code) => fail(`decode worker exited with code ${code}`));
@@ -154,11 +200,22 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
     const id = ++ids;
     stats.inWorker += 1;
     const t0 = performance.now();
+    const cpu = cpuSince(t.tid);
+    const budgetMs = cfg.decodeBudgetMs;
+    const wallCapMs = opts.wallCapMs ?? WALL_CAP_FACTOR * budgetMs;
     let timer: NodeJS.Timeout | undefined;
     const decoded = await new Promise<DecodedHead>((resolve) => {
       t.pending = { id, settle: resolve };
-      timer = setTimeout(() => {
+      const check = () => {
         if (t.pending?.id !== id) return;
+        // Over the budget in wall time: cut short only once the worker has used the budget in CPU
+        // time too (a loaded machine stretches wall time), or at the wall cap.
+        const used = cpu();
+        const wall = performance.now() - t0;
+        if (used !== undefined && used < budgetMs && wall < wallCapMs) {
+          timer = setTimeout(check, Math.max(RECHECK_MS, Math.min(budgetMs - used, wallCapMs - wall)));
+          return;
+        }
         t.pending = null;
         stats.overBudget += 1;
         // Cut it short: the decode cannot be interrupted inside the thread, the thread can.
@@ -167,11 +224,23 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
         log.warn({ budgetMs: cfg.decodeBudgetMs, chars: rawXml.length }, 'decode over budget: decode worker terminated, a fresh one starts');
         if (!closed) thread = start();
         resolve(codecError(overBudgetReason(cfg.decodeBudgetMs)));
-      }, cfg.decodeBudgetMs);
-      t.worker.postMessage({ id, rawXml, nulReplaced } satisfies ToDecodeWorker);
+      };
+      timer = setTimeout(check, budgetMs);
+      t.worker.postMessage({ type: 'decode', id, rawXml, nulReplaced } satisfies ToDecodeWorker);
     });
     clearTimeout(timer);
-    return { decoded, ms: performance.now() - t0 };
+    return { decoded, ms: cpu() ?? performance.now() - t0 };
+  }
+
+  /** The CPU milliseconds thread `tid` used since this call (undefined: unknown, the budget is wall time). */
+  function cpuSince(tid: number | undefined): () => number | undefined {
+    const read = opts.threadCpuMs ?? threadCpuMs;
+    const start = tid === undefined ? undefined : read(tid);
+    return () => {
+      if (tid === undefined || start === undefined) return undefined;
+      const now = read(tid);
+      return now === undefined ? undefined : now - start;
+    };
   }
 
   return {
@@ -189,4 +258,9 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
       if (t) await t.worker.terminate().catch(() => undefined);
     },
   };
+}
+
+/** The records list the parts are appended to (the worker sent the message with it empty). */
+function recordsOf(decoded: DecodedHead): unknown[] {
+  return partedRecords(decoded) ?? [];
 }

@@ -13,7 +13,8 @@ import { foldReference, type ReferenceState } from '../../domain/reference/state
 import { foldPlanRequests, type PlanRequests } from '../../domain/planRequests.ts';
 import { commitDecisions, commitStaged, stageCommit, type CommitResult, type Prepared, type StagedCommit, type SweepDecision } from './commitDecisions.ts';
 import { identityToCheck, judge, readDecoded, type ReadHead } from './evaluate.ts';
-import { createHeadDecoder, type HeadDecoder } from './headDecoder.ts';
+import { createHeadDecoder, INLINE_DECODE_CHARS, type HeadDecoder } from './headDecoder.ts';
+import { threadCpuClock } from '../../platform/threadCpu.ts';
 import { findHeads, HEAD_BYTES, identityOwners, stillFront, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
 import { failureVerdict, type Outcome } from './outcome.ts';
@@ -155,6 +156,8 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   const blockedHead = new BlockedHeadWarning(log, cfg.headBlockedWarnMs, cfg.airportTz);
   const decoder = opts.decoder ?? createHeadDecoder({ cfg, log });
   const elapsedMs = opts.elapsedMs ?? (() => performance.now());
+  /** The writer thread's CPU clock: the decide of a big head counts CPU time, as its decode does (docs/architecture.md "Decode budget"). */
+  const decideCpu = opts.elapsedMs ? undefined : threadCpuClock();
   /** A commit was fenced: this process is stopping (the fence said so); nothing more is decided. */
   let isFenced = false;
   /** The FIFO head of the latest scan and since when it has been the head (the `pump` readiness check). */
@@ -309,9 +312,10 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     for (const [k, { head, read, decodeMs }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const t0 = elapsedMs();
+      const spent = decideCpu && head.rawXml.length >= INLINE_DECODE_CHARS ? decideCpu : elapsedMs;
+      const t0 = spent();
       const judged = judge(head, read, { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
-      const outcome = withinBudget(head, judged, decodeMs + (elapsedMs() - t0), now);
+      const outcome = withinBudget(head, judged, decodeMs + (spent() - t0), now);
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];

@@ -31,6 +31,7 @@ import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domai
 import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
 import { ENVELOPE_FIELDS, flightDiff, isEmptyDiff, type FlightDiff } from '../../domain/flightDiff.ts';
 import { compareFlids } from '../../domain/flid.ts';
+import { LegIndexedFlights } from '../../domain/legIndex.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { judge, readDecoded, type JudgeContext, type ReadHead } from '../pump/evaluate.ts';
@@ -126,8 +127,8 @@ const REPLAYABLE_VERDICTS: ReadonlySet<string> = new Set(REPLAY_CLASSES);
 export class Redecision {
   /** The log's flights (every decision folded as recorded, corrections included). */
   readonly logFlights = new Map<string, FlightState>();
-  /** The re-decided flights. */
-  private newFlights = new Map<string, FlightState>();
+  /** The re-decided flights, with their leg index (AIDX legs find flights by it, as in the pump). */
+  private newFlights: Map<string, FlightState> = new LegIndexedFlights();
   private readonly touched = new Set<string>();
   private bound = new Map<string, string>();
   private readonly differing: Entry[] = [];
@@ -179,7 +180,7 @@ export class Redecision {
       opts.signal?.throwIfAborted();
     }
     // States are never edited once in a map (applyDecision replaces them), so the two folds may share them.
-    r.newFlights = new Map(r.logFlights);
+    r.newFlights = LegIndexedFlights.of(r.logFlights);
     r.bound = await identitiesBoundBy(q, from);
     return r;
   }

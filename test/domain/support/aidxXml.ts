@@ -77,7 +77,7 @@ export function wrapped(aidx: string, header: { seq?: string; system?: string; t
     + `</x:Airport_FlightLegNotifRQ>`;
 }
 
-/** LegData parts (AIDX element order: statuses, service type, code shares, resources, times, aircraft, delays). */
+/** LegData parts (AIDX element order: statuses, service type, delays, code shares, resources, times, aircraft). */
 export const status = (code: string, repeat = 1, p = 'aidx') => `<${el(p, 'OperationalStatus')} RepeatIndex="${repeat}" CodeContext="9750">${code}</${el(p, 'OperationalStatus')}>`;
 export const time = (q: string, t: string, v: string | null, p = 'aidx') =>
   v === null
@@ -94,3 +94,6 @@ export const aircraft = (type: string, reg: string, p = 'aidx') =>
 export const delay = (code: string, minutes: number, p = 'aidx') =>
   `<${el(p, 'IrregularityDelay')} RepeatIndex="1"><${el(p, 'ReasonCode')}>${code}</${el(p, 'ReasonCode')}><${el(p, 'Duration')}>PT${minutes}M</${el(p, 'Duration')}></${el(p, 'IrregularityDelay')}>`;
 export const plannedArrival = (apt: string, p = 'aidx') => `<${el(p, 'PlannedArrivalAptHistory')}><${el(p, 'Airport')}>${apt}</${el(p, 'Airport')}></${el(p, 'PlannedArrivalAptHistory')}>`;
+/** A marketing flight of the leg (CodeShareInfo: the marketing airline and its flight number). */
+export const codeShare = (airline: string, number: string, p = 'aidx') =>
+  `<${el(p, 'CodeShareInfo')}><${el(p, 'Airline')}>${airline}</${el(p, 'Airline')}><${el(p, 'FlightNumber')}>${number}</${el(p, 'FlightNumber')}></${el(p, 'CodeShareInfo')}>`;

@@ -26,7 +26,7 @@ import { CrashFeeder } from './crashFeeder.ts';
 import { runChain, type KillRecord } from './crashPhases.ts';
 import { planKills, type PlanOptions } from './crashPlan.ts';
 import { readProgress } from './crashProgress.ts';
-import { crashTraffic } from './crashTraffic.ts';
+import { CRASH_AIRPORT, crashTraffic } from './crashTraffic.ts';
 
 /**
  * The same settings for the reference and every child: fast retries, frequent schd flushes. The
@@ -39,6 +39,8 @@ export const CRASH_TZ = 'Asia/Shanghai';
 
 export const CRASH_ENV: Readonly<Record<string, string>> = Object.freeze({
   MSGX_AIRPORT_TZ: CRASH_TZ,
+  // AIDX legs of the traffic are ours when they touch the plan's station (docs/contract/aidx.md).
+  MSGX_AIRPORT_IATA: CRASH_AIRPORT,
   MSGX_BACKOFF_MS: '10',
   MSGX_MAX_ATTEMPTS: '3',
   MSGX_POLL_INTERVAL_MS: '50',

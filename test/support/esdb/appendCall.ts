@@ -9,6 +9,8 @@ export interface AppendDeps {
   readonly streams: EventStreams;
   readonly isUnavailable: () => boolean;
   readonly now: () => number;
+  /** The server's MaxAppendSize: an append whose events' data and metadata add up to more is refused whole. */
+  readonly maxAppendBytes: number;
 }
 
 /** Streams.Append: an options message, then the proposed events; one response at the end. */
@@ -20,6 +22,7 @@ export function appendCall(deps: AppendDeps): handleClientStreamingCall<AppendRe
     }
     let options: AppendReq.Options | undefined;
     const proposed: ProposedEvent[] = [];
+    let size = 0;
     let finished = false;
     const fail = (error: ReturnType<typeof grpcError>): void => {
       finished = true;
@@ -34,8 +37,10 @@ export function appendCall(deps: AppendDeps): handleClientStreamingCall<AppendRe
       if (req.hasOptions()) options = req.getOptions();
       else if (message !== undefined) {
         const event = toProposedEvent(message);
-        if (typeof event === 'string') fail(missingMetadata(event));
-        else proposed.push(event);
+        if (typeof event === 'string') return fail(missingMetadata(event));
+        proposed.push(event);
+        size += event.data.length + event.customMetadata.length;
+        if (size > deps.maxAppendBytes) fail(maxAppendSizeExceeded(deps.maxAppendBytes));
       }
     });
     call.on('end', () => {
@@ -85,6 +90,14 @@ function toProposedEvent(message: AppendReq.ProposedMessage): ProposedEvent | st
     data: message.getData_asU8(),
     customMetadata: message.getCustomMetadata_asU8(),
   };
+}
+
+/** What EventStoreDB answers an append over its MaxAppendSize (the client makes it a MaxAppendSizeExceededError). */
+function maxAppendSizeExceeded(max: number): ReturnType<typeof grpcError> {
+  return grpcError(status.INVALID_ARGUMENT, `Maximum Append Size of ${max} Exceeded.`, {
+    exception: 'maximum-append-size-exceeded',
+    'maximum-append-size': String(max),
+  });
 }
 
 function missingMetadata(property: string): ReturnType<typeof grpcError> {

@@ -35,6 +35,8 @@ export interface EsdbPeer {
 export interface EsdbPeerOptions {
   /** Clock for events' `created`; default Date.now. */
   readonly now?: () => number;
+  /** MaxAppendSize: the server's default is 1 MiB per append (data + metadata of its events). */
+  readonly maxAppendBytes?: number;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function startEsdbPeer(options: EsdbPeerOptions = {}): Promise<Esdb
   const isUnavailable = (): boolean => unavailable;
   const server = new Server();
   server.addService(streamsGrpc.StreamsService, {
-    append: appendCall({ streams, isUnavailable, now: options.now ?? Date.now }),
+    append: appendCall({ streams, isUnavailable, now: options.now ?? Date.now, maxAppendBytes: options.maxAppendBytes ?? 1024 * 1024 }),
     read: readCall({ streams, isUnavailable }),
   });
   const port = await new Promise<number>((resolve, reject) =>

@@ -54,7 +54,8 @@ const flights = fc.record({
   serviceType: maybe(fc.oneof(fc.constantFrom('J', 'C'), code)),
   currentStand: maybe(code), terminal: maybe(code), runway: maybe(code),
   aircraftType: maybe(fc.oneof(fc.constantFrom('A320', '738', '77W'), code)), registration: maybe(code),
-  masterAirline: maybe(fc.oneof(fc.constantFrom('MU', 'FM'), code)), masterFlightNo: maybe(code),
+  masterAirline: maybe(fc.oneof(fc.constantFrom('MU', 'FM'), code)), masterFlightNo: maybe(fc.oneof(fc.constantFrom('5101', 'MU5101'), code)),
+  masterFlid: maybe(fc.constantFrom('1000', '900001')),
   gates: fc.array(code, { maxLength: 6 }), belts: fc.array(code, { maxLength: 7 }), chutes: fc.array(code, { maxLength: 7 }),
   counters: fc.array(code, { maxLength: 20 }),
   delays: fc.array(fc.record({ code, start: maybe(instant), durationMinutes: maybe(fc.integer({ min: -5, max: 900 })) }), { maxLength: 10 }),
@@ -65,7 +66,7 @@ const flights = fc.record({
   scheduledTime: g.scheduledTime, estimatedTime: g.estimatedTime, actualTime: g.actualTime,
   eobt: g.eobt, tobt: g.tobt, cobt: g.cobt, ctot: g.ctot, status: g.status, serviceType: g.serviceType,
   currentStand: g.currentStand, terminal: g.terminal, runway: g.runway, aircraftType: g.aircraftType, registration: g.registration,
-  masterAirline: g.masterAirline, masterFlightNo: g.masterFlightNo,
+  masterAirline: g.masterAirline, masterFlightNo: g.masterFlightNo, masterFlid: g.masterFlid,
   gates: g.gates.map(alloc), belts: g.belts.map(alloc), chutes: g.chutes.map(alloc), counters: g.counters.map(alloc),
   delays: g.delays, deleted: g.deleted,
 }));
@@ -97,6 +98,8 @@ describe('AIDX messages against our description of the 2019.2 schema', () => {
     expect(checkAidx(good.replace('Version="19.2"', ''), AIDX_NOTIF_SHAPE).join()).toMatch(/Version/);
     expect(checkAidx(good.replace('2025-03-14T01:30:00Z', '2025-03-14 01:30'), AIDX_NOTIF_SHAPE).join()).toMatch(/UTC date-time/);
     expect(checkAidx(good.replace('<OriginDate>', '<Bogus/><OriginDate>'), AIDX_NOTIF_SHAPE).join()).toMatch(/unknown element Bogus/);
+    // msgx writes no code shares (docs/contract/aidx.md "Code shares"), so one in a message is a serializer bug.
+    expect(checkAidx(good.replace('<OperationTime ', '<CodeShareInfo><Airline>MU</Airline></CodeShareInfo><OperationTime '), AIDX_NOTIF_SHAPE).join()).toMatch(/unknown element CodeShareInfo/);
   });
 
   const xsdDir = process.env.MSGX_TEST_AIDX_XSD_DIR;
@@ -155,18 +158,31 @@ describe('aidxMessage: the mapping', () => {
     expect(checkAidx(xml, AIDX_NOTIF_SHAPE)).toEqual([]);
   });
 
-  it('delays, code share, aircraft; values no AIDX format takes are left out', () => {
+  it('delays, aircraft; values no AIDX format takes are left out', () => {
     const xml = xmlOf(flight({
       delays: [{ code: '93', start: null, durationMinutes: 25 }, { code: 'TOO-LONG', start: null, durationMinutes: 5 }],
-      masterAirline: 'MU', masterFlightNo: '5101', aircraftType: 'A320', registration: 'B-1234',
+      aircraftType: 'A320', registration: 'B-1234',
       gates: [alloc('A12', 1), alloc('GATE-TOO-LONG', 2)], terminal: 'T3X',
     }));
     expect(xml).toContain('<IrregularityDelay DepartureOrArrival="Departure" RepeatIndex="1"><ReasonCode>93</ReasonCode><Duration>PT25M</Duration></IrregularityDelay>');
     expect(xml).not.toContain('TOO-LONG');
-    expect(xml).toContain('<CodeShareInfo RepeatIndex="1"><Airline>MU</Airline><FlightNumber>5101</FlightNumber></CodeShareInfo>');
     expect(xml).toContain('<AircraftInfo><AircraftType>A320</AircraftType><Registration>B-1234</Registration></AircraftInfo>');
     expect(xml).toContain('<PassengerGate RepeatIndex="1">A12</PassengerGate>');
     expect(xml).not.toContain('AircraftTerminal');
+  });
+
+  it('a code-share (marketing) flight does not name its operating flight as a code share: CodeShareInfo lists marketing flights', () => {
+    // docs/contract/aidx.md "Code shares": master fields = this flight's operating flight; AIDX has no "operated by".
+    const marketing = flight({ airline: 'MU', flightNo: 'MU5101', masterAirline: 'CA', masterFlightNo: 'CA1234', masterFlid: '1000' });
+    const xml = xmlOf(marketing);
+    expect(xml).not.toContain('CodeShareInfo');
+    expect(xml).not.toContain('CA1234');
+    expect(xml).not.toMatch(/<Airline>CA<\/Airline>/);
+    expect(xml).toContain('<LegIdentifier><Airline>MU</Airline><FlightNumber>5101</FlightNumber>');
+    expect(checkAidx(xml, AIDX_NOTIF_SHAPE)).toEqual([]);
+    // The flight without master fields gives the same LegData: the master fields publish nothing.
+    const plain = xmlOf({ ...marketing, masterAirline: null, masterFlightNo: null, masterFlid: null });
+    expect(xml).toBe(plain);
   });
 
   it('markup in a value is escaped, a control character leaves the value out', () => {

@@ -1,0 +1,109 @@
+/**
+ * One read of each decision for the projectors of one process (docs/projections.md "Shared
+ * reads"). The flight, outbox and reference projectors wake on the same NOTIFY and read the same
+ * events; a plan snapshot's decision is megabytes of JSON that PostgreSQL would read and send, and
+ * node parse, once per projector. Here the first projector to read an event parses it and the
+ * others are handed the same object: their read asks PostgreSQL only for the columns of the
+ * events held (readDecisionsAfterHolding), not for their changes.
+ *
+ * Sharing is safe because nothing changes an event after it is read: the log is append-only, and
+ * the folds replace flight states, never edit them or the changes they are built from
+ * (src/domain/evolve.ts applyDecision).
+ *
+ * Reads are taken one at a time, so a projector that wakes together with another finds the
+ * other's events held instead of reading them too. An event is dropped once every projector has
+ * asked for events after it, and at the latest when more than HELD_CHANGES changes are held (a
+ * projector that lags or keeps failing then reads from the log as before).
+ */
+import type { Queryable } from '../platform/db.ts';
+import { readDecisionsAfterHolding, type DecisionEvent } from '../log/readDecisions.ts';
+
+/** How a projector reads its next batch: up to `limit` events after `after`, ascending. */
+export type ReadDecisions = (q: Queryable, after: string, limit: number) => Promise<DecisionEvent[]>;
+
+/** Changes held at most (a plan snapshot of 3,000 flights is 3,001; its objects are ~2 kB each). */
+export const HELD_CHANGES = 25_000;
+/** Events held at most. */
+export const HELD_EVENTS = 5_000;
+
+export interface SharedReads {
+  /** The read of projector `name`; every projector that shares must take its reader before the first read. */
+  reader(name: string): ReadDecisions;
+  /** Events held now (diagnostics and tests). */
+  held(): number;
+}
+
+export function createSharedReads(limits: { changes?: number; events?: number } = {}): SharedReads {
+  const maxChanges = limits.changes ?? HELD_CHANGES;
+  const maxEvents = limits.events ?? HELD_EVENTS;
+  const events = new Map<string, DecisionEvent>();
+  let changes = 0;
+  /** The last `after` each projector asked with; undefined until its first read. */
+  const asked = new Map<string, bigint | undefined>();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const drop = (position: string): void => {
+    const e = events.get(position);
+    if (e === undefined) return;
+    events.delete(position);
+    changes -= e.changes?.length ?? 0;
+  };
+
+  const hold = (e: DecisionEvent): void => {
+    const size = e.changes?.length ?? 0;
+    if (size === 0 || size > maxChanges || events.has(e.position)) return;
+    events.set(e.position, e);
+    changes += size;
+    // Oldest first (insertion order).
+    for (const [position] of events) {
+      if (changes <= maxChanges && events.size <= maxEvents) break;
+      drop(position);
+    }
+  };
+
+  /** Drop what every projector has read past. */
+  const release = (): void => {
+    let least: bigint | undefined;
+    for (const a of asked.values()) {
+      if (a === undefined) return;
+      if (least === undefined || a < least) least = a;
+    }
+    if (least === undefined) return;
+    for (const position of [...events.keys()]) if (BigInt(position) <= least) drop(position);
+  };
+
+  async function readOnce(name: string, q: Queryable, after: string, limit: number): Promise<DecisionEvent[]> {
+    asked.set(name, BigInt(after));
+    release();
+    // Positions are gap-free: the batch is at most after+1 … after+limit.
+    const from = BigInt(after);
+    const held: string[] = [];
+    for (const position of events.keys()) {
+      const p = BigInt(position);
+      if (p > from && p <= from + BigInt(limit)) held.push(position);
+    }
+    const rows = await readDecisionsAfterHolding(q, after, limit, held);
+    // Reads are serialised, so the events held when the statement was built are still held here.
+    const out = rows.map(({ held: isHeld, ...row }): DecisionEvent => (isHeld ? heldEvent(row.position) : row));
+    for (const e of out) hold(e);
+    return out;
+  }
+
+  function heldEvent(position: string): DecisionEvent {
+    const e = events.get(position);
+    if (e === undefined) throw new Error(`shared reads: event ${position} was held when read and is gone`);
+    return e;
+  }
+
+  return {
+    reader(name) {
+      if (!asked.has(name)) asked.set(name, undefined);
+      return (q, after, limit) => {
+        const read = queue.then(() => readOnce(name, q, after, limit));
+        queue = read.catch(() => undefined);
+        return read;
+      };
+    },
+    held: () => events.size,
+  };
+}
