@@ -18,9 +18,8 @@
  *   flight — flight(flid) with every field and all lists, random flids of the week, 32 concurrent
  *            closed-loop clients for 2 × 4 s each (alternating with the baseline), requests/s.
  */
-import { createPool } from '../../src/platform/db.ts';
 import { startChild, startMsgx, type Child } from '../harness/child.ts';
-import { dayLog, ensureReadModel } from '../harness/dayLog.ts';
+import { ensureReadModel, withDayLogPool } from '../harness/dayLog.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { selectionText } from '../harness/flightSelection.ts';
 import { seedReference } from '../harness/seedReference.ts';
@@ -130,118 +129,109 @@ export const graphqlFigure: Figure = {
   id: 5,
   name: 'graphql',
   title: 'GraphQL board and flight(flid)',
-  async run(): Promise<FigureResult> {
-    const log = await dayLog();
-    const pool = createPool(log.db.url, { max: 3, applicationName: 'msgx-bench-rebuild' });
-    let seeded = 0;
-    let checkpoint: string | undefined;
-    try {
+  run: (): Promise<FigureResult> =>
+    withDayLogPool('msgx-bench-rebuild', async (log, pool) => {
       await ensureReadModel(log, pool);
-      seeded = await seedReference(pool);
-      checkpoint = (await pool.query<{ p: string }>("SELECT position::text AS p FROM projection_checkpoint WHERE name = 'flights'")).rows[0]?.p;
-    } catch (err) {
-      await pool.end();
-      throw err;
-    }
-    /** The flights checkpoint moves, as a projector commit moves it: msgx's cached board answers are stale. */
-    const moveProjection = () => pool.query("UPDATE projection_checkpoint SET position = position + 1 WHERE name = 'flights'");
-    let msgx: Child | undefined;
-    let raw: Child | undefined;
-    try {
-      msgx = await startMsgx('api', ['--role', 'api'], { MSGX_DATABASE_URL: log.db.url });
-      raw = await startChild({
-        label: 'raw',
-        script: 'bench/raw/rawServer.ts',
-        args: [],
-        env: { RAW_DATABASE_URL: log.db.url, RAW_POOL_MAX: '10' },
-        ready: (line) => (line.msg === 'raw listening' && typeof line.port === 'number' ? line.port : undefined),
-      });
-      const apis = [graphqlApi(msgx.port), rawApi(raw.port)] as const;
-      const day = log.boardDay;
+      const seeded = await seedReference(pool);
+      const checkpoint = (await pool.query<{ p: string }>("SELECT position::text AS p FROM projection_checkpoint WHERE name = 'flights'")).rows[0]?.p;
+      /** The flights checkpoint moves, as a projector commit moves it: msgx's cached board answers are stale. */
+      const moveProjection = () => pool.query("UPDATE projection_checkpoint SET position = position + 1 WHERE name = 'flights'");
+      let msgx: Child | undefined;
+      let raw: Child | undefined;
+      try {
+        msgx = await startMsgx('api', ['--role', 'api'], { MSGX_DATABASE_URL: log.db.url });
+        raw = await startChild({
+          label: 'raw',
+          script: 'bench/raw/rawServer.ts',
+          args: [],
+          env: { RAW_DATABASE_URL: log.db.url, RAW_POOL_MAX: '10' },
+          ready: (line) => (line.msg === 'raw listening' && typeof line.port === 'number' ? line.port : undefined),
+        });
+        const apis = [graphqlApi(msgx.port), rawApi(raw.port)] as const;
+        const day = log.boardDay;
 
-      // Same JSON? (the whole first page, and one flight)
-      const [g1, r1] = [await fetchBoard(apis[0], day), await fetchBoard(apis[1], day)];
-      const sameBoard = g1.pages.every((p, i) => p === r1.pages[i]);
-      const sameFlight = (await apis[0].flight(log.flids[0]!)) === (await apis[1].flight(log.flids[0]!));
-      if (!sameBoard || !sameFlight) progress('graphql: WARNING the raw baseline does not answer byte-identical JSON');
+        // Same JSON? (the whole first page, and one flight)
+        const [g1, r1] = [await fetchBoard(apis[0], day), await fetchBoard(apis[1], day)];
+        const sameBoard = g1.pages.every((p, i) => p === r1.pages[i]);
+        const sameFlight = (await apis[0].flight(log.flids[0]!)) === (await apis[1].flight(log.flids[0]!));
+        if (!sameBoard || !sameFlight) progress('graphql: WARNING the raw baseline does not answer byte-identical JSON');
 
-      progress(`graphql: board of ${g1.flights} flights (${(g1.bytes / 1e6).toFixed(1)} MB, ${seeded} reference records), up to ${BOARDS} times each (${BOARD_BUDGET_MS / 1000} s at most): msgx cold, raw, msgx warm`);
-      const runs: Record<Run, BoardRun[]> = { msgx: [], warm: [], raw: [] };
-      let sameWarm = true;
-      const boardsUntil = nowMs() + BOARD_BUDGET_MS;
-      for (let i = 0; i < WARM_BOARDS + BOARDS; i++) {
-        if (i >= WARM_BOARDS + MIN_BOARDS && nowMs() > boardsUntil) break;
-        await moveProjection();
-        const cold = await fetchBoard(apis[0], day);
-        const plain = await fetchBoard(apis[1], day);
-        const warm = await fetchBoard(apis[0], day);
-        sameWarm &&= warm.pages.every((p, k) => p === plain.pages[k]) && cold.pages.every((p, k) => p === plain.pages[k]);
-        if (i < WARM_BOARDS) continue;
-        runs.msgx.push(cold);
-        runs.raw.push(plain);
-        runs.warm.push(warm);
-      }
-      if (!sameWarm) progress('graphql: WARNING a cold or warm msgx board differs from the raw baseline');
-      const boardStats = (rs: BoardRun[]) => ({ board: summarize(rs.map((r) => r.boardMs)), page: summarize(rs.flatMap((r) => r.pageMs)) });
-      const gb = boardStats(runs.msgx);
-      const rb = boardStats(runs.raw);
-      const wb = boardStats(runs.warm);
+        progress(`graphql: board of ${g1.flights} flights (${(g1.bytes / 1e6).toFixed(1)} MB, ${seeded} reference records), up to ${BOARDS} times each (${BOARD_BUDGET_MS / 1000} s at most): msgx cold, raw, msgx warm`);
+        const runs: Record<Run, BoardRun[]> = { msgx: [], warm: [], raw: [] };
+        let sameWarm = true;
+        const boardsUntil = nowMs() + BOARD_BUDGET_MS;
+        for (let i = 0; i < WARM_BOARDS + BOARDS; i++) {
+          if (i >= WARM_BOARDS + MIN_BOARDS && nowMs() > boardsUntil) break;
+          await moveProjection();
+          const cold = await fetchBoard(apis[0], day);
+          const plain = await fetchBoard(apis[1], day);
+          const warm = await fetchBoard(apis[0], day);
+          sameWarm &&= warm.pages.every((p, k) => p === plain.pages[k]) && cold.pages.every((p, k) => p === plain.pages[k]);
+          if (i < WARM_BOARDS) continue;
+          runs.msgx.push(cold);
+          runs.raw.push(plain);
+          runs.warm.push(warm);
+        }
+        if (!sameWarm) progress('graphql: WARNING a cold or warm msgx board differs from the raw baseline');
+        const boardStats = (rs: BoardRun[]) => ({ board: summarize(rs.map((r) => r.boardMs)), page: summarize(rs.flatMap((r) => r.pageMs)) });
+        const gb = boardStats(runs.msgx);
+        const rb = boardStats(runs.raw);
+        const wb = boardStats(runs.warm);
 
-      progress(`graphql: flight(flid) at concurrency ${CONCURRENCY}, 2 × ${ROUND_MS / 1000} s each, alternating`);
-      const g = [] as LoadResult[];
-      const rr = [] as LoadResult[];
-      for (let k = 0; k < 2; k++) {
-        g.push(await throughput(apis[0], log.flids, 50 + k));
-        rr.push(await throughput(apis[1], log.flids, 50 + k));
-      }
-      const gt = merge(g[0]!, g[1]!);
-      const rt = merge(rr[0]!, rr[1]!);
-      const memory = await msgx.memory();
-      return {
-        rows: [
-          row(`board ${g1.flights} flights (4 pages), every list and …Info, cold p99`, { value: gb.board.p99, unit: 'ms' }, { value: rb.board.p99, unit: 'ms', what: RAW }, 'lower', {
-            text: '≤ 1.0×',
-            met: gb.board.p99 <= rb.board.p99,
-          }),
-          row(`board cold p50`, { value: gb.board.p50, unit: 'ms' }, { value: rb.board.p50, unit: 'ms', what: RAW }, 'lower'),
-          row(`board page of ${PAGE} cold p99`, { value: gb.page.p99, unit: 'ms' }, { value: rb.page.p99, unit: 'ms', what: RAW }, 'lower'),
-          row(`board warm (response cache) p99`, { value: wb.board.p99, unit: 'ms' }, { value: rb.board.p99, unit: 'ms', what: RAW }, 'lower', {
-            text: '≤ 0.1×',
-            met: wb.board.p99 <= 0.1 * rb.board.p99,
-          }),
-          row(`board warm p50`, { value: wb.board.p50, unit: 'ms' }, { value: rb.board.p50, unit: 'ms', what: RAW }, 'lower'),
-          row(`flight(flid) req/s at c=${CONCURRENCY}`, { value: gt.rate, unit: 'req/s' }, { value: rt.rate, unit: 'req/s', what: RAW }, 'higher', {
-            text: '≥ 0.8×',
-            met: gt.rate / rt.rate >= 0.8,
-          }),
-        ],
-        details: {
-          boardDay: day,
-          boardFlights: g1.flights,
-          boardsMeasured: runs.msgx.length,
-          boardBytes: g1.bytes,
-          referenceRecords: seeded,
-          sameJson: { board: sameBoard, flight: sameFlight, coldAndWarmBoards: sameWarm },
-          boardMs: { msgx: gb, warm: wb, raw: rb },
-          boardP99PageMs: {
-            msgx: round(percentile(runs.msgx.flatMap((r) => r.pageMs), 99)),
-            warm: round(percentile(runs.warm.flatMap((r) => r.pageMs), 99)),
-            raw: round(percentile(runs.raw.flatMap((r) => r.pageMs), 99)),
+        progress(`graphql: flight(flid) at concurrency ${CONCURRENCY}, 2 × ${ROUND_MS / 1000} s each, alternating`);
+        const g = [] as LoadResult[];
+        const rr = [] as LoadResult[];
+        for (let k = 0; k < 2; k++) {
+          g.push(await throughput(apis[0], log.flids, 50 + k));
+          rr.push(await throughput(apis[1], log.flids, 50 + k));
+        }
+        const gt = merge(g[0]!, g[1]!);
+        const rt = merge(rr[0]!, rr[1]!);
+        const memory = await msgx.memory();
+        return {
+          rows: [
+            row(`board ${g1.flights} flights (4 pages), every list and …Info, cold p99`, { value: gb.board.p99, unit: 'ms' }, { value: rb.board.p99, unit: 'ms', what: RAW }, 'lower', {
+              text: '≤ 1.0×',
+              met: gb.board.p99 <= rb.board.p99,
+            }),
+            row(`board cold p50`, { value: gb.board.p50, unit: 'ms' }, { value: rb.board.p50, unit: 'ms', what: RAW }, 'lower'),
+            row(`board page of ${PAGE} cold p99`, { value: gb.page.p99, unit: 'ms' }, { value: rb.page.p99, unit: 'ms', what: RAW }, 'lower'),
+            row(`board warm (response cache) p99`, { value: wb.board.p99, unit: 'ms' }, { value: rb.board.p99, unit: 'ms', what: RAW }, 'lower', {
+              text: '≤ 0.1×',
+              met: wb.board.p99 <= 0.1 * rb.board.p99,
+            }),
+            row(`board warm p50`, { value: wb.board.p50, unit: 'ms' }, { value: rb.board.p50, unit: 'ms', what: RAW }, 'lower'),
+            row(`flight(flid) req/s at c=${CONCURRENCY}`, { value: gt.rate, unit: 'req/s' }, { value: rt.rate, unit: 'req/s', what: RAW }, 'higher', {
+              text: '≥ 0.8×',
+              met: gt.rate / rt.rate >= 0.8,
+            }),
+          ],
+          details: {
+            boardDay: day,
+            boardFlights: g1.flights,
+            boardsMeasured: runs.msgx.length,
+            boardBytes: g1.bytes,
+            referenceRecords: seeded,
+            sameJson: { board: sameBoard, flight: sameFlight, coldAndWarmBoards: sameWarm },
+            boardMs: { msgx: gb, warm: wb, raw: rb },
+            boardP99PageMs: {
+              msgx: round(percentile(runs.msgx.flatMap((r) => r.pageMs), 99)),
+              warm: round(percentile(runs.warm.flatMap((r) => r.pageMs), 99)),
+              raw: round(percentile(runs.raw.flatMap((r) => r.pageMs), 99)),
+            },
+            flight: {
+              msgx: { ...gt, rounds: g.map((x) => round(x.rate)), latencyMs: g.map((x) => x.latencyMs) },
+              raw: { ...rt, rounds: rr.map((x) => round(x.rate)), latencyMs: rr.map((x) => x.latencyMs) },
+            },
+            apiRssMb: round(memory.rssMb),
+            apiLog: msgx.logFile,
           },
-          flight: {
-            msgx: { ...gt, rounds: g.map((x) => round(x.rate)), latencyMs: g.map((x) => x.latencyMs) },
-            raw: { ...rt, rounds: rr.map((x) => round(x.rate)), latencyMs: rr.map((x) => x.latencyMs) },
-          },
-          apiRssMb: round(memory.rssMb),
-          apiLog: msgx.logFile,
-        },
-      };
-    } finally {
-      await msgx?.stop();
-      await raw?.stop();
-      // Later figures start projectors on this fixture: give the flights checkpoint back.
-      if (checkpoint !== undefined) await pool.query("UPDATE projection_checkpoint SET position = $1::bigint WHERE name = 'flights'", [checkpoint]);
-      await pool.end();
-    }
-  },
+        };
+      } finally {
+        await msgx?.stop();
+        await raw?.stop();
+        // Later figures start projectors on this fixture: give the flights checkpoint back.
+        if (checkpoint !== undefined) await pool.query("UPDATE projection_checkpoint SET position = $1::bigint WHERE name = 'flights'", [checkpoint]);
+      }
+    }),
 };

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { createIngest } from '../../src/write/ingest/ingestService.ts';
 import type mysql from 'mysql2/promise';
 import { generateDay } from '../generate.ts';
-import { BENCH_TZ, openBenchRuntime } from '../harness/benchRuntime.ts';
+import { BENCH_TZ, withBenchRuntime } from '../harness/benchRuntime.ts';
 import { insertMany } from '../harness/cminmsgs.ts';
 import { createBenchMysql, createBenchPg } from '../harness/databases.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
@@ -85,10 +85,8 @@ export async function copyLoop(
 }
 
 /** msgx's ingest of all of CMINMSGS into a fresh database: polls back to back, as the service loop does after a full batch. */
-export async function measureIngest(myUrl: string, expected: number) {
-  const db = await createBenchPg('ingest');
-  const rt = await openBenchRuntime(db.url, { MSGX_MAILBOX_MYSQL_URL: myUrl, MSGX_INGEST_BATCH: String(BATCH) }, 4);
-  try {
+export function measureIngest(myUrl: string, expected: number) {
+  return withBenchRuntime('ingest', { MSGX_MAILBOX_MYSQL_URL: myUrl, MSGX_INGEST_BATCH: String(BATCH) }, 4, async (rt, db) => {
     const statements = timeStatements(rt.pool);
     const ingest = createIngest(rt);
     const cpu0 = await cpuNow(rt.pool, db.name);
@@ -104,10 +102,7 @@ export async function measureIngest(myUrl: string, expected: number) {
     const { rows } = await rt.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM proc_state WHERE state = 'PENDING'");
     if (rows[0]!.n !== expected) throw new Error(`ingest copied ${rows[0]!.n}, expected ${expected}`);
     return { seconds, polls, cpu, statements: statements.top(10) };
-  } finally {
-    await rt.close();
-    await db.drop();
-  }
+  });
 }
 
 export const ingestFigure: Figure = {

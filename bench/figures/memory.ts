@@ -18,7 +18,7 @@ import { loadFlights } from '../../src/projections/loadFlights.ts';
 import { startMsgx, type Child } from '../harness/child.ts';
 import { insertMany } from '../harness/cminmsgs.ts';
 import { cloneBenchPg, createBenchMysql, createBenchPg, type BenchPg } from '../harness/databases.ts';
-import { dayLog, ensureReadModel, type DayLog } from '../harness/dayLog.ts';
+import { dayLogWithReadModel, type DayLog } from '../harness/dayLog.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { request, target } from '../harness/httpLoad.ts';
 import { progress } from '../harness/progress.ts';
@@ -166,9 +166,7 @@ export const memoryFigure: Figure = {
     progress('memory: baseline (msgx start on an empty database)');
     const base = await emptyBaseline();
 
-    const log = await dayLog();
-    const pool = new pg.Pool({ connectionString: log.db.url, max: 3, application_name: 'msgx-bench-rebuild' });
-    await ensureReadModel(log, pool).finally(() => pool.end());
+    const log = await dayLogWithReadModel();
     const fold = await oneFoldHeapMb(log.db.url);
     const copy = await cloneBenchPg(log.db, 'weekcopy');
     try {

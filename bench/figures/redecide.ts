@@ -6,16 +6,14 @@
  * anything it shows is a determinism bug.
  */
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { systemClock } from '../../src/platform/clock.ts';
-import { createPool } from '../../src/platform/db.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { BENCH_ENV, benchLogger } from '../harness/benchRuntime.ts';
 import { cpuNow, cpuSince } from '../harness/cpuTime.ts';
-import { cloneBenchPg } from '../harness/databases.ts';
-import { dayLog } from '../harness/dayLog.ts';
+import { withBenchClient } from '../harness/databases.ts';
+import { withDayLogCopy } from '../harness/dayLog.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { progress } from '../harness/progress.ts';
 import { nowMs, round } from '../harness/stats.ts';
@@ -34,9 +32,7 @@ function mainThreadCpu(): number {
 
 /** The raw input of every logged decision: message id = position, the days in order (as dayLog numbers them). */
 export async function fillInbox(url: string): Promise<number> {
-  const c = new pg.Client({ connectionString: url, application_name: 'msgx-bench-fixture' });
-  await c.connect();
-  try {
+  return withBenchClient(url, 'msgx-bench-fixture', async (c) => {
     await c.query('SET synchronous_commit TO off');
     let id = 0;
     for (const [k] of DAYS.entries()) {
@@ -54,23 +50,18 @@ export async function fillInbox(url: string): Promise<number> {
     }
     await c.query('ANALYZE inbox_message');
     return id;
-  } finally {
-    await c.end();
-  }
+  });
 }
 
 export const redecideFigure: Figure = {
   id: 9,
   name: 'redecide',
   title: 'msgx redecide --from 0 over a ≥ 200k-event log',
-  async run(): Promise<FigureResult> {
-    const log = await dayLog();
-    const db = await cloneBenchPg(log.db, 'redecide');
-    const messages = await fillInbox(db.url);
-    if (messages !== log.events) throw new Error(`inbox holds ${messages} messages for ${log.events} events`);
-    const pool = createPool(db.url, { max: 3, applicationName: 'msgx-bench-redecide' });
-    const cfg = loadConfig({ ...BENCH_ENV, MSGX_DATABASE_URL: db.url });
-    try {
+  run: (): Promise<FigureResult> =>
+    withDayLogCopy('redecide', 'msgx-bench-redecide', async (log, db, pool) => {
+      const messages = await fillInbox(db.url);
+      if (messages !== log.events) throw new Error(`inbox holds ${messages} messages for ${log.events} events`);
+      const cfg = loadConfig({ ...BENCH_ENV, MSGX_DATABASE_URL: db.url });
       progress('redecide: baseline, rebuildFlights on the same log');
       const cpu0 = await cpuNow(pool, db.name);
       const main0 = mainThreadCpu();
@@ -119,9 +110,5 @@ export const redecideFigure: Figure = {
           replayableMessages: report.replayableMessages.length,
         },
       };
-    } finally {
-      await pool.end();
-      await db.drop();
-    }
-  },
+    }),
 };

@@ -13,9 +13,8 @@
  */
 import { runCheck, type Selection } from '../../src/consistency/runCheck.ts';
 import { systemClock } from '../../src/platform/clock.ts';
-import { createPool } from '../../src/platform/db.ts';
 import { backendCpu, cpuSince } from '../harness/backendCpu.ts';
-import { dayLog, ensureReadModel } from '../harness/dayLog.ts';
+import { ensureReadModel, withDayLogPool } from '../harness/dayLog.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { progress } from '../harness/progress.ts';
 import { nowMs, round } from '../harness/stats.ts';
@@ -28,10 +27,8 @@ export const verifyFigure: Figure = {
   id: 8,
   name: 'verify',
   title: 'msgx verify --all and the daily 1% sample on the week fixture',
-  async run(): Promise<FigureResult> {
-    const log = await dayLog();
-    const pool = createPool(log.db.url, { max: 3, applicationName: APP });
-    try {
+  run: (): Promise<FigureResult> =>
+    withDayLogPool(APP, async (log, pool) => {
       if (!log.readModel) progress('verify: building the read model first (msgx rebuild flights)');
       const rebuilt = await ensureReadModel(log, pool);
       if (!rebuilt.ok) throw new Error('rebuild failed');
@@ -128,8 +125,5 @@ export const verifyFigure: Figure = {
           sampleTopStatements: sampleMedian.top,
         },
       };
-    } finally {
-      await pool.end();
-    }
-  },
+    }),
 };

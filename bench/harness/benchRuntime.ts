@@ -5,6 +5,7 @@
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
+import { createBenchPg, type BenchPg } from './databases.ts';
 
 /** Settings every bench process of msgx shares (in-process and children). */
 export const BENCH_ENV: Readonly<Record<string, string>> = Object.freeze({
@@ -26,4 +27,21 @@ export function benchLogger(): Logger {
 export async function openBenchRuntime(databaseUrl: string, env: Record<string, string> = {}, poolMax = 6): Promise<Runtime> {
   const cfg = loadConfig({ ...BENCH_ENV, MSGX_DATABASE_URL: databaseUrl, ...env });
   return openRuntime(cfg, benchLogger(), { poolMax });
+}
+
+/** Run `body` on a runtime over a fresh migrated database `label`, closed and dropped whatever happens. */
+export async function withBenchRuntime<T>(
+  label: string,
+  env: Record<string, string>,
+  poolMax: number,
+  body: (rt: Runtime, db: BenchPg) => Promise<T>,
+): Promise<T> {
+  const db = await createBenchPg(label);
+  const rt = await openBenchRuntime(db.url, env, poolMax);
+  try {
+    return await body(rt, db);
+  } finally {
+    await rt.close();
+    await db.drop();
+  }
 }

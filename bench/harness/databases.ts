@@ -5,6 +5,7 @@
  * their dead pid and drops.
  */
 import type mysql from 'mysql2/promise';
+import pg from 'pg';
 import { createPool } from '../../src/platform/db.ts';
 import { migrate } from '../../src/platform/migrate.ts';
 import { isProcessAlive } from '../../src/platform/processAlive.ts';
@@ -131,4 +132,15 @@ export async function serverInfo(): Promise<Record<string, string>> {
     return String(rows[0]?.v ?? '');
   });
   return { ...pgInfo, mariadb };
+}
+
+/** Run `body` on one connection to `url`, ended whatever happens. */
+export async function withBenchClient<T>(url: string, applicationName: string, body: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url, application_name: applicationName });
+  await c.connect();
+  try {
+    return await body(c);
+  } finally {
+    await c.end();
+  }
 }

@@ -9,9 +9,10 @@
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { systemClock } from '../../src/platform/clock.ts';
+import { createPool } from '../../src/platform/db.ts';
 import { rebuildFlights, type RebuildResult } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { benchLogger } from './benchRuntime.ts';
-import { createBenchPg, type BenchPg } from './databases.ts';
+import { cloneBenchPg, createBenchPg, type BenchPg } from './databases.ts';
 import { progress } from './progress.ts';
 import { nowMs } from './stats.ts';
 import { DAYS, type DayRows } from './weekDay.ts';
@@ -171,4 +172,40 @@ export async function ensureReadModel(log: DayLog, pool: pg.Pool): Promise<Rebui
   log.readModel = result;
   log.rebuildPhases = phases;
   return result;
+}
+
+/** Run `body` with a pool of three connections on the week fixture's database, ended whatever happens. */
+export async function withDayLogPool<T>(applicationName: string, body: (log: DayLog, pool: pg.Pool) => Promise<T>): Promise<T> {
+  const log = await dayLog();
+  const pool = createPool(log.db.url, { max: 3, applicationName });
+  try {
+    return await body(log, pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Run `body` on a copy `label` of the week fixture's database with a pool of three on it; both gone afterwards. */
+export async function withDayLogCopy<T>(
+  label: string,
+  applicationName: string,
+  body: (log: DayLog, db: BenchPg, pool: pg.Pool) => Promise<T>,
+): Promise<T> {
+  const log = await dayLog();
+  const db = await cloneBenchPg(log.db, label);
+  const pool = createPool(db.url, { max: 3, applicationName });
+  try {
+    return await body(log, db, pool);
+  } finally {
+    await pool.end();
+    await db.drop();
+  }
+}
+
+/** The week fixture with its flight read model built (untimed here when no figure built it yet). */
+export function dayLogWithReadModel(): Promise<DayLog> {
+  return withDayLogPool('msgx-bench-rebuild', async (log, pool) => {
+    await ensureReadModel(log, pool);
+    return log;
+  });
 }

@@ -20,10 +20,16 @@ function step(flights: Map<string, FlightState>, msgId: number, xml: string) {
   return d;
 }
 
+/** The flights after the seed plan, decided as message 1. */
+function seeded(): Map<string, FlightState> {
+  const flights = new Map<string, FlightState>();
+  step(flights, 1, SEED);
+  return flights;
+}
+
 describe('stale: a replayed message against the flight as it is now', () => {
   it('does not overwrite a time a later message set, and says so', () => {
-    const flights = new Map<string, FlightState>();
-    step(flights, 1, SEED);
+    const flights = seeded();
     step(flights, 10, flopXml('ESTT', [['1', '<ESTT>14MAR251110</ESTT>']]));
     // Message 5 was parked, then replayed after message 10.
     const d = step(flights, 5, flopXml('ESTT', [['1', '<ESTT>14MAR251050</ESTT>']]));
@@ -32,8 +38,7 @@ describe('stale: a replayed message against the flight as it is now', () => {
   });
 
   it('applies what no later message touched', () => {
-    const flights = new Map<string, FlightState>();
-    step(flights, 1, SEED);
+    const flights = seeded();
     step(flights, 10, flopXml('ESTT', [['1', '<ESTT>14MAR251110</ESTT>']]));
     const d = step(flights, 5, flopXml('RENO', [['1', '<RENO>B1234</RENO>']]));
     expect(d.skipped).toBeUndefined();
@@ -41,8 +46,7 @@ describe('stale: a replayed message against the flight as it is now', () => {
   });
 
   it('keeps the parts of a unit a later message did not set, and lists of later messages', () => {
-    const flights = new Map<string, FlightState>();
-    step(flights, 1, SEED);
+    const flights = seeded();
     step(flights, 10, flopXml('GTDT', [['1', '<GTDT GTNO="1"><GATE>G9</GATE></GTDT>']]));
     const d = step(flights, 5, flopXml('GTDT', [['1', '<GTDT GTNO="1"><GATE>G1</GATE></GTDT>']]));
     expect(d.skipped).toBe('stale');
@@ -50,8 +54,7 @@ describe('stale: a replayed message against the flight as it is now', () => {
   });
 
   it('changes nothing in FIFO order (every setter is older)', () => {
-    const flights = new Map<string, FlightState>();
-    step(flights, 1, SEED);
+    const flights = seeded();
     step(flights, 2, flopXml('ESTT', [['1', '<ESTT>14MAR251110</ESTT>']]));
     const d = step(flights, 3, flopXml('ESTT', [['1', '<ESTT>14MAR251120</ESTT>']]));
     expect(d.staleFlids).toBeUndefined();
@@ -61,8 +64,7 @@ describe('stale: a replayed message against the flight as it is now', () => {
 
 describe('several flights in one FLOP', () => {
   it('decides each block on its own and lists every outcome; SUCCEEDED if any applied', () => {
-    const flights = new Map<string, FlightState>();
-    step(flights, 1, SEED);
+    const flights = seeded();
     step(flights, 2, flopXml('FDEL', [['2', '<FDEL/>']]));
     const d = step(flights, 3, flopXml('ESTT', [
       ['1', '<ESTT>14MAR251110</ESTT>'], ['2', '<ESTT>14MAR251210</ESTT>'], ['77', '<ESTT>14MAR251210</ESTT>'],
