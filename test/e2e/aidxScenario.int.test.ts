@@ -8,8 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCheck } from '../../src/consistency/runCheck.ts';
 import { aidxRules } from '../../src/domain/aidxOut/aidxMessage.ts';
 import { AIDX_NOTIF_SHAPE } from '../../src/domain/aidxOut/aidxShape.ts';
@@ -17,55 +16,31 @@ import { systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
-import { readScenario, type CorpusScenario } from '../support/corpusDir.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { startApp, type RunningApp } from '../support/testApp.ts';
+import { postedScenario } from './support/postedScenario.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { checkAidx } from '../write/delivery/support/aidxCheck.ts';
 import { checkScenario } from './support/scenarioRunner.ts';
 
-const SCENARIOS = fileURLToPath(new URL('../scenarios/', import.meta.url));
-
-let db: TestDatabase;
-let app: RunningApp;
-let s: CorpusScenario;
-const ids: string[] = [];
-
-beforeAll(async () => {
-  s = readScenario('aidx-legs', SCENARIOS);
-  db = await createTestDatabase('aidx_in');
-  app = await startApp(db, { env: { MSGX_AIRPORT_IATA: 'PEK', MSGX_AIDX_OUT: 'true', MSGX_AIDX_ORIGINATOR: 'PEKAODB' } });
-  for (const f of s.files) {
-    const res = await fetch(`${app.base}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: f.xml });
-    expect(res.status, f.name).toBe(200);
-    ids.push(((await res.json()) as { id: string }).id);
-  }
-  await app.drained('aidx-legs drained');
-}, 300_000);
-
-afterAll(async () => {
-  await app?.stop();
-  await db?.drop();
-});
+const run = postedScenario('aidx-legs', 'aidx_in', { MSGX_AIRPORT_IATA: 'PEK', MSGX_AIDX_OUT: 'true', MSGX_AIDX_ORIGINATOR: 'PEKAODB' });
 
 describe('AIDX scenario aidx-legs', () => {
   it('every message ends as expect.json says, and every leg holds the state its messages give', async () => {
-    expect(await checkScenario(app.gql, s, ids)).toEqual([]);
+    expect(await checkScenario(run.app.gql, run.s, run.ids)).toEqual([]);
   });
 
   it('flightByLeg finds a leg by airline, number, origin date and direction (deleted ones too); a wrong direction finds none', async () => {
     const q = `query($a: String!, $n: String!, $d: Date!, $dir: Direction!) {
       flightByLeg(airline: $a, flightNumber: $n, originDate: $d, direction: $dir) { flid deleted currentStand ffid } }`;
-    const dep = await app.gql(q, { a: 'ca', n: '1501', d: '2025-03-14', dir: 'DEPARTURE' });
+    const dep = await run.app.gql(q, { a: 'ca', n: '1501', d: '2025-03-14', dir: 'DEPARTURE' });
     expect(dep.data.flightByLeg).toEqual([{ flid: '9000222172435387293', deleted: true, currentStand: '105', ffid: 'AIDX|CA|1501|2025-03-14|D||PEK|SHA' }]);
-    const arr = await app.gql(q, { a: 'MU', n: '5102', d: '2025-03-14', dir: 'ARRIVAL' });
+    const arr = await run.app.gql(q, { a: 'MU', n: '5102', d: '2025-03-14', dir: 'ARRIVAL' });
     expect(arr.data.flightByLeg.map((f: { flid: string }) => f.flid)).toEqual(['9002819477502665333']);
-    expect((await app.gql(q, { a: 'MU', n: '5102', d: '2025-03-14', dir: 'DEPARTURE' })).data.flightByLeg).toEqual([]);
-    expect((await app.gql(q, { a: 'MU', n: '51-2', d: '2025-03-14', dir: 'ARRIVAL' })).errors).toBeDefined();
+    expect((await run.app.gql(q, { a: 'MU', n: '5102', d: '2025-03-14', dir: 'DEPARTURE' })).data.flightByLeg).toEqual([]);
+    expect((await run.app.gql(q, { a: 'MU', n: '51-2', d: '2025-03-14', dir: 'ARRIVAL' })).errors).toBeDefined();
   });
 
   it("message(id) shows the wrapper header and the AIDX fields its decision used", async () => {
-    const r = await app.gql('query($id: ID!) { message(id: $id) { sender type subtype seqn identityKey decisions { kind flids payload } } }', { id: ids[1] });
+    const r = await run.app.gql('query($id: ID!) { message(id: $id) { sender type subtype seqn identityKey decisions { kind flids payload } } }', { id: run.ids[1] });
     const m = r.data.message;
     expect(m).toMatchObject({ type: 'AIDX', subtype: 'FLEG', seqn: '1002', identityKey: 'AODB|AIDX|FLEG|1002|AIDX|MU|5102|2025-03-14|A||SHA|PEK' });
     expect(m.decisions[0].flids).toEqual(['9002819477502665333']);
@@ -75,9 +50,9 @@ describe('AIDX scenario aidx-legs', () => {
   });
 
   it('AIDX out publishes the legs AIDX in decided: one record per changed leg, each fitting the schema, carrying the leg key and what came in', async () => {
-    const allSent = async () => (await db.pool.query("SELECT 1 FROM msg_event WHERE state <> 'SENT'")).rowCount === 0;
+    const allSent = async () => (await run.db.pool.query("SELECT 1 FROM msg_event WHERE state <> 'SENT'")).rowCount === 0;
     await waitFor(allSent, { what: 'every record written' });
-    const records = (await readFile(path.join(app.cfg.dataDir, 'out', 'aidx.ndjson'), 'utf8'))
+    const records = (await readFile(path.join(run.app.cfg.dataDir, 'out', 'aidx.ndjson'), 'utf8'))
       .split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { key: string; value: string });
     for (const r of records) expect(checkAidx(r.value, AIDX_NOTIF_SHAPE)).toEqual([]);
     const ca1501 = records.filter((r) => r.key === '9000222172435387293').map((r) => r.value);
@@ -90,18 +65,18 @@ describe('AIDX scenario aidx-legs', () => {
 
   it("the README's AIDX example (docs/examples/one-aidx-leg.xml) is decided and published as the README says", async () => {
     const xml = await readFile(new URL('../../docs/examples/one-aidx-leg.xml', import.meta.url), 'utf8');
-    const res = await fetch(`${app.base}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
+    const res = await fetch(`${run.app.base}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
     expect(res.status).toBe(200);
-    await app.drained('example drained');
-    const r = await app.gql('{ flightByLeg(airline: "CA", flightNumber: "1998", originDate: "2025-03-14", direction: DEPARTURE) { flid ffid scheduledTime estimatedTime currentStand gates { code } aircraftType } }');
+    await run.app.drained('example drained');
+    const r = await run.app.gql('{ flightByLeg(airline: "CA", flightNumber: "1998", originDate: "2025-03-14", direction: DEPARTURE) { flid ffid scheduledTime estimatedTime currentStand gates { code } aircraftType } }');
     const [f] = r.data.flightByLeg;
     expect(f).toMatchObject({
       ffid: 'AIDX|CA|1998|2025-03-14|D||PEK|SHA', scheduledTime: '2025-03-14T09:30:00+08:00', estimatedTime: '2025-03-14T09:45:00+08:00',
       currentStand: '101', gates: [{ code: 'E1' }], aircraftType: 'A320',
     });
     expect(BigInt(f.flid) >= 9_000_000_000_000_000_000n).toBe(true);
-    await waitFor(async () => (await db.pool.query("SELECT 1 FROM msg_event WHERE state <> 'SENT'")).rowCount === 0, { what: 'example published' });
-    const last = (await readFile(path.join(app.cfg.dataDir, 'out', 'aidx.ndjson'), 'utf8')).trim().split('\n').at(-1)!;
+    await waitFor(async () => (await run.db.pool.query("SELECT 1 FROM msg_event WHERE state <> 'SENT'")).rowCount === 0, { what: 'example published' });
+    const last = (await readFile(path.join(run.app.cfg.dataDir, 'out', 'aidx.ndjson'), 'utf8')).trim().split('\n').at(-1)!;
     const rec = JSON.parse(last) as { key: string; value: string };
     expect(rec.key).toBe(f.flid);
     expect(rec.value).toContain('<FlightNumber>1998</FlightNumber><DepartureAirport>PEK</DepartureAirport><ArrivalAirport>SHA</ArrivalAirport>');
@@ -109,16 +84,16 @@ describe('AIDX scenario aidx-legs', () => {
   });
 
   it('redecide, verify and rebuild cover AIDX: decided again nothing differs, the check finds nothing, a rebuild gives the same legs and flids and sends nothing again', async () => {
-    const { report } = await runRedecide(app.rt.pool, { from: { position: '0' } }, { cfg: app.rt.cfg });
+    const { report } = await runRedecide(run.app.rt.pool, { from: { position: '0' } }, { cfg: run.app.rt.cfg });
     expect(report).toMatchObject({ differingMessages: [], differingFlights: [], replayableMessages: [] });
-    expect(report.decided).toBeGreaterThanOrEqual(s.files.length);
-    const check = await runCheck(db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 0, aidx: aidxRules(app.cfg)! });
+    expect(report.decided).toBeGreaterThanOrEqual(run.s.files.length);
+    const check = await runCheck(run.db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 0, aidx: aidxRules(run.app.cfg)! });
     expect(check.mismatches).toEqual([]);
-    const sent = async () => (await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM msg_event WHERE target = 'AIDX'")).rows[0]!.n;
+    const sent = async () => (await run.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM msg_event WHERE target = 'AIDX'")).rows[0]!.n;
     const before = await sent();
-    expect((await rebuildFlights({ pool: app.rt.pool, clock: systemClock, log: silentLogger })).ok).toBe(true);
-    await app.drained('after the rebuild');
-    expect(await checkScenario(app.gql, s, ids)).toEqual([]);
+    expect((await rebuildFlights({ pool: run.app.rt.pool, clock: systemClock, log: silentLogger })).ok).toBe(true);
+    await run.app.drained('after the rebuild');
+    expect(await checkScenario(run.app.gql, run.s, run.ids)).toEqual([]);
     expect(await sent()).toBe(before);
   });
 });

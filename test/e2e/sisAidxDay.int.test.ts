@@ -5,53 +5,28 @@
  * runner — one flight per leg; then flightByLeg finds a plan's flight by its leg key, and redecide,
  * verify and rebuild over the day give the same flights.
  */
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCheck } from '../../src/consistency/runCheck.ts';
 import { aidxRules } from '../../src/domain/aidxOut/aidxMessage.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
-import { readScenario, type CorpusScenario } from '../support/corpusDir.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { startApp, type RunningApp } from '../support/testApp.ts';
+import { postedScenario } from './support/postedScenario.ts';
 import { checkScenario } from './support/scenarioRunner.ts';
 
-const SCENARIOS = fileURLToPath(new URL('../scenarios/', import.meta.url));
+const run = postedScenario('sis-aidx-day', 'sis_aidx', { MSGX_AIRPORT_IATA: 'PEK', MSGX_AIDX_OUT: 'true', MSGX_AIDX_ORIGINATOR: 'PEKAODB' });
 
-let db: TestDatabase;
-let app: RunningApp;
-let s: CorpusScenario;
-const ids: string[] = [];
-
-beforeAll(async () => {
-  s = readScenario('sis-aidx-day', SCENARIOS);
-  db = await createTestDatabase('sis_aidx');
-  app = await startApp(db, { env: { MSGX_AIRPORT_IATA: 'PEK', MSGX_AIDX_OUT: 'true', MSGX_AIDX_ORIGINATOR: 'PEKAODB' } });
-  for (const f of s.files) {
-    const res = await fetch(`${app.base}/cminmsgs/send`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: f.xml });
-    expect(res.status, f.name).toBe(200);
-    ids.push(((await res.json()) as { id: string }).id);
-  }
-  await app.drained('sis-aidx-day drained');
-}, 300_000);
-
-afterAll(async () => {
-  await app?.stop();
-  await db?.drop();
-});
-
-const flightCount = async (): Promise<number> => (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM flight_schd')).rows[0]!.n;
+const flightCount = async (): Promise<number> => (await run.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM flight_schd')).rows[0]!.n;
 
 describe('SIS and AIDX for the same flights: scenario sis-aidx-day', () => {
   it('every message ends as expect.json says, every leg is one flight holding what both dialects said', async () => {
-    expect(await checkScenario(app.gql, s, ids)).toEqual([]);
+    expect(await checkScenario(run.app.gql, run.s, run.ids)).toEqual([]);
     expect(await flightCount()).toBe(4);
   });
 
   it("the AIDX decisions name the plan's flids, found by leg key", async () => {
-    const r = await app.gql('query($id: ID!) { message(id: $id) { decisions { flids payload } } }', { id: ids[2] });
+    const r = await run.app.gql('query($id: ID!) { message(id: $id) { decisions { flids payload } } }', { id: run.ids[2] });
     const [d] = r.data.message.decisions;
     expect(d.flids).toEqual(['770001']);
     expect(d.payload).toContain('→ flid 770001 updated (by leg key)');
@@ -60,7 +35,7 @@ describe('SIS and AIDX for the same flights: scenario sis-aidx-day', () => {
 
   it("flightByLeg finds a plan's flight by its leg key (airline, number, origin date, direction) as it finds an AIDX leg", async () => {
     const q = `query($a: String!, $n: String!, $d: Date!, $dir: Direction!) { flightByLeg(airline: $a, flightNumber: $n, originDate: $d, direction: $dir) { flid } }`;
-    const flids = async (a: string, n: string, dir: string) => ((await app.gql(q, { a, n, d: '2025-03-20', dir })).data.flightByLeg as { flid: string }[]).map((f) => f.flid);
+    const flids = async (a: string, n: string, dir: string) => ((await run.app.gql(q, { a, n, d: '2025-03-20', dir })).data.flightByLeg as { flid: string }[]).map((f) => f.flid);
     expect(await flids('CA', '1301', 'DEPARTURE')).toEqual(['770001']);
     expect(await flids('MU', '05301', 'ARRIVAL')).toEqual(['770002']);
     expect(await flids('CA', '1999', 'DEPARTURE')).toEqual(['9004183969190315258']);
@@ -68,16 +43,16 @@ describe('SIS and AIDX for the same flights: scenario sis-aidx-day', () => {
   });
 
   it('redecide finds nothing to change, verify finds no mismatch, a rebuild gives the same flights and sends nothing again', async () => {
-    const { report } = await runRedecide(app.rt.pool, { from: { position: '0' } }, { cfg: app.rt.cfg });
+    const { report } = await runRedecide(run.app.rt.pool, { from: { position: '0' } }, { cfg: run.app.rt.cfg });
     expect(report).toMatchObject({ differingMessages: [], differingFlights: [], replayableMessages: [] });
-    expect(report.decided).toBeGreaterThanOrEqual(s.files.length);
-    const check = await runCheck(db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 0, aidx: aidxRules(app.cfg)! });
+    expect(report.decided).toBeGreaterThanOrEqual(run.s.files.length);
+    const check = await runCheck(run.db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 0, aidx: aidxRules(run.app.cfg)! });
     expect(check.mismatches).toEqual([]);
-    const sent = async () => (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM msg_event')).rows[0]!.n;
+    const sent = async () => (await run.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM msg_event')).rows[0]!.n;
     const before = await sent();
-    expect((await rebuildFlights({ pool: app.rt.pool, clock: systemClock, log: silentLogger })).ok).toBe(true);
-    await app.drained('after the rebuild');
-    expect(await checkScenario(app.gql, s, ids)).toEqual([]);
+    expect((await rebuildFlights({ pool: run.app.rt.pool, clock: systemClock, log: silentLogger })).ok).toBe(true);
+    await run.app.drained('after the rebuild');
+    expect(await checkScenario(run.app.gql, run.s, run.ids)).toEqual([]);
     expect(await flightCount()).toBe(4);
     expect(await sent()).toBe(before);
   });

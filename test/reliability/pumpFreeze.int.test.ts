@@ -5,8 +5,8 @@
  * while (its decode runs in the decode worker, not on the thread that serves HTTP). On main the
  * budget did not exist: the plan was decoded on the writer's thread for as long as it took.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { afterAll, expect, it } from 'vitest';
+import { fileDatabase } from '../support/fileDatabase.ts';
 import { startApp, type RunningApp } from '../support/testApp.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { adft, estt } from '../write/support/messages.ts';
@@ -14,15 +14,11 @@ import { decodeHead } from '../../src/write/pump/decodeHead.ts';
 import { buildShape } from './support/decodeShapes.ts';
 
 const BUDGET_MS = 200;
-let db: TestDatabase;
+const db = fileDatabase('pumpfreeze');
 let app: RunningApp | undefined;
 
-beforeAll(async () => {
-  db = await createTestDatabase('pumpfreeze');
-});
 afterAll(async () => {
   await app?.stop();
-  await db?.drop();
 });
 
 interface State {

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/platform/clock.ts';
 import { noFaults } from '../../../src/platform/faults.ts';
 import { createPgMailbox } from '../../../src/platform/mailbox/pgMailbox.ts';
@@ -6,23 +6,17 @@ import { silentLogger } from '../../../src/platform/logger.ts';
 import { createDeliveryServices } from '../../../src/write/delivery/deliveryServices.ts';
 import type { Dispatcher } from '../../../src/write/delivery/dispatcher.ts';
 import { startKafkaBroker, type KafkaTestBroker, type StoredRecord } from '../../support/kafka/broker.ts';
-import { createTestDatabase, type TestDatabase } from '../../support/databases.ts';
+import { fileDatabase } from '../../support/fileDatabase.ts';
 import { waitFor } from '../../support/waitFor.ts';
 import { brokerSink, OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
 const TZ = 'Asia/Shanghai';
-let db: TestDatabase;
+const db = fileDatabase('delivery_kafka');
 let broker: KafkaTestBroker;
 let clock: FakeClock;
 let out: OutboxWriter;
 let dispatcher: Dispatcher | undefined;
 
-beforeAll(async () => {
-  db = await createTestDatabase('delivery_kafka');
-});
-afterAll(async () => {
-  await db?.drop();
-});
 beforeEach(async () => {
   await db.pool.query('DELETE FROM msg_event');
   await db.pool.query('DELETE FROM mailbox.coutmsgs');
