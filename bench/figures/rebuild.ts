@@ -7,13 +7,13 @@
  * Second row: the same rebuild starting from a write-model snapshot 1,000 decisions behind the head
  * (decoding the stored image included), against the full rebuild's seconds.
  */
-import pg from 'pg';
 import { createPool } from '../../src/platform/db.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { foldModelUpTo } from '../../src/write/snapshot/foldUpTo.ts';
 import { decodeImage, encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';
 import { benchLogger } from '../harness/benchRuntime.ts';
+import { withBenchClient } from '../harness/databases.ts';
 import { dayLog, ensureReadModel } from '../harness/dayLog.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { progress } from '../harness/progress.ts';
@@ -22,9 +22,7 @@ import { nowMs, round } from '../harness/stats.ts';
 const PAGE = 5000;
 
 async function readLog(url: string): Promise<{ events: number; seconds: number; bytes: number }> {
-  const c = new pg.Client({ connectionString: url, application_name: 'msgx-bench-baseline' });
-  await c.connect();
-  try {
+  return withBenchClient(url, 'msgx-bench-baseline', async (c) => {
     const t0 = nowMs();
     let after = '0';
     let events = 0;
@@ -43,9 +41,7 @@ async function readLog(url: string): Promise<{ events: number; seconds: number; 
       after = rows[rows.length - 1]!.position;
     }
     return { events, seconds: (nowMs() - t0) / 1000, bytes };
-  } finally {
-    await c.end();
-  }
+  });
 }
 
 export const rebuildFigure: Figure = {
