@@ -9,14 +9,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCheck } from '../../src/consistency/runCheck.ts';
-import { aidxRules } from '../../src/domain/aidxOut/aidxMessage.ts';
 import { AIDX_NOTIF_SHAPE } from '../../src/domain/aidxOut/aidxShape.ts';
-import { systemClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
-import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
-import { postedScenario } from './support/postedScenario.ts';
+import { expectRedecideVerifyRebuildSame, postedScenario } from './support/postedScenario.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { checkAidx } from '../write/delivery/support/aidxCheck.ts';
 import { checkScenario } from './support/scenarioRunner.ts';
@@ -84,16 +78,6 @@ describe('AIDX scenario aidx-legs', () => {
   });
 
   it('redecide, verify and rebuild cover AIDX: decided again nothing differs, the check finds nothing, a rebuild gives the same legs and flids and sends nothing again', async () => {
-    const { report } = await runRedecide(run.app.rt.pool, { from: { position: '0' } }, { cfg: run.app.rt.cfg });
-    expect(report).toMatchObject({ differingMessages: [], differingFlights: [], replayableMessages: [] });
-    expect(report.decided).toBeGreaterThanOrEqual(run.s.files.length);
-    const check = await runCheck(run.db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 0, aidx: aidxRules(run.app.cfg)! });
-    expect(check.mismatches).toEqual([]);
-    const sent = async () => (await run.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM msg_event WHERE target = 'AIDX'")).rows[0]!.n;
-    const before = await sent();
-    expect((await rebuildFlights({ pool: run.app.rt.pool, clock: systemClock, log: silentLogger })).ok).toBe(true);
-    await run.app.drained('after the rebuild');
-    expect(await checkScenario(run.app.gql, run.s, run.ids)).toEqual([]);
-    expect(await sent()).toBe(before);
+    await expectRedecideVerifyRebuildSame(run, "target = 'AIDX'");
   });
 });

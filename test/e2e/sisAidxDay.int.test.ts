@@ -6,13 +6,7 @@
  * verify and rebuild over the day give the same flights.
  */
 import { describe, expect, it } from 'vitest';
-import { runCheck } from '../../src/consistency/runCheck.ts';
-import { aidxRules } from '../../src/domain/aidxOut/aidxMessage.ts';
-import { systemClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/logger.ts';
-import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
-import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
-import { postedScenario } from './support/postedScenario.ts';
+import { expectRedecideVerifyRebuildSame, postedScenario } from './support/postedScenario.ts';
 import { checkScenario } from './support/scenarioRunner.ts';
 
 const run = postedScenario('sis-aidx-day', 'sis_aidx', { MSGX_AIRPORT_IATA: 'PEK', MSGX_AIDX_OUT: 'true', MSGX_AIDX_ORIGINATOR: 'PEKAODB' });
@@ -43,17 +37,7 @@ describe('SIS and AIDX for the same flights: scenario sis-aidx-day', () => {
   });
 
   it('redecide finds nothing to change, verify finds no mismatch, a rebuild gives the same flights and sends nothing again', async () => {
-    const { report } = await runRedecide(run.app.rt.pool, { from: { position: '0' } }, { cfg: run.app.rt.cfg });
-    expect(report).toMatchObject({ differingMessages: [], differingFlights: [], replayableMessages: [] });
-    expect(report.decided).toBeGreaterThanOrEqual(run.s.files.length);
-    const check = await runCheck(run.db.pool, { selection: { kind: 'all' }, clock: systemClock, writebackGraceMs: 0, aidx: aidxRules(run.app.cfg)! });
-    expect(check.mismatches).toEqual([]);
-    const sent = async () => (await run.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM msg_event')).rows[0]!.n;
-    const before = await sent();
-    expect((await rebuildFlights({ pool: run.app.rt.pool, clock: systemClock, log: silentLogger })).ok).toBe(true);
-    await run.app.drained('after the rebuild');
-    expect(await checkScenario(run.app.gql, run.s, run.ids)).toEqual([]);
+    await expectRedecideVerifyRebuildSame(run);
     expect(await flightCount()).toBe(4);
-    expect(await sent()).toBe(before);
   });
 });
