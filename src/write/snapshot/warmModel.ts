@@ -57,11 +57,15 @@ function startWithout(foreign: number): string {
   return foreign > 0 ? 'the write model (no snapshot of this fold code: the stored ones were made by other fold code)' : 'the write model (no usable snapshot)';
 }
 
-/** One line when the snapshot's days are in (or cannot be read: the model then starts over before its first decision). */
+/**
+ * One line when the snapshot's days are in. When they cannot be read (gone, cut short, a damaged
+ * day), the model starts over before its first decision, and the pump says so in one line then
+ * (WriteModel.ready).
+ */
 function sayFetched(log: Logger, image: ModelImage, bytes: number, t0: number, now: () => number): void {
   image.fetched?.then(
     () => log.info({ position: image.position, bytes, ms: now() - t0 }, 'write model: snapshot flights fetched'),
-    (err: unknown) => log.warn({ err, position: image.position }, 'write model: the snapshot flights cannot be read; the model starts over before the first decision'),
+    () => undefined,
   );
 }
 
