@@ -74,7 +74,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
   if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
-  const projections = createProjectionServices(wrt, { sharedFold: model });
+  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage });
   const services: Service[] = [
     ...core,
     createJobs(wrt),

@@ -21,6 +21,14 @@ import { parseChecksums } from '../../src/operations/archive/archiveFile.ts';
 import { restoreMonth } from '../../src/operations/archive/restoreMonth.ts';
 import { ensureMonthsAhead, HISTORY_TABLES, MONTHS_AHEAD, partitionName } from '../../src/log/historyMonths.ts';
 import { rebuildFlightsRecorded } from '../../src/operations/rebuild.ts';
+import { logHead } from '../../src/log/head.ts';
+import { WriteModel } from '../../src/write/pump/writeModel.ts';
+import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
+import { foldModelUpTo } from '../../src/write/snapshot/foldUpTo.ts';
+import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';
+import { encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';
+import { warmModel } from '../../src/write/snapshot/warmModel.ts';
+import { captureLog } from '../reliability/support/captureLog.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { appendAllWith, type SeedDecision } from '../support/decisions.ts';
 
@@ -72,6 +80,15 @@ async function monthRows(db: TestDatabase, month: string): Promise<Record<string
   return out;
 }
 
+/** A write-model snapshot of the log at its head, as the writer records one, under `fingerprint`. */
+async function snapshotAtHead(db: TestDatabase, fingerprint: string): Promise<string> {
+  const model = await foldModelUpTo(db.pool, await logHead(db.pool));
+  const image = model.capture();
+  const body = await encodeImage(image);
+  await saveSnapshot(db.pool, { position: image.position, fingerprint, latestDay: image.latestDay, flights: image.flights.size, body, writeMs: 1 });
+  return image.position;
+}
+
 const count = async (db: TestDatabase, table: string): Promise<number> =>
   Number((await db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`)).rows[0]!.n);
 
@@ -97,6 +114,18 @@ describe('msgx archive / msgx restore', () => {
 
   it('refuses the current month, which holds its own decision', async () => {
     await expect(archiveHistory(deps(), '2026-05', dir, 'test')).rejects.toThrow(/current month 2026-04/);
+  });
+
+  it('refuses a month no snapshot of this fold code covers: a start could not fold the model once it is gone', async () => {
+    await expect(archiveHistory(deps(), '2026-02', dir, 'test')).rejects.toThrow(
+      new RefusedError(`archive 2026-01: no write-model snapshot of this fold code covers its last decision (position ${PER_MONTH}; none stored). ` +
+        'Without one, a start could not fold the model once the month is gone: let the writer run this version until it records a snapshot (every MSGX_SNAPSHOT_EVERY decisions), then archive again'),
+    );
+    // One made by other fold code does not count.
+    await snapshotAtHead(db, '0:other-fold-code');
+    await expect(archiveHistory(deps(), '2026-02', dir, 'test')).rejects.toThrow(/no write-model snapshot of this fold code covers its last decision \(position 120; none stored\)/);
+    expect((await db.pool.query('SELECT * FROM history_archive')).rows).toEqual([]);
+    expect(await snapshotAtHead(db, foldFingerprint())).toBe(String(MONTHS.length * PER_MONTH));
   });
 
   it('a crash after the files are written leaves the month in the database; one after the record, a rerun finishes', async () => {
@@ -150,6 +179,24 @@ describe('msgx archive / msgx restore', () => {
     // Refused before it went on record.
     const rebuilds = await db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM decision_event WHERE kind = 'RebuildRequested'`);
     expect(rebuilds.rows[0]!.n).toBe('0');
+  });
+
+  it('a start folds from the snapshot past the archived months; one without a snapshot of its fold code refuses, naming the restore commands', async () => {
+    const cap = captureLog('info');
+    const m = new WriteModel();
+    expect(await warmModel(db.pool, m, cap.log)).toMatchObject({ from: 'snapshot', snapshot: String(MONTHS.length * PER_MONTH) });
+    expect(m.position).toBe(await logHead(db.pool));
+
+    // Changed fold code: the stored snapshots are of other code.
+    await db.pool.query(`UPDATE write_model_snapshot SET fingerprint = '0:other-fold-code'`);
+    try {
+      await expect(warmModel(db.pool, new WriteModel(), captureLog('info').log)).rejects.toThrow(
+        new RefusedError(`the write model (no snapshot of this fold code: the stored ones were made by other fold code) reads the log from position 0, but positions up to ${2 * PER_MONTH} are archived (2026-01, 2026-02); ` +
+          `restore them first: msgx restore ${path.join(dir, 'msgx-history-2026-01.sha256')}; msgx restore ${path.join(dir, 'msgx-history-2026-02.sha256')}`),
+      );
+    } finally {
+      await db.pool.query('UPDATE write_model_snapshot SET fingerprint = $1', [foldFingerprint()]);
+    }
   });
 
   it('refuses a month whose checksum file is missing, and a name that is no archive file', async () => {

@@ -430,7 +430,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       }
       // After a start from a snapshot, its days arrive beside the start (docs/recovery.md "Start cost").
       const unreadable = await model.ready(pool);
-      if (unreadable) log.warn({ err: unreadable, position: model.position }, 'write model: the snapshot flights could not be read; folded again before deciding');
+      if (unreadable) log.warn({ err: unreadable, position: model.position }, 'write model: the snapshot flights cannot be read; folded the log again before deciding');
       return scan();
     },
     retryMs: (failures) => outageRetryDelay(cfg, failures),
