@@ -82,18 +82,7 @@ export async function decideDay(index: number): Promise<DayRows> {
  * day's flids and raw messages come along for the sweep decisions and the inbox.
  */
 export async function decideHistoryDay(n: number): Promise<DayRows> {
-  const base = DAYS[n % DAYS.length]!;
-  const [y, m, d] = base.split('-').map(Number) as [number, number, number];
-  const day = new Date(Date.UTC(y, m - 1, d + 7 * Math.floor(n / DAYS.length))).toISOString().slice(0, 10);
-  const gen = generateDay({
-    seed: 5000 + n,
-    day,
-    flights: FLIGHTS_PER_DAY,
-    firstFlid: 2_000_000 + n * 10_000,
-    firstSeqn: 200_000_000 + n * 1_000_000,
-    flopsPerFlight: FLOPS_PER_FLIGHT,
-    fullLists: true,
-  });
+  const { day, gen } = historyDay(n);
   const mirror = new DomainMirror();
   const out = {
     day, kinds: [] as string[], handlers: [] as (string | null)[], handlerVersions: [] as (number | null)[], flids: [] as string[],
@@ -110,4 +99,21 @@ export async function decideHistoryDay(n: number): Promise<DayRows> {
   }
   for (const f of mirror.flights.values()) if (!f.deleted) out.liveFlids.push(f.flid);
   return { ...out, flights: mirror.flights.size, allFlids: [...mirror.flights.keys()], raws: gen.messages };
+}
+
+/** History day `n` as generated: its operation day and its messages (the DNLD plan first, then its FLOPs). */
+export function historyDay(n: number): { day: string; gen: ReturnType<typeof generateDay> } {
+  const base = DAYS[n % DAYS.length]!;
+  const [y, m, d] = base.split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d + 7 * Math.floor(n / DAYS.length))).toISOString().slice(0, 10);
+  const gen = generateDay({
+    seed: 5000 + n,
+    day,
+    flights: FLIGHTS_PER_DAY,
+    firstFlid: 2_000_000 + n * 10_000,
+    firstSeqn: 200_000_000 + n * 1_000_000,
+    flopsPerFlight: FLOPS_PER_FLIGHT,
+    fullLists: true,
+  });
+  return { day, gen };
 }
