@@ -62,12 +62,17 @@ export async function decideDay(index: number): Promise<DayRows> {
  * day's flids and raw messages come along for the sweep decisions and the inbox.
  */
 export async function decideHistoryDay(n: number): Promise<DayRows> {
+  const { day, gen } = historyDay(n);
+  const { rows, mirror } = await decideMessages(day, gen.messages);
+  return { ...rows, allFlids: [...mirror.flights.keys()], raws: gen.messages };
+}
+
+/** History day `n` as generated: its operation day and its messages (the DNLD plan first, then its FLOPs). */
+export function historyDay(n: number): { day: string; gen: ReturnType<typeof generateDay> } {
   const base = DAYS[n % DAYS.length]!;
   const [y, m, d] = base.split('-').map(Number) as [number, number, number];
   const day = new Date(Date.UTC(y, m - 1, d + 7 * Math.floor(n / DAYS.length))).toISOString().slice(0, 10);
-  const gen = generateFixtureDay(day, 5000 + n, 2_000_000 + n * 10_000, 200_000_000 + n * 1_000_000);
-  const { rows, mirror } = await decideMessages(day, gen.messages);
-  return { ...rows, allFlids: [...mirror.flights.keys()], raws: gen.messages };
+  return { day, gen: generateFixtureDay(day, 5000 + n, 2_000_000 + n * 10_000, 200_000_000 + n * 1_000_000) };
 }
 
 /** Decides `messages` in order on a fresh DomainMirror: the day's rows (no live traffic) and the mirror. */
