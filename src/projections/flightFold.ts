@@ -10,7 +10,7 @@ import type { Queryable } from '../platform/db.ts';
 import { appliedEvent, hasChanges, type DecisionEvent } from '../log/readDecisions.ts';
 import type { FlightTables } from '../readModel/flightTables.ts';
 import { insertSnapshots, snapshotRow, type SnapshotRow } from './snapLog.ts';
-import { removeFlights, writeFlights } from './writeFlights.ts';
+import { removeFlights, writeFlights, type StoredFlights } from './writeFlights.ts';
 
 export interface PendingWrites {
   /** Flights touched since the last flush: written if still in the map, removed if not (archived). */
@@ -45,6 +45,7 @@ export function foldEvents(flights: Map<string, FlightState>, events: readonly D
  * written. `lanes`: further connections that write chunks beside `q` (a rebuild's scratch tables,
  * outside any transaction), so PostgreSQL parses one chunk while node builds the next; `q` alone
  * when absent. `turn`: awaited after each chunk (the live projector's slicing, src/platform/slicing.ts).
+ * `stored`: the flights that may already have rows (writeFlights.ts), all by default.
  */
 export async function flushPending(
   q: Queryable,
@@ -54,6 +55,7 @@ export async function flushPending(
   chunk = 2000,
   lanes: readonly Queryable[] = [],
   turn?: () => Promise<void>,
+  stored: StoredFlights = 'all',
 ): Promise<number> {
   const present: FlightState[] = [];
   const gone: string[] = [];
@@ -67,7 +69,7 @@ export async function flushPending(
   const lane = async (c: Queryable): Promise<void> => {
     for (let i = next; i < present.length; i = next) {
       next = i + chunk;
-      await writeFlights(c, tables, present.slice(i, i + chunk));
+      await writeFlights(c, tables, present.slice(i, i + chunk), stored);
       if (turn) await turn();
     }
   };

@@ -20,9 +20,11 @@ export function createFlightProjector(tables: FlightTables = LIVE_TABLES, slicin
     name: FLIGHTS_PROJECTOR,
     async apply(client: PoolClient, events: readonly DecisionEvent[]) {
       const flights = await loadFlights(client, referencedFlids(events), tables);
+      // Only the flights read back have rows to replace; the others are new (writeFlights.ts).
+      const stored = new Set(flights.keys());
       const pending = emptyPending();
       foldEvents(flights, events, pending);
-      await flushPending(client, tables, flights, pending, slicing.every, [], () => slicing.turn());
+      await flushPending(client, tables, flights, pending, slicing.every, [], () => slicing.turn(), stored);
     },
   };
 }
