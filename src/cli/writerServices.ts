@@ -8,6 +8,8 @@
  * records no write-back, the backfill does not run, COUTMSGS is not delivered and Kafka topics are
  * prefixed.
  */
+import { createSharedReads } from '../projections/sharedReads.ts';
+import { appendedEvents } from '../log/appendedEvents.ts';
 import { createSentinel } from '../consistency/sentinel.ts';
 import type { Decider } from '../domain/decide.ts';
 import { shadowMailbox } from '../platform/mailbox/shadowMailbox.ts';
@@ -60,12 +62,19 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   const wrt: Runtime = mode.shadow ? { ...rt, mailbox: shadowMailbox(rt.mailbox) } : rt;
   const model = opts.model ?? new WriteModel({ newestImage });
   const backfill = createBackfill(wrt);
+  // The projectors' one read of each decision; the pump hands them what it commits (sharedReads.ts).
+  const reads = createSharedReads();
   const pump = createPump(wrt, {
     model,
     onTerminal: mode.shadow ? undefined : () => backfill.kick(),
     writeBack: !mode.shadow,
     fence: opts.fence,
     ...(opts.decide ? { decide: opts.decide } : {}),
+    ...(opts.parts === 'core' ? {} : {
+      onCommitted: (appended) => {
+        if (reads.wants(appended.rows[0]?.position)) reads.offer(appendedEvents(appended));
+      },
+    }),
   });
   const ingest = createIngest(wrt);
   const snapshots = createSnapshotWriter(wrt, model);
@@ -74,7 +83,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
   if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
-  const projections = createProjectionServices(wrt, { sharedFold: model });
+  const projections = createProjectionServices(wrt, { sharedFold: model, reads });
   const services: Service[] = [
     ...core,
     createJobs(wrt),

@@ -14,6 +14,10 @@
  * other's events held instead of reading them too. An event is dropped once every projector has
  * asked for events after it, and at the latest when more than HELD_CHANGES changes are held (a
  * projector that lags or keeps failing then reads from the log as before).
+ *
+ * The writer also offers the events it has just committed (src/log/appendedEvents.ts), so that a
+ * decision the pump made in this process is not read back from PostgreSQL at all: the projectors
+ * find it held, exactly as if the first of them had read it.
  */
 import type { Queryable } from '../platform/db.ts';
 import { readDecisionsAfterHolding, type DecisionEvent } from '../log/readDecisions.ts';
@@ -29,6 +33,13 @@ export const HELD_EVENTS = 5_000;
 export interface SharedReads {
   /** The read of projector `name`; every projector that shares must take its reader before the first read. */
   reader(name: string): ReadDecisions;
+  /**
+   * Whether events from `position` on would be held if offered now: every projector has read, and
+   * reads close enough to it (within the events held at most). A lagging projector reads the log.
+   */
+  wants(position: string | undefined): boolean;
+  /** Hold events known to be committed (the writer's own appends), as if a projector had read them. */
+  offer(events: readonly DecisionEvent[]): void;
   /** Events held now (diagnostics and tests). */
   held(): number;
 }
@@ -103,6 +114,17 @@ export function createSharedReads(limits: { changes?: number; events?: number } 
         queue = read.catch(() => undefined);
         return read;
       };
+    },
+    wants(position) {
+      if (position === undefined) return false;
+      for (const a of asked.values()) if (a === undefined || BigInt(position) - a > BigInt(maxEvents)) return false;
+      return asked.size > 0;
+    },
+    offer(offered) {
+      // Behind any read under way: a read relies on the events it found held staying held.
+      queue = queue.then(() => {
+        for (const e of offered) hold(e);
+      });
     },
     held: () => events.size,
   };
