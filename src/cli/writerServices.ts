@@ -57,6 +57,9 @@ export interface WriterServices {
   readonly readiness: readonly ReadinessCheck[];
 }
 
+/** How long a write-model snapshot waits at most for the projectors to pass its position (snapshotWriter.ts `settle`). */
+export const SNAPSHOT_SETTLE_MAX_MS = 10_000;
+
 export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = {}): WriterServices {
   const mode = opts.mode ?? PRODUCTION_MODE;
   const wrt: Runtime = mode.shadow ? { ...rt, mailbox: shadowMailbox(rt.mailbox) } : rt;
@@ -77,7 +80,8 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     }),
   });
   const ingest = createIngest(wrt);
-  const snapshots = createSnapshotWriter(wrt, model);
+  // A snapshot is encoded once the projectors have passed it (or SNAPSHOT_SETTLE_MAX_MS): not beside a plan's projection.
+  const snapshots = createSnapshotWriter(wrt, model, opts.parts === 'core' ? {} : { settle: (position) => reads.passed(position, SNAPSHOT_SETTLE_MAX_MS) });
   // The write model from its newest snapshot first (docs/recovery.md "Write-model snapshots"). No
   // write-back in shadow mode: nothing is registered for it, and the scanner does not run.
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];

@@ -2,7 +2,7 @@
  * Write whole flights into the read-model tables: upsert their flight_schd rows, replace all their
  * detail rows, and physically remove archived flights (the detail rows go by ON DELETE CASCADE).
  * Every statement is a batch over unnest arrays, so the cost per statement, not per row, dominates;
- * a chunk of flights is therefore at most two statements (docs/projections.md "Writing flights"):
+ * a chunk of flights is therefore at most two statements (docs/projections.md "Flight projector"):
  * one that deletes the detail rows of the flights that may have some, one that upserts the
  * flights and inserts all their detail rows (data-modifying CTEs). Deleting and inserting stay two
  * statements: the CTEs of one statement run in no fixed order, and flight_delay has a unique key.

@@ -100,4 +100,22 @@ describe('shared reads', () => {
     expect(got).toEqual(want.slice(-4));
     for (const e of offered) expect(got.find((g) => g.position === e.position)).toBe(e);
   });
+
+  it('tell when every projector has passed a position, or give up after the bound', async () => {
+    const reads = createSharedReads();
+    const flights = reads.reader('flights');
+    const outbox = reads.reader('outbox');
+    let passed = false;
+    const waiting = reads.passed('3', 60_000).then(() => {
+      passed = true;
+    });
+    await flights(db.pool, '3', 500); // asks after 3: flights has committed up to 3
+    await Promise.resolve();
+    expect(passed).toBe(false); // outbox has not
+    await outbox(db.pool, '5', 500);
+    await waiting;
+    expect(passed).toBe(true);
+    await reads.passed('2', 60_000); // already passed
+    await reads.passed(String(head + 1), 1); // nobody gets there: the bound ends the wait
+  });
 });
