@@ -8,6 +8,8 @@
  * records no write-back, the backfill does not run, COUTMSGS is not delivered and Kafka topics are
  * prefixed.
  */
+import { createSharedReads } from '../projections/sharedReads.ts';
+import { appendedEvents, offerable } from '../log/appendedEvents.ts';
 import { createSentinel } from '../consistency/sentinel.ts';
 import type { Decider } from '../domain/decide.ts';
 import { shadowMailbox } from '../platform/mailbox/shadowMailbox.ts';
@@ -55,26 +57,37 @@ export interface WriterServices {
   readonly readiness: readonly ReadinessCheck[];
 }
 
+/** How long a write-model snapshot waits at most for the projectors to pass its position (snapshotWriter.ts `settle`). */
+export const SNAPSHOT_SETTLE_MAX_MS = 10_000;
+
 export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = {}): WriterServices {
   const mode = opts.mode ?? PRODUCTION_MODE;
   const wrt: Runtime = mode.shadow ? { ...rt, mailbox: shadowMailbox(rt.mailbox) } : rt;
   const model = opts.model ?? new WriteModel({ newestImage });
   const backfill = createBackfill(wrt);
+  // The projectors' one read of each decision; the pump hands them what it commits (sharedReads.ts).
+  const reads = createSharedReads();
   const pump = createPump(wrt, {
     model,
     onTerminal: mode.shadow ? undefined : () => backfill.kick(),
     writeBack: !mode.shadow,
     fence: opts.fence,
     ...(opts.decide ? { decide: opts.decide } : {}),
+    ...(opts.parts === 'core' ? {} : {
+      onCommitted: (appended) => {
+        if (offerable(appended) && reads.wants(appended.rows[0]?.position)) reads.offer(appendedEvents(appended));
+      },
+    }),
   });
   const ingest = createIngest(wrt);
-  const snapshots = createSnapshotWriter(wrt, model);
+  // A snapshot is encoded once the projectors have passed it (or SNAPSHOT_SETTLE_MAX_MS): not beside a plan's projection.
+  const snapshots = createSnapshotWriter(wrt, model, opts.parts === 'core' ? {} : { settle: (position) => reads.passed(position, SNAPSHOT_SETTLE_MAX_MS) });
   // The write model from its newest snapshot first (docs/recovery.md "Write-model snapshots"). No
   // write-back in shadow mode: nothing is registered for it, and the scanner does not run.
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
   if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
-  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage });
+  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage, reads });
   const services: Service[] = [
     ...core,
     createJobs(wrt),

@@ -96,14 +96,32 @@ export async function appendDecisions(
   return positions;
 }
 
-/** The parameters of appendCtes / APPEND_NOTIFY ($1–$10) for `decisions` after `lastPosition`, and their positions. */
-export function appendValues(lastPosition: string, decisions: readonly NewDecision[], recordedAt: Date): { values: unknown[]; positions: string[] } {
+/** A decision as appended: its position and columns, its payload as the JSON text sent. */
+export interface AppendedRow {
+  readonly position: string;
+  readonly msgId: string | null;
+  readonly kind: DecisionKind;
+  readonly payload: string;
+}
+
+/**
+ * The parameters of appendCtes / APPEND_NOTIFY ($1–$10) for `decisions` after `lastPosition`, their
+ * positions, and the rows as sent (appendedEvents, src/log/appendedEvents.ts).
+ */
+export function appendValues(
+  lastPosition: string,
+  decisions: readonly NewDecision[],
+  recordedAt: Date,
+): { values: unknown[]; positions: string[]; rows: AppendedRow[] } {
   const first = BigInt(lastPosition) + 1n;
   const positions = decisions.map((_, i) => String(first + BigInt(i)));
+  const appended = decisions.map((d, i): AppendedRow => ({
+    position: positions[i]!, msgId: d.msgId, kind: d.kind, payload: d.storedText ?? JSON.stringify(storedPayload(d)),
+  }));
   const rows = decisions.map((d, i): CellValue[] => [
-    positions[i]!, d.msgId, d.kind, d.handler ?? null, d.handlerVersion ?? null, JSON.stringify(d.flids ?? []), d.storedText ?? JSON.stringify(storedPayload(d)),
+    positions[i]!, d.msgId, d.kind, d.handler ?? null, d.handlerVersion ?? null, JSON.stringify(d.flids ?? []), appended[i]!.payload,
   ]);
-  return { values: [positions[positions.length - 1]!, recordedAt, ...columnArrays(rows, COLUMNS), Channels.decision], positions };
+  return { values: [positions[positions.length - 1]!, recordedAt, ...columnArrays(rows, COLUMNS), Channels.decision], positions, rows: appended };
 }
 
 /** The payload as stored: created flights compact (src/domain/compactChange.ts; read back full by every reader). */

@@ -15,7 +15,7 @@ import { SqlState, sqlState } from '../platform/db.ts';
 import type { BackfillStatus } from '../platform/mailbox/port.ts';
 import { ArrayLiteral, asParameter } from '../platform/sqlBatch.ts';
 import { assertFenceEpoch, type WriterFence } from '../platform/writerFence.ts';
-import { APPEND_NOTIFY, appendCtes, appendValues, type NewDecision } from './appendDecisions.ts';
+import { APPEND_NOTIFY, appendCtes, appendValues, type AppendedRow, type NewDecision } from './appendDecisions.ts';
 
 /** What a decision writes into its message's proc_state row. */
 export interface ProcUpdate {
@@ -52,6 +52,9 @@ export interface StagedAppend {
   readonly values: readonly unknown[];
   /** An outcome binds an identity (a unique violation is then a conflict, not an error). */
   readonly binds: boolean;
+  /** The decisions as appended, and their recorded_at (appendedEvents.ts). */
+  readonly rows: readonly AppendedRow[];
+  readonly recordedAt: Date;
 }
 
 export type AppendResult = { readonly ok: true } | { readonly ok: false; readonly conflict: string };
@@ -75,7 +78,7 @@ export function stageAppendWithOutcomes(
     basis,
     outcomes.length,
   ];
-  return { positions: append.positions, values, binds: outcomes.some((o) => o.identity !== null) };
+  return { positions: append.positions, values, binds: outcomes.some((o) => o.identity !== null), rows: append.rows, recordedAt: now };
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Queryable } from '../platform/db.ts';
 import { appliedEvent, hasChanges, type DecisionEvent } from '../log/readDecisions.ts';
 import type { FlightTables } from '../readModel/flightTables.ts';
 import { insertSnapshots, snapshotRow, type SnapshotRow } from './snapLog.ts';
-import { removeFlights, writeFlights } from './writeFlights.ts';
+import { removeFlights, writeFlights, type StoredFlights } from './writeFlights.ts';
 
 export interface PendingWrites {
   /** Flights touched since the last flush: written if still in the map, removed if not (archived). */
@@ -49,8 +49,9 @@ export function* foldEventsSteps(flights: Map<string, FlightState>, events: read
 /**
  * Write what `pending` names, `chunk` flights per statement set; empties `pending`. Returns flights
  * written. `lanes`: further connections that write chunks beside `q` (a rebuild's scratch tables,
- * outside any transaction), so PostgreSQL parses one chunk while node builds the next; `q` alone
- * when absent. `turn`: awaited after each chunk (the live projector's slicing, src/platform/slicing.ts).
+ * outside any transaction); `q` alone when absent. On each connection one chunk's statements run
+ * while node builds the next. `turn`: awaited after each chunk (the live projector's slicing, src/platform/slicing.ts).
+ * `stored`: the flights that may already have rows (writeFlights.ts), all by default.
  */
 export async function flushPending(
   q: Queryable,
@@ -60,6 +61,7 @@ export async function flushPending(
   chunk = 2000,
   lanes: readonly Queryable[] = [],
   turn?: () => Promise<void>,
+  stored: StoredFlights = 'all',
 ): Promise<number> {
   const present: FlightState[] = [];
   const gone: string[] = [];
@@ -71,11 +73,21 @@ export async function flushPending(
   await removeFlights(q, tables, gone);
   let next = 0;
   const lane = async (c: Queryable): Promise<void> => {
+    // A chunk is built while the one before it runs: the connection runs their statements in order.
+    let running: Promise<void> = Promise.resolve();
     for (let i = next; i < present.length; i = next) {
       next = i + chunk;
-      await writeFlights(c, tables, present.slice(i, i + chunk));
+      const write = writeFlights(c, tables, present.slice(i, i + chunk), stored);
+      write.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+      const [before] = await Promise.allSettled([running]);
+      running = write;
+      if (before.status === 'rejected') {
+        await write.catch(() => undefined); // this lane's last statement ends before the failure is thrown
+        throw before.reason;
+      }
       if (turn) await turn();
     }
+    await running;
   };
   // Every lane ends before a failure is thrown, so no connection is handed back mid-statement.
   const ends = await Promise.allSettled([q, ...lanes].map(lane));

@@ -21,10 +21,12 @@ export function createFlightProjector(tables: FlightTables = LIVE_TABLES, slicin
     name: FLIGHTS_PROJECTOR,
     async apply(client: PoolClient, events: readonly DecisionEvent[]) {
       const flights = await loadFlights(client, referencedFlids(events), tables);
+      // Only the flights read back have rows to replace; the others are new (writeFlights.ts).
+      const stored = new Set(flights.keys());
       const pending = emptyPending();
       // Folded a slice of time at a time too: a plan's decision is 21,000–70,000 changes.
       await runSliced(foldEventsSteps(flights, events, pending), { ...DEFAULT_TIME_SLICING, turn: () => slicing.turn() });
-      await flushPending(client, tables, flights, pending, slicing.every, [], () => slicing.turn());
+      await flushPending(client, tables, flights, pending, slicing.every, [], () => slicing.turn(), stored);
     },
   };
 }

@@ -14,7 +14,7 @@ import { createOutboxFeeder, type OutboxFeederOptions, type SharedFold } from '.
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorLoop } from './projectorLoop.ts';
 import { createReferenceProjector } from './reference/referenceProjector.ts';
-import { createSharedReads } from './sharedReads.ts';
+import { createSharedReads, type SharedReads } from './sharedReads.ts';
 import { Wakeup } from '../platform/wakeup.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Config } from '../platform/config.ts';
@@ -30,6 +30,8 @@ export interface ProjectionServicesOptions {
   snapshot?: OutboxFeederOptions['snapshot'];
   /** How the flight projector and the outbox feeder slice a big decision (default DEFAULT_SLICING; a test injects its own). */
   slicing?: { readonly flights?: Slicing; readonly outbox?: Slicing };
+  /** The projectors' shared reads (default: their own); the writer passes the ones its pump offers its commits to. */
+  reads?: SharedReads;
 }
 
 export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOptions = {}): { services: Service[]; readiness: ReadinessCheck[] } {
@@ -42,7 +44,7 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const esdbWake = new Wakeup();
   const referenceWake = new Wakeup();
   // One read of each decision for the three projectors below (sharedReads.ts).
-  const reads = createSharedReads();
+  const reads = opts.reads ?? createSharedReads();
   const listener = createDecisionListener({
     pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log,
   });

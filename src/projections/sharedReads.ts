@@ -14,6 +14,10 @@
  * other's events held instead of reading them too. An event is dropped once every projector has
  * asked for events after it, and at the latest when more than HELD_CHANGES changes are held (a
  * projector that lags or keeps failing then reads from the log as before).
+ *
+ * The writer also offers the events it has just committed (src/log/appendedEvents.ts), so that a
+ * decision the pump made in this process is not read back from PostgreSQL at all: the projectors
+ * find it held, exactly as if the first of them had read it.
  */
 import type { Queryable } from '../platform/db.ts';
 import { readDecisionsAfterHolding, type DecisionEvent } from '../log/readDecisions.ts';
@@ -29,6 +33,19 @@ export const HELD_EVENTS = 5_000;
 export interface SharedReads {
   /** The read of projector `name`; every projector that shares must take its reader before the first read. */
   reader(name: string): ReadDecisions;
+  /**
+   * Whether events from `position` on would be held if offered now: every projector has read, and
+   * reads close enough to it (within the events held at most). A lagging projector reads the log.
+   */
+  wants(position: string | undefined): boolean;
+  /** Hold events known to be committed (the writer's own appends), as if a projector had read them. */
+  offer(events: readonly DecisionEvent[]): void;
+  /**
+   * Resolves once every projector has asked for the events after `position` (so each has committed
+   * its batch up to it), or after `maxMs` at the latest: background work of the writer (its
+   * snapshots) waits for it, so that it does not compete with the projectors for the one loop.
+   */
+  passed(position: string, maxMs: number): Promise<void>;
   /** Events held now (diagnostics and tests). */
   held(): number;
 }
@@ -61,15 +78,28 @@ export function createSharedReads(limits: { changes?: number; events?: number } 
     }
   };
 
-  /** Drop what every projector has read past. */
-  const release = (): void => {
+  /** Waiting for every projector to pass a position (`passed`). */
+  let waiters: { readonly position: bigint; readonly resolve: () => void }[] = [];
+
+  /** The least position every projector has asked past; undefined while one has not read yet. */
+  const leastAsked = (): bigint | undefined => {
     let least: bigint | undefined;
     for (const a of asked.values()) {
-      if (a === undefined) return;
+      if (a === undefined) return undefined;
       if (least === undefined || a < least) least = a;
     }
+    return least;
+  };
+
+  /** Drop what every projector has read past, and wake who waits for that. */
+  const release = (): void => {
+    const least = leastAsked();
     if (least === undefined) return;
     for (const position of [...events.keys()]) if (BigInt(position) <= least) drop(position);
+    if (waiters.length === 0) return;
+    const done = waiters.filter((w) => w.position <= least);
+    waiters = waiters.filter((w) => w.position > least);
+    for (const w of done) w.resolve();
   };
 
   async function readOnce(name: string, q: Queryable, after: string, limit: number): Promise<DecisionEvent[]> {
@@ -103,6 +133,32 @@ export function createSharedReads(limits: { changes?: number; events?: number } 
         queue = read.catch(() => undefined);
         return read;
       };
+    },
+    wants(position) {
+      if (position === undefined) return false;
+      for (const a of asked.values()) if (a === undefined || BigInt(position) - a > BigInt(maxEvents)) return false;
+      return asked.size > 0;
+    },
+    offer(offered) {
+      // Behind any read under way: a read relies on the events it found held staying held.
+      queue = queue.then(() => {
+        for (const e of offered) hold(e);
+      });
+    },
+    passed(position, maxMs) {
+      if (asked.size === 0) return Promise.resolve();
+      const least = leastAsked();
+      if (least !== undefined && BigInt(position) <= least) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, maxMs);
+        timer.unref();
+        function done(): void {
+          clearTimeout(timer);
+          waiters = waiters.filter((w) => w.resolve !== done);
+          resolve();
+        }
+        waiters.push({ position: BigInt(position), resolve: done });
+      });
     },
     held: () => events.size,
   };

@@ -1,14 +1,18 @@
 /**
  * Write whole flights into the read-model tables: upsert their flight_schd rows, replace all their
  * detail rows, and physically remove archived flights (the detail rows go by ON DELETE CASCADE).
- * Every statement is a batch over unnest arrays, so the cost per statement, not per row, dominates.
+ * Every statement is a batch over unnest arrays, so the cost per statement, not per row, dominates;
+ * a chunk of flights is therefore at most two statements (docs/projections.md "Flight projector"):
+ * one that deletes the detail rows of the flights that may have some, one that upserts the
+ * flights and inserts all their detail rows (data-modifying CTEs). Deleting and inserting stay two
+ * statements: the CTEs of one statement run in no fixed order, and flight_delay has a unique key.
  */
 import type { FlightState } from '../domain/flight.ts';
 import type { Queryable } from '../platform/db.ts';
 import { DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow } from '../readModel/flightRows.ts';
 import { DOC_VERSION, flightDoc } from '../readModel/flightDoc.ts';
 import type { FlightTables } from '../readModel/flightTables.ts';
-import { columnArrays, columnNames, unnestOf, type ColumnSpec } from '../platform/sqlBatch.ts';
+import { columnArrays, columnNames, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 
 /** The row's columns and, beside them, the flight's document (readModel/flightDoc.ts, migrations 170 and 310: json). */
 const ROW_COLUMNS: readonly ColumnSpec[] = [...FLIGHT_COLUMNS, { name: 'doc', type: 'json' }, { name: 'doc_version', type: 'integer' }];
@@ -22,23 +26,41 @@ export async function removeFlights(q: Queryable, tables: FlightTables, flids: r
   await q.query(`DELETE FROM ${tables.flight} WHERE flid = ANY($1::bigint[])`, [flids]);
 }
 
-export async function writeFlights(q: Queryable, tables: FlightTables, flights: readonly FlightState[]): Promise<void> {
+/**
+ * Which of the flights being written may already have rows: `all` (a rebuild's scratch tables, a
+ * test), or the flids read from the tables before the batch (the live projector loads every flight
+ * it touches). A flight with no flight_schd row has no detail rows (their foreign key), so it needs
+ * no DELETE: a plan snapshot of new flights is written with inserts only.
+ */
+export type StoredFlights = 'all' | ReadonlySet<string>;
+
+export async function writeFlights(q: Queryable, tables: FlightTables, flights: readonly FlightState[], stored: StoredFlights = 'all'): Promise<void> {
   if (flights.length === 0) return;
-  await q.query(
-    `INSERT INTO ${tables.flight} (${columnNames(ROW_COLUMNS)})
-     SELECT * FROM ${unnestOf(ROW_COLUMNS)}
-     ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`,
-    columnArrays(flights.map((f) => [...flightRow(f), JSON.stringify(flightDoc(f)), DOC_VERSION]), ROW_COLUMNS),
-  );
-  const flids = flights.map((f) => f.flid);
+  const replaced = flights.filter((f) => stored === 'all' || stored.has(f.flid)).map((f) => f.flid);
+  if (replaced.length > 0) await q.query(deleteDetails(tables), [replaced]);
+  const sql: string[] = [];
+  const params: unknown[] = [];
+  /** One `INSERT … SELECT * FROM ROWS FROM (unnest…)` over `rows`, its parameters numbered after those already taken. */
+  const insert = (table: string, columns: readonly ColumnSpec[], rows: readonly (readonly CellValue[])[], tail = ''): string => {
+    const text = `INSERT INTO ${table} (${columnNames(columns)}) SELECT * FROM ${unnestOf(columns, params.length + 1)}${tail}`;
+    params.push(...columnArrays(rows, columns));
+    return text;
+  };
+  sql.push(insert(tables.flight, ROW_COLUMNS, flights.map((f) => [...flightRow(f), JSON.stringify(flightDoc(f)), DOC_VERSION]), ` ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`));
   for (const spec of DETAIL_SPECS) {
-    const table = tables.detail[spec.table];
-    await q.query(`DELETE FROM ${table} WHERE flid = ANY($1::bigint[])`, [flids]);
-    const rows = flights.flatMap((f) => detailRows(spec, f));
-    if (rows.length === 0) continue;
-    await q.query(
-      `INSERT INTO ${table} (${columnNames(spec.columns)}) SELECT * FROM ${unnestOf(spec.columns)}`,
-      columnArrays(rows, spec.columns),
-    );
+    const rows: CellValue[][] = [];
+    for (const f of flights) for (const r of detailRows(spec, f)) rows.push(r);
+    if (rows.length > 0) sql.push(insert(tables.detail[spec.table], spec.columns, rows));
   }
+  // The detail rows' foreign keys are checked at the end of the statement, when the flights are in.
+  const last = sql.pop()!;
+  const ctes = sql.map((s, i) => `w${i} AS (${s})`);
+  await q.query(ctes.length > 0 ? `WITH ${ctes.join(', ')} ${last}` : last, params);
+}
+
+/** One DELETE of the detail rows of `$1` flids per detail table, as one statement. */
+function deleteDetails(tables: FlightTables): string {
+  const deletes = DETAIL_SPECS.map((spec) => `DELETE FROM ${tables.detail[spec.table]} WHERE flid = ANY($1::bigint[])`);
+  const last = deletes.pop()!;
+  return `WITH ${deletes.map((s, i) => `d${i} AS (${s})`).join(', ')} ${last}`;
 }

@@ -79,4 +79,43 @@ describe('shared reads', () => {
     expect(held).toBeLessThan(want.filter((e) => (e.changes?.length ?? 0) > 0).length);
     expect(await outbox(db.pool, '0', 500)).toEqual(want);
   });
+
+  it("hand out the writer's offered events as read, once every projector reads close enough to them", async () => {
+    const reads = createSharedReads({ events: 10 });
+    const flights = reads.reader('flights');
+    const outbox = reads.reader('outbox');
+    const want = await readDecisionsAfter(db.pool, '0', 500);
+    const last = want.at(-1)!.position;
+    // Not before each projector has read once: where they are is not known.
+    expect(reads.wants(last)).toBe(false);
+    await flights(db.pool, String(head - 6), 1); // reads head - 5: none of the offered ones below is held yet
+    await outbox(db.pool, String(head - 6), 1);
+    expect(reads.wants(last)).toBe(true);
+    expect(reads.wants(String(head + 20))).toBe(false); // beyond the events held at most
+    // The writer's copies (here: read on another path) are what the projectors get, not a new read.
+    const offered = (await readDecisionsAfter(db.pool, String(head - 4), 4)).filter((e) => (e.changes?.length ?? 0) > 0);
+    expect(offered.length).toBeGreaterThan(0);
+    reads.offer(offered);
+    const got = await flights(db.pool, String(head - 4), 4);
+    expect(got).toEqual(want.slice(-4));
+    for (const e of offered) expect(got.find((g) => g.position === e.position)).toBe(e);
+  });
+
+  it('tell when every projector has passed a position, or give up after the bound', async () => {
+    const reads = createSharedReads();
+    const flights = reads.reader('flights');
+    const outbox = reads.reader('outbox');
+    let passed = false;
+    const waiting = reads.passed('3', 60_000).then(() => {
+      passed = true;
+    });
+    await flights(db.pool, '3', 500); // asks after 3: flights has committed up to 3
+    await Promise.resolve();
+    expect(passed).toBe(false); // outbox has not
+    await outbox(db.pool, '5', 500);
+    await waiting;
+    expect(passed).toBe(true);
+    await reads.passed('2', 60_000); // already passed
+    await reads.passed(String(head + 1), 1); // nobody gets there: the bound ends the wait
+  });
 });

@@ -46,8 +46,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   'src/consistency/referenceCheck.ts': ['selectList(spec.columns)', 'spec.table'], // constant column specs and table names
   'src/consistency/writebackCheck.ts': ['TERMINAL', 'BAD', 'EXPECTED_STATUS', 'SHADOW_DECIDED'], // the module's constant SQL fragments
   'src/projections/writeFlights.ts': [
-    'tables.flight', 'columnNames(ROW_COLUMNS)', 'unnestOf(ROW_COLUMNS)', 'FLIGHT_UPDATE_SET',
-    'table', 'columnNames(spec.columns)', 'unnestOf(spec.columns)',
+    'tables.flight', 'table', 'columnNames(columns)', 'unnestOf(columns, params.length + 1)', 'tail', 'tables.detail[spec.table]',
   ],
   'src/projections/snapLog.ts': ['table', 'unnestOf(COLUMNS)'], // table = FlightTables.snapLog
   // Reference read models: column lists and UPDATE SET built from the module's constant column specs.

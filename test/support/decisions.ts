@@ -33,7 +33,7 @@ export interface SeedDecision extends Omit<DecisionInput, 'msgId' | 'kind' | 're
 const at = (d: SeedDecision): Date => (typeof d.recordedAt === 'string' ? new Date(d.recordedAt) : d.recordedAt);
 
 /** A fixture's decision as the append takes it: its payload checked by the log's own boundary (decisionBody). */
-const toNewDecision = (d: SeedDecision): NewDecision => ({
+export const toNewDecision = (d: SeedDecision): NewDecision => ({
   msgId: d.msgId ?? null,
   handler: d.handler ?? null,
   handlerVersion: d.handlerVersion ?? null,

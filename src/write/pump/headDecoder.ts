@@ -65,7 +65,8 @@ export type FromDecodeWorker =
   | { readonly type: 'ready'; readonly tid: number | undefined }
   /** `parts` > 0: the message's `records` follow in that many `records` messages, one per `next`. */
   | { readonly type: 'decoded'; readonly id: number; readonly decoded: DecodedHead; readonly parts: number }
-  | { readonly type: 'records'; readonly id: number; readonly records: unknown[] }
+  /** A part of the records as JSON text (DecodedHead is plain data, so JSON is lossless, as for redecide's pages). */
+  | { readonly type: 'records'; readonly id: number; readonly json: string }
   | { readonly type: 'failed'; readonly id: number; readonly error: string };
 
 export interface HeadDecoderOptions {
@@ -172,7 +173,7 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
         return worker.postMessage({ type: 'next', id: m.id } satisfies ToDecodeWorker);
       }
       if (m.type === 'records' && p.parts) {
-        pushAll(p.parts.records, m.records);
+        pushAll(p.parts.records, JSON.parse(m.json) as unknown[]);
         p.parts.left -= 1;
         stats.parts += 1;
         if (p.parts.left > 0) return worker.postMessage({ type: 'next', id: m.id } satisfies ToDecodeWorker);

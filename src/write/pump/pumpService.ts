@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { Appended } from '../../log/appendedEvents.ts';
 import { outageRetryDelay } from '../../platform/config.ts';
 import { isConnectionError } from '../../platform/db.ts';
 import type { Runtime } from '../../platform/runtime.ts';
@@ -75,6 +76,8 @@ export interface PumpOptions {
    * that counts or holds its turns).
    */
   readonly slicing?: Pick<TimeSlicing, 'sliceMs' | 'turn'>;
+  /** Told what each group appended, once committed (the writer's projectors take the events from it: sharedReads.ts). */
+  readonly onCommitted?: (appended: Appended) => void;
 }
 
 /**
@@ -241,6 +244,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       return 'again';
     }
     rt.faults.reached('pump.committed');
+    if (decided) opts.onCommitted?.(decided.staged.append);
     const last = res.sweepPositions.at(-1)?.at(-1) ?? res.positions.at(-1)!; // the last item's sweeps follow it
     const adopted = decided !== undefined && decided.after.position === last
       && model.adopt(decided.basis, last, decided.overlay, decided.after);

@@ -20,7 +20,17 @@ export interface SnapshotWriter extends Service {
   idle(): Promise<void>;
 }
 
-export function createSnapshotWriter(rt: Runtime, model: WriteModel): SnapshotWriter {
+export interface SnapshotWriterOptions {
+  /**
+   * Awaited between taking a snapshot and encoding it, with the snapshot's position: the writer
+   * waits until its projectors have passed it (sharedReads.ts `passed`, bounded), so a plan's
+   * snapshot is encoded after the plan is projected, not while (docs/recovery.md "Write-model
+   * snapshots"). Absent: encoded at once.
+   */
+  readonly settle?: (position: string) => Promise<void>;
+}
+
+export function createSnapshotWriter(rt: Runtime, model: WriteModel, opts: SnapshotWriterOptions = {}): SnapshotWriter {
   const log = rt.log.child({ role: 'snapshot' });
   const every = BigInt(rt.cfg.snapshot.every);
   const fingerprint = foldFingerprint();
@@ -28,6 +38,11 @@ export function createSnapshotWriter(rt: Runtime, model: WriteModel): SnapshotWr
   let writing: Promise<void> | undefined;
   let unwatch: (() => void) | undefined;
   let stopped = false;
+  let stopping!: () => void;
+  /** Resolves at stop: a snapshot waiting to settle is then given up at once. */
+  const stoppedSignal = new Promise<void>((resolve) => {
+    stopping = resolve;
+  });
 
   function due(): boolean {
     const position = BigInt(model.position);
@@ -36,6 +51,8 @@ export function createSnapshotWriter(rt: Runtime, model: WriteModel): SnapshotWr
   }
 
   async function write(image: ModelImage): Promise<void> {
+    if (opts.settle) await Promise.race([opts.settle(image.position), stoppedSignal]);
+    if (stopped) return;
     const t0 = performance.now();
     try {
       const body = await encodeImage(image, () => stopped);
@@ -71,6 +88,7 @@ export function createSnapshotWriter(rt: Runtime, model: WriteModel): SnapshotWr
     },
     async stop() {
       stopped = true;
+      stopping();
       unwatch?.();
       await writing; // a snapshot being encoded ends at its next slice (stopped) or its INSERT
     },
