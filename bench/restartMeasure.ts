@@ -138,7 +138,8 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
         { intervalMs: 200, timeoutMs: LINE_TIMEOUT_MS, what: 'the busy run decided' },
       );
       const decidedS = (Date.now() - b0) / 1000;
-      const left = lineAt(standby, 'left to the next start').catch(() => lineAt(standby, 'stop took longer than MSGX_STOP_TIMEOUT_MS'));
+      // Finished in time, over MSGX_STOP_TIMEOUT_MS, or unreadable: each of the three lines says "left to the next start".
+      const left = standby.waitForLine((l) => l.includes('left to the next start'), { timeoutMs: LINE_TIMEOUT_MS }).then((raw) => ({ line: JSON.parse(raw) as Record<string, unknown> }));
       const termed = Date.now();
       standby.kill('SIGTERM');
       const exit = await standby.exit;
