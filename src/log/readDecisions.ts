@@ -5,7 +5,8 @@
 import type { AppliedEvent } from '../domain/evolve.ts';
 import type { Change } from '../domain/changes.ts';
 import { decisionBody, decisionKindAt, type DecisionBody, type DecisionKind } from '../domain/decisionPayload.ts';
-import { expandChanges } from '../domain/compactChange.ts';
+import { expandChanges, expandChangesSteps } from '../domain/compactChange.ts';
+import { DEFAULT_TIME_SLICING, runSliced, SLICED_FROM_CHANGES } from '../platform/slicing.ts';
 import type { Queryable } from '../platform/db.ts';
 
 export interface DecisionEvent {
@@ -42,7 +43,21 @@ export async function readDecisionsAfter(q: Queryable, after: string, limit: num
       LIMIT $2`,
     [after, limit],
   );
-  return rows.map(toDecisionEvent);
+  return eventsOf(rows);
+}
+
+/**
+ * The rows as events. A big decision's changes are expanded in slices (src/platform/slicing.ts):
+ * the read-back of a 16 MiB plan's 21,000 created flights does not hold the writer's loop.
+ */
+async function eventsOf(rows: readonly Row[]): Promise<DecisionEvent[]> {
+  const out: DecisionEvent[] = [];
+  for (const r of rows) {
+    const big = Array.isArray(r.changes) && r.changes.length >= SLICED_FROM_CHANGES;
+    const changes = big ? (await runSliced(expandChangesSteps(r.changes!), DEFAULT_TIME_SLICING)).value : undefined;
+    out.push(toDecisionEvent(r, changes));
+  }
+  return out;
 }
 
 /**
@@ -67,7 +82,7 @@ export async function readDecisionsAfterHolding(
       LIMIT $2`,
     [after, limit, held],
   );
-  return rows.map((r) => ({ ...toDecisionEvent(r), held: r.held }));
+  return (await eventsOf(rows)).map((e, i) => ({ ...e, held: rows[i]!.held }));
 }
 
 /**
@@ -84,15 +99,16 @@ export async function readReferenceDecisions(q: Queryable, after: string, upTo: 
       ORDER BY position LIMIT $3`,
     [after, upTo, limit],
   );
-  return rows.map(toDecisionEvent);
+  return rows.map((r) => toDecisionEvent(r));
 }
 
-function toDecisionEvent(r: Row): DecisionEvent {
+/** `expanded`: the row's changes, already expanded (a big decision's, in slices). */
+function toDecisionEvent(r: Row, expanded?: Change[]): DecisionEvent {
   return {
     position: r.position,
     msgId: r.msg_id,
     kind: decisionKindAt(r.position, r.kind),
-    changes: Array.isArray(r.changes) ? expandChanges(r.changes) : null,
+    changes: expanded ?? (Array.isArray(r.changes) ? expandChanges(r.changes) : null),
     recordedAt: r.recorded_at,
   };
 }

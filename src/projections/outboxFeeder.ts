@@ -12,11 +12,11 @@
  * flights never hold the writer's loop for long (docs/projections.md "Big decisions").
  */
 import type { FlightState } from '../domain/flight.ts';
-import { applyDecision } from '../domain/evolve.ts';
+import { applyDecision, applyDecisionSteps } from '../domain/evolve.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { PoolClient, Queryable } from '../platform/db.ts';
 import { LazyMap } from '../platform/lazyMap.ts';
-import { DEFAULT_SLICING, slicer, type Slicing } from '../platform/slicing.ts';
+import { DEFAULT_SLICING, DEFAULT_TIME_SLICING, runSliced, slicer, SLICED_FROM_CHANGES, type Slicing } from '../platform/slicing.ts';
 import { appliedEvent, hasChanges, readDecisionsAfter, type DecisionEvent } from '../log/readDecisions.ts';
 import { archivedDecisions, refuseArchivedAfter } from '../log/archivedHistory.ts';
 import { foldFlightsUpTo, foldLog, type FoldBase } from '../log/foldLog.ts';
@@ -161,7 +161,10 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
       const slice = slicer(opts.slicing ?? DEFAULT_SLICING);
       for (const e of events) {
         if (!hasChanges(e)) continue;
-        const touched = applyDecision(flights, appliedEvent(e));
+        // A plan's decision (21,000–70,000 changes) is folded in slices, with the feeder's turns between them.
+        const touched = e.changes.length < SLICED_FROM_CHANGES
+          ? applyDecision(flights, appliedEvent(e))
+          : (await runSliced(applyDecisionSteps(flights, appliedEvent(e)), { ...DEFAULT_TIME_SLICING, turn: () => (opts.slicing ?? DEFAULT_SLICING).turn() })).value;
         share(touched);
         if (!isSentKind(e.kind)) continue;
         for (const row of outboxRowsOf(e, touched, flights, rules)) {

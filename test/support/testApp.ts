@@ -15,6 +15,8 @@ import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { drained, httpGql, type Gql } from '../e2e/support/scenarioRunner.ts';
 import type { TestDatabase } from './databases.ts';
 import { waitFor } from './waitFor.ts';
+import { fileDatabase } from './fileDatabase.ts';
+import { fileFixture } from './fileFixture.ts';
 
 export interface RunningApp {
   readonly rt: Runtime;
@@ -77,5 +79,23 @@ export async function startApp(
       await rt.close();
       await rm(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * This test file's app (call at module level): its own database (fileDatabase), the app started
+ * before its tests and stopped after them. The members answer for the running app.
+ */
+export function fileApp(label: string, opts: Parameters<typeof startApp>[1] = {}): Omit<RunningApp, 'stop'> {
+  const db = fileDatabase(label);
+  const app = fileFixture(`the app of '${label}'`, () => startApp(db, opts), (running) => running.stop());
+  return {
+    get rt() { return app().rt; },
+    get app() { return app().app; },
+    get cfg() { return app().cfg; },
+    get base() { return app().base; },
+    gql: (query, variables) => app().gql(query, variables),
+    send: (xmls) => app().send(xmls),
+    drained: (what) => app().drained(what),
   };
 }
