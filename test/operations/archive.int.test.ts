@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archivedDecisions, archivedMonthOfMessage, refuseArchivedAfter } from '../../src/log/archivedHistory.ts';
-import { withTransaction } from '../../src/platform/db.ts';
 import { RefusedError } from '../../src/platform/errors.ts';
 import { noFaults, type FaultPoint, type Faults } from '../../src/platform/faults.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
@@ -24,13 +23,10 @@ import { rebuildFlightsRecorded } from '../../src/operations/rebuild.ts';
 import { logHead } from '../../src/log/head.ts';
 import { WriteModel } from '../../src/write/pump/writeModel.ts';
 import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
-import { foldModelUpTo } from '../../src/write/snapshot/foldUpTo.ts';
-import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';
-import { encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';
 import { warmModel } from '../../src/write/snapshot/warmModel.ts';
+import { monthRows as rowsOf, seedMonth, snapshotAtHead as snapshotOf } from '../support/historyMonths.ts';
 import { captureLog } from '../reliability/support/captureLog.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { appendAllWith, type SeedDecision } from '../support/decisions.ts';
 
 const MONTHS = ['2026-01', '2026-02', '2026-03'] as const;
 const PER_MONTH = 120;
@@ -44,50 +40,8 @@ const crashAt = (point: FaultPoint): Faults => ({
   },
 });
 
-async function seedMonth(db: TestDatabase, month: string, firstId: number): Promise<void> {
-  for (const { table } of HISTORY_TABLES) await db.pool.query('SELECT msgx_month_partition($1, $2::date)', [table, `${month}-01`]);
-  const ds: SeedDecision[] = [];
-  for (let i = 0; i < PER_MONTH; i++) {
-    const id = String(firstId + i);
-    const at = new Date(Date.parse(`${month}-02T00:00:00Z`) + i * 60_000);
-    await db.pool.query(
-      `INSERT INTO inbox_message (msg_id, received_at, ingested_at, type, raw_xml) VALUES ($1, $2, $2, 'FLOP', $3)`,
-      [id, at, `<MSG><ID>${id}</ID><TXT>é ${'x'.repeat(i)}</TXT></MSG>`],
-    );
-    await db.pool.query(
-      `INSERT INTO proc_state_hst (msg_id, state, identity_key, attempts, backfill_attempts, decided_position, created_at, updated_at, archived_at)
-       VALUES ($1, 'SKIPPED', $2, 1, 0, NULL, $3, $3, $3)`,
-      [id, `k-${id}`, at],
-    );
-    ds.push({ msgId: id, kind: 'Skipped', payload: { reason: `unknown-flight ${id}` }, recordedAt: at });
-  }
-  await withTransaction(db.pool, (c) => appendAllWith(c, ds));
-}
-
-/** Every row of a month's three partitions, as JSON, in key order. */
-async function monthRows(db: TestDatabase, month: string): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const spec of HISTORY_TABLES) {
-    const lo = new Date(`${month}-01T00:00:00Z`);
-    const hi = new Date(lo);
-    hi.setUTCMonth(hi.getUTCMonth() + 1);
-    const { rows } = await db.pool.query<{ j: string }>(
-      `SELECT to_jsonb(t)::text AS j FROM ${spec.table} t WHERE ${spec.partitionKey} >= $1 AND ${spec.partitionKey} < $2 ORDER BY ${spec.rowKey}`,
-      [lo, hi],
-    );
-    out[spec.table] = rows.map((r) => r.j);
-  }
-  return out;
-}
-
-/** A write-model snapshot of the log at its head, as the writer records one, under `fingerprint`. */
-async function snapshotAtHead(db: TestDatabase, fingerprint: string): Promise<string> {
-  const model = await foldModelUpTo(db.pool, await logHead(db.pool));
-  const image = model.capture();
-  const body = await encodeImage(image);
-  await saveSnapshot(db.pool, { position: image.position, fingerprint, latestDay: image.latestDay, flights: image.flights.size, body, writeMs: 1 });
-  return image.position;
-}
+const monthRows = (db: TestDatabase, month: string) => rowsOf(db.pool, month);
+const snapshotAtHead = (db: TestDatabase, fingerprint: string) => snapshotOf(db.pool, fingerprint);
 
 const count = async (db: TestDatabase, table: string): Promise<number> =>
   Number((await db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`)).rows[0]!.n);
@@ -104,7 +58,7 @@ describe('msgx archive / msgx restore', () => {
   beforeAll(async () => {
     db = await createTestDatabase('archive');
     dir = await mkdtemp(path.join(os.tmpdir(), 'msgx-archive-'));
-    for (const [i, m] of MONTHS.entries()) await seedMonth(db, m, 1000 + i * PER_MONTH);
+    for (const [i, m] of MONTHS.entries()) await seedMonth(db.pool, m, 1000 + i * PER_MONTH, PER_MONTH);
     for (const m of MONTHS) before[m] = await monthRows(db, m);
   });
   afterAll(async () => {
