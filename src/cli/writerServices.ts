@@ -20,7 +20,7 @@ import { createBackfill, type Backfill } from '../write/backfill/backfillService
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
 import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
 import { createJobs } from '../write/jobs/jobsService.ts';
-import { createPump, type Pump } from '../write/pump/pumpService.ts';
+import { createPump, type Pump, type PumpOptions } from '../write/pump/pumpService.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
 import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
@@ -34,6 +34,8 @@ export interface WriterServicesOptions {
   readonly fence?: WriterFence;
   /** The pump's handlers (default: the registry's); tests inject another set here. */
   readonly decide?: Decider;
+  /** How the pump slices a big head (default the pump's BIG_HEAD_SLICING); tests inject one that holds a turn. */
+  readonly bigHeadSlicing?: PumpOptions['slicing'];
   /**
    * 'all' (default): everything `msgx start` runs. 'core': ingest, pump and backfill only — the
    * write test harness, which drives the rest itself.
@@ -66,6 +68,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     writeBack: !mode.shadow,
     fence: opts.fence,
     ...(opts.decide ? { decide: opts.decide } : {}),
+    ...(opts.bigHeadSlicing ? { slicing: opts.bigHeadSlicing } : {}),
   });
   const ingest = createIngest(wrt);
   const snapshots = createSnapshotWriter(wrt, model);
