@@ -22,7 +22,7 @@ import { createBackfill, type Backfill } from '../write/backfill/backfillService
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
 import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
 import { createJobs } from '../write/jobs/jobsService.ts';
-import { createPump, type Pump } from '../write/pump/pumpService.ts';
+import { createPump, type Pump, type PumpOptions } from '../write/pump/pumpService.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
 import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
@@ -36,6 +36,8 @@ export interface WriterServicesOptions {
   readonly fence?: WriterFence;
   /** The pump's handlers (default: the registry's); tests inject another set here. */
   readonly decide?: Decider;
+  /** How the pump slices a big head (default the pump's BIG_HEAD_SLICING); tests inject one that holds a turn. */
+  readonly bigHeadSlicing?: PumpOptions['slicing'];
   /**
    * 'all' (default): everything `msgx start` runs. 'core': ingest, pump and backfill only — the
    * write test harness, which drives the rest itself.
@@ -78,6 +80,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
         if (offerable(appended) && reads.wants(appended.rows[0]?.position)) reads.offer(appendedEvents(appended));
       },
     }),
+    ...(opts.bigHeadSlicing ? { slicing: opts.bigHeadSlicing } : {}),
   });
   const ingest = createIngest(wrt);
   // A snapshot is encoded once the projectors have passed it (or SNAPSHOT_SETTLE_MAX_MS): not beside a plan's projection.

@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { assemble, type App } from '../../src/cli/assemble.ts';
+import { assemble, type App, type AssembleOptions } from '../../src/cli/assemble.ts';
 import type { Decider } from '../../src/domain/decide.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { silentLogger, type Logger } from '../../src/platform/logger.ts';
@@ -51,12 +51,14 @@ export function appEnv(db: TestDatabase, env: Record<string, string> = {}): Reco
 
 export async function startApp(
   db: TestDatabase,
-  opts: { env?: Record<string, string>; decide?: Decider; log?: Logger } = {},
+  opts: { env?: Record<string, string>; decide?: Decider; log?: Logger; bigHeadSlicing?: AssembleOptions['bigHeadSlicing'] } = {},
 ): Promise<RunningApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-app-'));
   const cfg = loadConfig({ ...appEnv(db, opts.env), MSGX_DATA_DIR: dataDir });
   const rt = await openRuntime(cfg, opts.log ?? silentLogger, { migrate: true });
-  const app = await assemble(rt, { role: 'all', standby: false, ...(opts.decide ? { decide: opts.decide } : {}) });
+  const app = await assemble(rt, {
+    role: 'all', standby: false, ...(opts.decide ? { decide: opts.decide } : {}), ...(opts.bigHeadSlicing ? { bigHeadSlicing: opts.bigHeadSlicing } : {}),
+  });
   await app.start();
   const base = `http://127.0.0.1:${app.httpPort()}`;
   const gql = httpGql(`${base}/graphql`);
