@@ -33,6 +33,8 @@ import { ProgressTracker, type ProgressSink, type RebuildPhase } from './progres
 import { SCRATCH_SCHEMA, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
 import { swapTables } from './switchTables.ts';
 import { WriteBehind } from './writeBehind.ts';
+import { foldInWorkers } from './foldWorkers.ts';
+import type { ShardResult } from './shardFold.ts';
 
 /** Advisory lock key held by the session of a running rebuild. */
 const REBUILD_LOCK = 7_735_005;
@@ -63,7 +65,17 @@ export interface RebuildOptions {
    * Undefined, or a port that finds none: the fold starts at 0.
    */
   startFrom?: () => Promise<RebuildStart | undefined>;
+  /**
+   * Worker threads that fold the replay from position 0 (foldWorkers.ts); 0: this thread folds.
+   * Default: FOLD_WORKERS when the log holds at least FOLD_WORKERS_FROM decisions, else 0.
+   */
+  foldWorkers?: number;
 }
+
+/** Fold workers of a full rebuild: one per core of the machines msgx is measured on (docs/benchmarks.md). */
+export const FOLD_WORKERS = 2;
+/** Below this many decisions a full rebuild folds in this thread: starting workers would cost more. */
+export const FOLD_WORKERS_FROM = 20_000;
 
 /** A flight untouched for this many decisions is written during the replay (writeBehind.ts). */
 export const WRITE_BEHIND_AFTER = 20_000;
@@ -164,6 +176,33 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     }
   };
 
+  /**
+   * The replay from position 0 on worker threads (foldWorkers.ts), up to the head read at the start;
+   * the workers write their flights, which then join `fold` (written: not dirty). False (nothing folded): a decision cannot be
+   * sharded, fold in this thread.
+   */
+  const replayInWorkers = async (shards: number, databaseUrl: string): Promise<boolean> => {
+    checkAbort();
+    const upTo = await logHead(session);
+    const out = await foldInWorkers({
+      databaseUrl, shards, after: position, upTo, pageSize, schema: SCRATCH_SCHEMA, writeChunk: chunk, ...(signal ? { signal } : {}),
+      onProgress: (n) => {
+        events = n;
+        report('replay');
+      },
+    });
+    // The other shards may have written their flights already: the fold in one thread writes every
+    // flight again (writeFlights replaces a flight's rows), so the scratch tables end the same.
+    if ('unshardable' in out) {
+      events = 0;
+      log.warn({ position: out.unshardable }, 'rebuild: a decision changes a flight its flids column does not name; folding in one thread');
+      return false;
+    }
+    joinShards(out.shards, fold, pending);
+    position = upTo;
+    return true;
+  };
+
   let start: RebuildStart | undefined;
   try {
     await ensureCheckpoint(session, FLIGHTS_PROJECTOR);
@@ -183,9 +222,11 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
       await session.query(`INSERT INTO ${SCRATCH.snapLog} SELECT * FROM ${LIVE_TABLES.snapLog} WHERE position <= $1::bigint`, [position]);
       log.info({ snapshot: position, flights: fold.size }, 'rebuild: starting from the write-model snapshot');
     }
-    log.info({ head: total }, 'rebuild: replaying the log');
+    const shards = start !== undefined ? 0 : (opts.foldWorkers ?? (total >= FOLD_WORKERS_FROM ? FOLD_WORKERS : 0));
+    const databaseUrl = opts.pool.options.connectionString;
+    log.info({ head: total, foldWorkers: shards }, 'rebuild: replaying the log');
     report('replay', true);
-    await replay('replay');
+    if (shards < 2 || databaseUrl === undefined || !(await replayInWorkers(shards, databaseUrl))) await replay('replay');
     report('replay', true);
 
     await behind.drain();
@@ -273,6 +314,15 @@ async function withLanes<T>(pool: Pool, write: (lanes: PoolClient[]) => Promise<
       c.release();
     }
   }
+}
+
+/** The shards' flights (written by their workers) into `fold`; their plan-snapshot rows, to be written, in position order. */
+function joinShards(shards: readonly ShardResult[], fold: Map<string, FlightState>, pending: PendingWrites): void {
+  for (const shard of shards) {
+    for (const f of shard.flights) fold.set(f.flid, f);
+    pending.snapshots.push(...shard.snapshots);
+  }
+  pending.snapshots.sort((a, b) => (BigInt(a.position) < BigInt(b.position) ? -1 : BigInt(a.position) > BigInt(b.position) ? 1 : 0));
 }
 
 function reset(p: PendingWrites): void {
