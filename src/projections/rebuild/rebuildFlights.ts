@@ -9,7 +9,9 @@
  *      snapshot of this fold code, docs/projections.md "Rebuild from a snapshot") and the live
  *      schd_snap_log rows up to it
  *   3. write: every flight, in unnest batches — those the replay stopped touching already during it
- *      (writeBehind.ts), the rest after it; then catch up the tail the same way
+ *      (writeBehind.ts), the rest after it (a full rebuild's fold workers write their own shard's,
+ *      foldWorkers.ts); then the scratch tables' foreign keys, each checked once over its table;
+ *      then catch up the tail the same way
  *   4. switch, one transaction: lock the 'flights' checkpoint row (the live projector pauses at
  *      its next batch), fold and write the last tail, swap the tables, set the checkpoint,
  *      NOTIFY msgx_projection and msgx_rebuilt
@@ -30,7 +32,7 @@ import { FLIGHT_PROJECTION_TABLES, LIVE_TABLES, flightTables } from '../../readM
 import { JournaledMap } from '../journaledMap.ts';
 import { Channels, notify } from '../../platform/channels.ts';
 import { ProgressTracker, type ProgressSink, type RebuildPhase } from './progress.ts';
-import { SCRATCH_SCHEMA, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
+import { SCRATCH_SCHEMA, addScratchForeignKeys, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
 import { swapTables } from './switchTables.ts';
 import { WriteBehind } from './writeBehind.ts';
 import { foldInWorkers } from './foldWorkers.ts';
@@ -206,7 +208,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
   let start: RebuildStart | undefined;
   try {
     await ensureCheckpoint(session, FLIGHTS_PROJECTOR);
-    await inTransaction(session, () => createScratchTables(session));
+    const foreignKeys = await inTransaction(session, () => createScratchTables(session));
     // Scratch rows are disposable until the switch: no need to wait for WAL flushes.
     await session.query('SET synchronous_commit TO off');
     start = await opts.startFrom?.();
@@ -234,6 +236,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     log.info({ flights: fold.size, position, writtenBehind: behind.flightsWritten }, 'rebuild: writing scratch tables');
     report('write', true);
     await flushPending(session, SCRATCH, fold, pending, chunk, lanes);
+    await inTransaction(session, () => addScratchForeignKeys(session, foreignKeys));
 
     // Catch up with what was appended meanwhile, until a round finds less than a page.
     report('tail', true);
