@@ -68,16 +68,13 @@ export interface RebuildOptions {
    */
   startFrom?: () => Promise<RebuildStart | undefined>;
   /**
-   * Worker threads that fold the replay from position 0 (foldWorkers.ts); 0: this thread folds.
-   * Default: FOLD_WORKERS when the log holds at least FOLD_WORKERS_FROM decisions, else 0.
+   * Worker threads that fold a replay from position 0, the flights split by flid (foldWorkers.ts);
+   * default 0: this thread folds. On the 2-core machine of docs/benchmarks.md the workers cost ~50%
+   * more node CPU than they save in wall time (figure 4, "what limits it now"); a machine with more
+   * idle cores may gain from 2 or more.
    */
   foldWorkers?: number;
 }
-
-/** Fold workers of a full rebuild: one per core of the machines msgx is measured on (docs/benchmarks.md). */
-export const FOLD_WORKERS = 2;
-/** Below this many decisions a full rebuild folds in this thread: starting workers would cost more. */
-export const FOLD_WORKERS_FROM = 20_000;
 
 /** A flight untouched for this many decisions is written during the replay (writeBehind.ts). */
 export const WRITE_BEHIND_AFTER = 20_000;
@@ -224,7 +221,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
       await session.query(`INSERT INTO ${SCRATCH.snapLog} SELECT * FROM ${LIVE_TABLES.snapLog} WHERE position <= $1::bigint`, [position]);
       log.info({ snapshot: position, flights: fold.size }, 'rebuild: starting from the write-model snapshot');
     }
-    const shards = start !== undefined ? 0 : (opts.foldWorkers ?? (total >= FOLD_WORKERS_FROM ? FOLD_WORKERS : 0));
+    const shards = start !== undefined ? 0 : (opts.foldWorkers ?? 0);
     const databaseUrl = opts.pool.options.connectionString;
     log.info({ head: total, foldWorkers: shards }, 'rebuild: replaying the log');
     report('replay', true);
