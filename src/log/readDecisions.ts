@@ -122,6 +122,40 @@ export async function readReferenceDecisions(q: Queryable, after: string, upTo: 
   return rows.map((r) => toDecisionEvent(r));
 }
 
+/** A decision of one shard's page (readShardAfter): its changes still JSON text. */
+export interface ShardDecision {
+  readonly position: string;
+  readonly msgId: string | null;
+  readonly kind: string;
+  /** `payload.changes` as JSON text; null when the decision has none. */
+  readonly changes: string | null;
+  /** UTC ISO instant. */
+  readonly recordedAt: string;
+  /** The decision names exactly one flight (its `flids`), of this shard; false: it comes to every shard. */
+  readonly own: boolean;
+}
+
+/**
+ * Up to `limit` decisions after `after`, ascending, that shard `shard` of `shards` folds
+ * (src/projections/rebuild/shardFold.ts): those whose one flid's last character's code is `shard`
+ * modulo `shards`, and every decision naming no flight or several (plans, archives). PostgreSQL
+ * filters by the `flids` column, so each shard's reader gets only its part of the FLOPs; the shard
+ * checks that an `own` decision's changes name no other shard's flight.
+ */
+export async function readShardAfter(q: Queryable, after: string, limit: number, shard: number, shards: number): Promise<ShardDecision[]> {
+  const { rows } = await q.query<{ position: string; msg_id: string | null; kind: string; changes: string | null; recorded_at: string; own: boolean }>(
+    `SELECT position, msg_id, kind, (payload->'changes')::text AS changes,
+            to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at,
+            cardinality(flids) = 1 AS own
+       FROM decision_event
+      WHERE position > $1::bigint AND (cardinality(flids) <> 1 OR ascii(right(flids[1], 1)) % $3 = $4)
+      ORDER BY position
+      LIMIT $2`,
+    [after, limit, shards, shard],
+  );
+  return rows.map((r) => ({ position: r.position, msgId: r.msg_id, kind: r.kind, changes: r.changes, recordedAt: r.recorded_at, own: r.own }));
+}
+
 /** `expanded`: the row's changes, already expanded (a big decision's, in slices). */
 function toDecisionEvent(r: Row, expanded?: Change[]): DecisionEvent {
   return {
