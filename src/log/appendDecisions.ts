@@ -39,6 +39,9 @@ export type NewDecision = DecisionEnvelope & DecisionBody;
 export type NewDecisionOf<K extends DecisionKind> = DecisionEnvelope & DecisionOf<K>;
 
 // flids and payload are jsonb columns: one JSON-array parameter each, never jsonb[] (sqlBatch.ts).
+// The payloads' array travels as json (only checked) and each element is made jsonb once: as a
+// jsonb array, PostgreSQL built all of it and then copied each element out (a 16 MiB plan's 27 MB
+// payload: 1.4 s instead of 2.1 s; the stored jsonb is the same).
 const COLUMNS: readonly ColumnSpec[] = [
   { name: 'position', type: 'bigint' },
   { name: 'msg_id', type: 'bigint' },
@@ -46,7 +49,7 @@ const COLUMNS: readonly ColumnSpec[] = [
   { name: 'handler', type: 'text' },
   { name: 'handler_version', type: 'integer' },
   { name: 'flids', type: 'jsonb' },
-  { name: 'payload', type: 'jsonb' },
+  { name: 'payload', type: 'json' },
 ];
 
 /** The statement that takes the pipeline lock (row lock until COMMIT/ROLLBACK). */
@@ -71,7 +74,7 @@ export function appendCtes(when: 'true' | 'EXISTS (SELECT 1 FROM go)' = 'true'):
     appended AS (
       INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
       SELECT d.position, d.msg_id, d.kind, d.handler, d.handler_version,
-             ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload, $2::timestamptz
+             ARRAY(SELECT jsonb_array_elements_text(d.flids)), d.payload::jsonb, $2::timestamptz
         FROM ${unnestOf(COLUMNS, 3)} AS d(position, msg_id, kind, handler, handler_version, flids, payload)
        WHERE ${when})`;
 }

@@ -93,7 +93,8 @@ it(`a plan of ${RECORDS.toLocaleString('en')} records posted to /cminmsgs/send i
 
   await waitFor(async () => (await stateOf(goodId)) !== 'PENDING' && (await stateOf(goodId)) !== null, { ...WAIT, what: 'the good message decided' });
 
-  // /healthz was answered at the pump's first turn inside the plan, before the plan was decided.
+  // The plan first (its reason if not), then: /healthz was answered at the pump's first turn inside it, before it was decided.
+  expect(await stateOf(planId), String(await scalar('SELECT last_error AS v FROM proc_state WHERE msg_id = $1', [planId]))).toBe('SUCCEEDED');
   expect(atFirstTurn.health, atFirstTurn.error).toBe(200);
   expect(atFirstTurn.planState).toBe('PENDING');
   // Judge, fold and payload text each turned many times (a step is STEP_UNITS records or changes).

@@ -77,9 +77,11 @@ function inWindow(state: FlightState, start: string, end: string): boolean {
 }
 
 /** The records of each operation day (the existing flight's day, else the record's own). */
-function recordsByDay(ws: WorkingSet, records: readonly FlightRecord[], dayOf: Map<string, string>): Map<string, FlightRecord[]> {
+function* recordsByDay(ws: WorkingSet, records: readonly FlightRecord[], dayOf: Map<string, string>): Steps<Map<string, FlightRecord[]>> {
   const out = new Map<string, FlightRecord[]>();
+  const step = stepCounter();
   for (const rec of records) {
+    if (step()) yield;
     const day = dayOf.get(rec.flid) ?? ws.get(rec.flid)?.operationDay ?? rec.operationDay;
     const list = out.get(day);
     if (list === undefined) out.set(day, [rec]);
@@ -115,7 +117,7 @@ export function* decideSchdSnapshot(
     if (outcome !== 'unchanged') summary[outcome] += 1;
     if (step()) yield;
   }
-  const windowFor = requested !== undefined ? requestedWindow(summary, requested) : recordsWindows(ws, msg.records, dayOf, summary);
+  const windowFor = requested !== undefined ? requestedWindow(summary, requested) : yield* recordsWindows(ws, msg.records, dayOf, summary);
   if (windowFor !== undefined) {
     const inMessage = new Set(msg.records.map((r) => r.flid));
     const doomed: string[] = [];
@@ -155,15 +157,15 @@ function requestedWindow(summary: PlanSnapshotApplied, requested: RequestedWindo
  * Per operation day: [earliest, latest] SODT of that day's own records; a day with one record
  * deletes nothing. The summary carries the whole message's window. Undefined: no records.
  */
-function recordsWindows(
+function* recordsWindows(
   ws: WorkingSet, records: readonly FlightRecord[], dayOf: Map<string, string>, summary: PlanSnapshotApplied,
-): WindowFor | undefined {
+): Steps<WindowFor | undefined> {
   const { start, end } = windowOf(records);
   if (start === undefined || end === undefined) return undefined;
   summary.windowStart = start;
   summary.windowEnd = end;
   const windows = new Map<string, Window>();
-  for (const [day, recs] of recordsByDay(ws, records, dayOf)) {
+  for (const [day, recs] of yield* recordsByDay(ws, records, dayOf)) {
     const w = windowOf(recs);
     if (recs.length > 1 && w.start !== undefined && w.end !== undefined) windows.set(day, { start: w.start, end: w.end });
   }

@@ -25,8 +25,8 @@ export interface Prepared {
   readonly outcome: Outcome;
   /** History sweeps owed right behind this head's decision: it moved the latest operation day. */
   readonly sweeps?: readonly SweepDecision[];
-  /** Its decision's stored payload text, when it was written beforehand (a big decision, in slices: src/log/appendDecisions.ts). */
-  readonly storedText?: string;
+  /** Its decision, when it was made beforehand (a big head's, its flids and stored payload text in slices: src/log/appendDecisions.ts). */
+  readonly decision?: NewDecision;
 }
 
 /** One FlightsArchived decision of the history sweep, decided in FIFO order (src/domain/archive.ts). */
@@ -88,13 +88,12 @@ export function stageCommit(items: readonly Prepared[], basis: string, now: Date
   const decisions: NewDecision[] = [];
   const outcomes: MessageOutcome[] = new Array<MessageOutcome>(items.length);
   for (let k = 0; k < items.length; k++) {
-    const { head, outcome, sweeps, storedText } = items[k]!;
+    const { head, outcome, sweeps, decision } = items[k]!;
     outcomes[k] = {
       msgId: head.msgId, expectedState: head.state, expectedAttempts: head.attempts,
       update: procUpdateOf(outcome), identity: outcome.identity, meta: outcome.meta, decision: decisions.length,
     };
-    const decision = decisionOf(head.msgId, outcome);
-    decisions.push(storedText === undefined ? decision : { ...decision, storedText });
+    decisions.push(decision ?? decisionOf(head.msgId, outcome));
     if (sweeps) for (const s of sweeps) decisions.push(sweepDecisionOf(s));
   }
   const append = stageAppendWithOutcomes(basis, decisions, outcomes, now, writeBack);
@@ -146,7 +145,8 @@ export function sweepDecisionOf(s: SweepDecision): NewDecision {
   };
 }
 
-export function decisionOf(msgId: string, o: Outcome): NewDecision {
+/** `flids`: the Applied decision's flids when already made (flidsSteps), else made here. */
+export function decisionOf(msgId: string, o: Outcome, flids?: string[]): NewDecision {
   switch (o.kind) {
     case 'Applied':
       return {
@@ -154,7 +154,7 @@ export function decisionOf(msgId: string, o: Outcome): NewDecision {
         kind: 'Applied',
         handler: o.handler,
         handlerVersion: o.handlerVersion,
-        flids: flidsOf(o.changes),
+        flids: flids ?? flidsOf(o.changes),
         payload: {
           changes: o.changes,
           ...(o.unknownFlids ? { unknownFlids: o.unknownFlids } : {}),

@@ -1,4 +1,5 @@
 import { isFlightChange, type Change } from '../../domain/changes.ts';
+import { runSteps, stepCounter, type Steps } from '../../domain/steps.ts';
 import type { BlockOutcome } from '../../domain/handlers/flop.ts';
 import type { ReferenceNotes } from '../../domain/decisionPayload.ts';
 import type { Meta } from '../../domain/message.ts';
@@ -103,10 +104,17 @@ export function failureVerdict(
 
 /** The flids a list of changes touches, in first-seen order. */
 export function flidsOf(changes: readonly Change[]): string[] {
+  return runSteps(flidsSteps(changes));
+}
+
+/** `flidsOf` in steps (src/domain/steps.ts): a plan's 91,000 changes, for the pump's big heads. */
+export function* flidsSteps(changes: readonly Change[]): Steps<string[]> {
   const out = new Set<string>();
+  const step = stepCounter();
   for (const c of changes) {
     if (c.type === 'FlightsArchived') c.flids.forEach((f) => out.add(f));
     else if (isFlightChange(c)) out.add(c.flid);
+    if (step()) yield;
   }
   return [...out];
 }

@@ -16,12 +16,12 @@ import { commitDecisions, commitStaged, decisionOf, stageCommit, type CommitResu
 import { identityToCheck, judgeSteps, readDecoded, type JudgeContext, type ReadHead } from './evaluate.ts';
 import { runSteps, type Steps } from '../../domain/steps.ts';
 import { DEFAULT_TIME_SLICING, runSliced, type TimeSlicing } from '../../platform/slicing.ts';
-import { storedPayloadText } from '../../log/appendDecisions.ts';
+import { storedPayloadText, type NewDecision } from '../../log/appendDecisions.ts';
 import { createHeadDecoder, INLINE_DECODE_CHARS, type HeadDecoder } from './headDecoder.ts';
 import { threadCpuClock } from '../../platform/threadCpu.ts';
 import { findHeads, HEAD_BYTES, identityOwners, stillFront, type Head } from './findHeads.ts';
 import { FlightOverlay } from './flightOverlay.ts';
-import { failureVerdict, type Outcome } from './outcome.ts';
+import { failureVerdict, flidsSteps, type Outcome } from './outcome.ts';
 import { createListener } from '../../platform/listen.ts';
 import { Wakeup } from '../../platform/wakeup.ts';
 import { Channels } from '../../platform/channels.ts';
@@ -352,13 +352,16 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];
-      let storedText: string | undefined;
+      let decision: NewDecision | undefined;
       if (outcome.kind === 'Applied') {
         const position = String(BigInt(basis) + appended);
         const event: AppliedEvent = { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes };
         await run(applyDecisionSteps(overlay, event), big);
-        // A big decision's payload text is written here, in slices, not when the group is staged.
-        if (big) storedText = (await run(storedPayloadText(decisionOf(head.msgId, outcome)), big)).value;
+        // A big decision is made here, its flids and payload text in slices, not when the group is staged.
+        if (big) {
+          const made = decisionOf(head.msgId, outcome, (await run(flidsSteps(outcome.changes), big)).value);
+          decision = { ...made, storedText: (await run(storedPayloadText(made), big)).value };
+        }
         reference = foldReference(reference, outcome.changes);
         planRequests = foldPlanRequests(planRequests, outcome.changes);
         // History sweep in FIFO order: when this decision moved the latest operation day (traffic
@@ -372,7 +375,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         latest = next;
       }
       const prepared: Prepared = sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome };
-      group.push(storedText === undefined ? prepared : { ...prepared, storedText });
+      group.push(decision === undefined ? prepared : { ...prepared, decision });
       if (outcome.kind === 'Failed') break;
       if (group.length % YIELD_EVERY === 0) await afterTurn();
     }
