@@ -97,10 +97,13 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
     const waiting = await insertOne(my.pool, estt(lastFlid(1), lastDay, seqn++));
     const spawned = Date.now();
     const w = writer();
-    const [lock, pump, caught] = await Promise.all(['writer lock taken', 'pump started', 'write model caught up'].map((t) => lineAt(w, t)));
+    const [lock, pump, caught, fetched] = await Promise.all(
+      ['writer lock taken', 'pump started', 'write model caught up', 'write model: snapshot flights fetched'].map((t) => lineAt(w, t)),
+    );
     const restartDecided = await decidedAt(pool, waiting);
     out.restart = {
       spawnToDecidedMs: restartDecided - spawned, spawnToLockMs: lock!.time - spawned, lockToPumpMs: pump!.time - lock!.time,
+      lockToCaughtUpMs: caught!.time - lock!.time, lockToDaysFetchedMs: fetched!.time - lock!.time, pumpToDecidedMs: restartDecided - pump!.time,
       from: caught!.line.from, folded: caught!.line.folded, load: load(),
     };
     progress(`restart ${days} d: ${JSON.stringify(out.restart)}`);
