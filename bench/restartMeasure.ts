@@ -97,10 +97,16 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
     const waiting = await insertOne(my.pool, estt(lastFlid(1), lastDay, seqn++));
     const spawned = Date.now();
     const w = writer();
+    const fetching = w.waitForLine((l) => l.includes('"msg":"write model: snapshot flights fetched'), { timeoutMs: 60_000 }).then(
+      (raw) => ({ time: Date.parse(String((JSON.parse(raw) as { time: string }).time)) }),
+      () => ({ time: Number.NaN }),
+    );
     const [lock, pump, caught] = await Promise.all(['writer lock taken', 'pump started', 'write model caught up'].map((t) => lineAt(w, t)));
+    const fetched = await fetching;
     const restartDecided = await decidedAt(pool, waiting);
     out.restart = {
       spawnToDecidedMs: restartDecided - spawned, spawnToLockMs: lock!.time - spawned, lockToPumpMs: pump!.time - lock!.time,
+      lockToCaughtUpMs: caught!.time - lock!.time, lockToDaysFetchedMs: fetched.time - lock!.time, pumpToDecidedMs: restartDecided - pump!.time,
       from: caught!.line.from, folded: caught!.line.folded, load: load(),
     };
     progress(`restart ${days} d: ${JSON.stringify(out.restart)}`);
