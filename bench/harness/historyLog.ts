@@ -67,10 +67,17 @@ export class HistoryBuilder {
 
   /** Append the days of weeks [log.weeks, weeks). */
   async extendTo(weeks: number): Promise<HistoryLog> {
+    const log = await this.extendToDays(weeks * DAYS.length);
+    log.weeks = weeks;
+    return log;
+  }
+
+  /** Append history days [log.days, days) (a week has DAYS.length of them). */
+  async extendToDays(days: number): Promise<HistoryLog> {
     const log = this.log;
     const t0 = nowMs();
     const from = log.days;
-    const to = weeks * DAYS.length;
+    const to = days;
     const c = new pg.Client({ connectionString: log.db.url, application_name: 'msgx-bench-history' });
     await c.connect();
     try {
@@ -90,7 +97,7 @@ export class HistoryBuilder {
     } finally {
       await c.end();
     }
-    log.weeks = weeks;
+    log.weeks = days / DAYS.length;
     log.buildSeconds.push((nowMs() - t0) / 1000);
     return log;
   }

@@ -33,16 +33,12 @@ export interface DayRows {
 
 /** Day `index` of the week as generated (same seed → same messages). */
 function generateWeekDay(index: number) {
-  const day = DAYS[index]!;
-  return generateDay({
-    seed: 100 + index,
-    day,
-    flights: FLIGHTS_PER_DAY,
-    firstFlid: 1_000_000 + index * 10_000,
-    firstSeqn: 10_000_000 + index * 1_000_000,
-    flopsPerFlight: FLOPS_PER_FLIGHT,
-    fullLists: true,
-  });
+  return generateFixtureDay(DAYS[index]!, 100 + index, 1_000_000 + index * 10_000, 10_000_000 + index * 1_000_000);
+}
+
+/** A day of the fixture's density and mix (FLIGHTS_PER_DAY flights, FLOPS_PER_FLIGHT FLOPs each, full lists). */
+function generateFixtureDay(day: string, seed: number, firstFlid: number, firstSeqn: number) {
+  return generateDay({ seed, day, flights: FLIGHTS_PER_DAY, firstFlid, firstSeqn, flopsPerFlight: FLOPS_PER_FLIGHT, fullLists: true });
 }
 
 /** The messages of day `index` that are in the log, in log order (the inbox of `msgx redecide`'s figure). */
@@ -52,27 +48,11 @@ export function loggedMessages(index: number): string[] {
 }
 
 export async function decideDay(index: number): Promise<DayRows> {
-  const day = DAYS[index]!;
   const gen = generateWeekDay(index);
   const last = index === DAYS.length - 1;
   const logged = last ? gen.messages.slice(0, -HELD_BACK) : gen.messages;
-  const mirror = new DomainMirror();
-  const out: DayRows = {
-    day, kinds: [], handlers: [], handlerVersions: [], flids: [], payloads: [], recordedAt: [],
-    liveTraffic: last ? gen.messages.slice(-HELD_BACK) : [], liveFlids: [], flights: 0,
-  };
-  for (const [i, raw] of logged.entries()) {
-    // Message ids inside the day only order its decisions; the caller renumbers them.
-    const d = await mirror.process(raw, String(i + 1));
-    out.kinds.push(d.decision.kind);
-    out.handlers.push(d.decision.handler ?? null);
-    out.handlerVersions.push(d.decision.handlerVersion ?? null);
-    out.flids.push(JSON.stringify(d.decision.flids ?? []));
-    out.payloads.push(JSON.stringify(d.decision.payload));
-    out.recordedAt.push(d.recordedAt.toISOString());
-  }
-  for (const f of mirror.flights.values()) if (!f.deleted) out.liveFlids.push(f.flid);
-  return { ...out, flights: mirror.flights.size };
+  const { rows } = await decideMessages(DAYS[index]!, logged);
+  return { ...rows, liveTraffic: last ? gen.messages.slice(-HELD_BACK) : [] };
 }
 
 /**
@@ -82,32 +62,36 @@ export async function decideDay(index: number): Promise<DayRows> {
  * day's flids and raw messages come along for the sweep decisions and the inbox.
  */
 export async function decideHistoryDay(n: number): Promise<DayRows> {
+  const { day, gen } = historyDay(n);
+  const { rows, mirror } = await decideMessages(day, gen.messages);
+  return { ...rows, allFlids: [...mirror.flights.keys()], raws: gen.messages };
+}
+
+/** History day `n` as generated: its operation day and its messages (the DNLD plan first, then its FLOPs). */
+export function historyDay(n: number): { day: string; gen: ReturnType<typeof generateDay> } {
   const base = DAYS[n % DAYS.length]!;
   const [y, m, d] = base.split('-').map(Number) as [number, number, number];
   const day = new Date(Date.UTC(y, m - 1, d + 7 * Math.floor(n / DAYS.length))).toISOString().slice(0, 10);
-  const gen = generateDay({
-    seed: 5000 + n,
-    day,
-    flights: FLIGHTS_PER_DAY,
-    firstFlid: 2_000_000 + n * 10_000,
-    firstSeqn: 200_000_000 + n * 1_000_000,
-    flopsPerFlight: FLOPS_PER_FLIGHT,
-    fullLists: true,
-  });
+  return { day, gen: generateFixtureDay(day, 5000 + n, 2_000_000 + n * 10_000, 200_000_000 + n * 1_000_000) };
+}
+
+/** Decides `messages` in order on a fresh DomainMirror: the day's rows (no live traffic) and the mirror. */
+async function decideMessages(day: string, messages: readonly string[]): Promise<{ rows: DayRows; mirror: DomainMirror }> {
   const mirror = new DomainMirror();
-  const out = {
+  const rows = {
     day, kinds: [] as string[], handlers: [] as (string | null)[], handlerVersions: [] as (number | null)[], flids: [] as string[],
-    payloads: [] as string[], recordedAt: [] as string[], liveTraffic: [], liveFlids: [] as string[], flights: 0,
+    payloads: [] as string[], recordedAt: [] as string[], liveTraffic: [] as string[], liveFlids: [] as string[], flights: 0,
   };
-  for (const [i, raw] of gen.messages.entries()) {
-    const dec = await mirror.process(raw, String(i + 1));
-    out.kinds.push(dec.decision.kind);
-    out.handlers.push(dec.decision.handler ?? null);
-    out.handlerVersions.push(dec.decision.handlerVersion ?? null);
-    out.flids.push(JSON.stringify(dec.decision.flids ?? []));
-    out.payloads.push(JSON.stringify(dec.decision.payload));
-    out.recordedAt.push(dec.recordedAt.toISOString());
+  for (const [i, raw] of messages.entries()) {
+    // Message ids inside the day only order its decisions; the caller renumbers them.
+    const d = await mirror.process(raw, String(i + 1));
+    rows.kinds.push(d.decision.kind);
+    rows.handlers.push(d.decision.handler ?? null);
+    rows.handlerVersions.push(d.decision.handlerVersion ?? null);
+    rows.flids.push(JSON.stringify(d.decision.flids ?? []));
+    rows.payloads.push(JSON.stringify(d.decision.payload));
+    rows.recordedAt.push(d.recordedAt.toISOString());
   }
-  for (const f of mirror.flights.values()) if (!f.deleted) out.liveFlids.push(f.flid);
-  return { ...out, flights: mirror.flights.size, allFlids: [...mirror.flights.keys()], raws: gen.messages };
+  for (const f of mirror.flights.values()) if (!f.deleted) rows.liveFlids.push(f.flid);
+  return { rows: { ...rows, flights: mirror.flights.size }, mirror };
 }

@@ -1,5 +1,5 @@
 import { adminRoutes } from '../operations/http/adminRoutes.ts';
-import { createWriterServices } from './writerServices.ts';
+import { createWriterServices, type WriterServicesOptions } from './writerServices.ts';
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
 import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
 import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, type RunMode } from '../platform/runMode.ts';
@@ -41,6 +41,8 @@ export interface AssembleOptions {
   readonly operator?: string;
   /** The pump's handlers (default: the registry's); tests inject another set here. */
   readonly decide?: Decider;
+  /** How the pump slices a big head (default its own); tests inject one that holds a turn. */
+  readonly bigHeadSlicing?: WriterServicesOptions['bigHeadSlicing'];
 }
 
 /**
@@ -111,7 +113,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
     services.push(lock, { name: 'writer-lock-taken', start: async () => void (lockTaken = true), stop: async () => undefined });
     // Everything else of the writer is built once the lock is held: its mode (shadow, cut-over) is
     // decided then, by the one writer, and every service is built for that mode.
-    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide, fence: lock, model, follower }));
+    services.push(writerServices(rt, { shadow, operator: opts.operator ?? 'msgx', readiness, decide: opts.decide, bigHeadSlicing: opts.bigHeadSlicing, fence: lock, model, follower }));
   }
 
   const sequence = new ServiceSequence((err, service) => rt.log.error({ err, service }, 'stop failed'));
@@ -133,6 +135,7 @@ function writerServices(
   rt: Runtime,
   opts: {
     shadow: boolean; operator: string; readiness: ReadinessCheck[]; decide: Decider | undefined; fence: WriterFence;
+    bigHeadSlicing: WriterServicesOptions['bigHeadSlicing'];
     model: WriteModel; follower: Service | undefined;
   },
 ): Service {
@@ -161,7 +164,7 @@ function writerServices(
   }
 
   function build(mode: RunMode): readonly Service[] {
-    const writer = createWriterServices(rt, { mode, fence: opts.fence, decide: opts.decide, model: opts.model });
+    const writer = createWriterServices(rt, { mode, fence: opts.fence, decide: opts.decide, bigHeadSlicing: opts.bigHeadSlicing, model: opts.model });
     opts.readiness.push(...writer.readiness);
     return writer.services;
   }

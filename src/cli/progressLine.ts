@@ -2,13 +2,20 @@
  * Progress of a long command on stderr: on a terminal one line rewritten in place, otherwise
  * (a log file, a pipe, CI) one plain line per report.
  */
+/** Where a progress line goes: a stream's TTY facts and its write (process.stderr, or a test's recorder). */
+export interface ProgressOutput {
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+  write(text: string): unknown;
+}
+
 export interface ProgressLine {
   update(text: string): void;
   /** End the in-place line (a no-op when not on a terminal). */
   done(): void;
 }
 
-export function createProgressLine(stream: NodeJS.WriteStream = process.stderr): ProgressLine {
+export function createProgressLine(stream: ProgressOutput = process.stderr): ProgressLine {
   const tty = stream.isTTY === true;
   let open = false;
   return {

@@ -10,12 +10,14 @@ import { describeFlights, describeReference, rebuildFlightsRecorded, rebuildRefe
 const CANCELLED = 130;
 
 export const rebuildCommand: Command = {
-  summary: 'rebuild read models from the log without downtime: flights [--page-size N] [--full] | reference | (none: every projection)',
-  usage: '[flights [--page-size N] [--full] | reference] [--operator NAME]',
+  summary: 'rebuild read models from the log without downtime: flights [--page-size N] [--full] [--fold-workers N] | reference | (none: every projection)',
+  usage: '[flights [--page-size N] [--full] [--fold-workers N] | reference] [--operator NAME]',
   help:
     'Folds the decision log into scratch tables beside the live ones while msgx keeps running, then\n' +
     'swaps them in. The flights start from the newest write-model snapshot of this fold code and fold the\n' +
     'decisions after it; --full (or no usable snapshot) folds the whole log from position 0. Progress goes to stderr (one line in place on a terminal, plain lines otherwise).\n' +
+    '--fold-workers N (2-16) folds a replay from position 0 on N worker threads, the flights split by flid: only worth it\n' +
+    'with that many idle cores (docs/projections.md "Parallel replay").\n' +
     'Ctrl-C cancels cleanly (exit 130): the live tables stay as they are.\n' +
     '`reference` rebuilds the reference-data and seasonal-schedule rows in one transaction (readers see the\n' +
     'old rows until it commits); with no name, flights and then reference are rebuilt.\n' +
@@ -25,7 +27,7 @@ export const rebuildCommand: Command = {
     const { values, positionals } = parseArgs({
       args: [...args],
       allowPositionals: true,
-      options: { 'page-size': { type: 'string' }, operator: { type: 'string' }, full: { type: 'boolean', default: false } },
+      options: { 'page-size': { type: 'string' }, 'fold-workers': { type: 'string' }, operator: { type: 'string' }, full: { type: 'boolean', default: false } },
       strict: true,
     });
     const [name, ...extra] = positionals;
@@ -39,6 +41,10 @@ export const rebuildCommand: Command = {
     const pageSize = values['page-size'] === undefined ? undefined : Number(values['page-size']);
     if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 100_000)) {
       throw new UsageError(`--page-size must be a whole number 1-100000 (got '${values['page-size']}')`);
+    }
+    const foldWorkers = values['fold-workers'] === undefined ? undefined : Number(values['fold-workers']);
+    if (foldWorkers !== undefined && !(Number.isInteger(foldWorkers) && foldWorkers >= 2 && foldWorkers <= 16)) {
+      throw new UsageError(`--fold-workers must be a whole number 2-16 (got '${values['fold-workers']}')`);
     }
 
     const rt = await openRuntime(cfg, log, { poolMax: 4, command: 'rebuild' });
@@ -55,7 +61,7 @@ export const rebuildCommand: Command = {
     for (const [sig, ls] of Object.entries(foreign)) for (const l of ls) process.off(sig, l);
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    const run = { startedBy: operatorName(values.operator), signal: abort.signal, full: values.full, ...(pageSize ? { pageSize } : {}), onLine: (line: string) => progress.update(line) };
+    const run = { startedBy: operatorName(values.operator), signal: abort.signal, full: values.full, ...(pageSize ? { pageSize } : {}), ...(foldWorkers ? { foldWorkers } : {}), onLine: (line: string) => progress.update(line) };
     const rebuildFlightsStep = async (): Promise<number> => {
       const result = await rebuildFlightsRecorded(rt, run);
       if (result.ok) {

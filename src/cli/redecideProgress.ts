@@ -4,13 +4,7 @@
  */
 import type { Clock } from '../platform/clock.ts';
 import type { RedecideProgress } from '../write/redecide/redecision.ts';
-import { rateAndEta } from './progressLine.ts';
-
-export interface ProgressOutput {
-  readonly isTTY?: boolean;
-  readonly columns?: number;
-  write(text: string): unknown;
-}
+import { createProgressLine, rateAndEta, type ProgressOutput } from './progressLine.ts';
 
 const BAR = 24;
 
@@ -27,8 +21,8 @@ export function progressReporter(out: ProgressOutput, clock: Clock, intervalMs =
   done(): void;
 } {
   const started = clock.now().getTime();
+  const line = createProgressLine(out);
   let last = Number.NEGATIVE_INFINITY;
-  let drawn = false;
   const tty = out.isTTY === true;
   return {
     report(p, force = false) {
@@ -36,17 +30,8 @@ export function progressReporter(out: ProgressOutput, clock: Clock, intervalMs =
       // A bar may redraw often; lines only once per interval.
       if (!force && now - last < (tty ? 100 : intervalMs)) return;
       last = now;
-      const line = formatRedecideProgress(p, (now - started) / 1000, tty);
-      if (tty) {
-        out.write(`\r${line.slice(0, Math.max(20, (out.columns ?? 120) - 1))}\x1b[K`);
-        drawn = true;
-      } else {
-        out.write(`${line}\n`);
-      }
+      line.update(formatRedecideProgress(p, (now - started) / 1000, tty));
     },
-    done() {
-      if (drawn) out.write('\n');
-      drawn = false;
-    },
+    done: () => line.done(),
   };
 }

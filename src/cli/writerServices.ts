@@ -9,7 +9,7 @@
  * prefixed.
  */
 import { createSharedReads } from '../projections/sharedReads.ts';
-import { appendedEvents } from '../log/appendedEvents.ts';
+import { appendedEvents, offerable } from '../log/appendedEvents.ts';
 import { createSentinel } from '../consistency/sentinel.ts';
 import type { Decider } from '../domain/decide.ts';
 import { shadowMailbox } from '../platform/mailbox/shadowMailbox.ts';
@@ -22,7 +22,7 @@ import { createBackfill, type Backfill } from '../write/backfill/backfillService
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
 import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
 import { createJobs } from '../write/jobs/jobsService.ts';
-import { createPump, type Pump } from '../write/pump/pumpService.ts';
+import { createPump, type Pump, type PumpOptions } from '../write/pump/pumpService.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
 import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
@@ -36,6 +36,8 @@ export interface WriterServicesOptions {
   readonly fence?: WriterFence;
   /** The pump's handlers (default: the registry's); tests inject another set here. */
   readonly decide?: Decider;
+  /** How the pump slices a big head (default the pump's BIG_HEAD_SLICING); tests inject one that holds a turn. */
+  readonly bigHeadSlicing?: PumpOptions['slicing'];
   /**
    * 'all' (default): everything `msgx start` runs. 'core': ingest, pump and backfill only — the
    * write test harness, which drives the rest itself.
@@ -75,9 +77,10 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     ...(opts.decide ? { decide: opts.decide } : {}),
     ...(opts.parts === 'core' ? {} : {
       onCommitted: (appended) => {
-        if (reads.wants(appended.rows[0]?.position)) reads.offer(appendedEvents(appended));
+        if (offerable(appended) && reads.wants(appended.rows[0]?.position)) reads.offer(appendedEvents(appended));
       },
     }),
+    ...(opts.bigHeadSlicing ? { slicing: opts.bigHeadSlicing } : {}),
   });
   const ingest = createIngest(wrt);
   // A snapshot is encoded once the projectors have passed it (or SNAPSHOT_SETTLE_MAX_MS): not beside a plan's projection.
@@ -87,7 +90,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
   if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
-  const projections = createProjectionServices(wrt, { sharedFold: model, reads });
+  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage, reads });
   const services: Service[] = [
     ...core,
     createJobs(wrt),

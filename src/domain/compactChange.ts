@@ -15,6 +15,7 @@ import type { Change, FlightCreated } from './changes.ts';
 import { fieldsOf } from './fields.ts';
 import type { FlightFields, FlightLists } from './flight.ts';
 import { listsOf } from './lists.ts';
+import { stepCounter, type Steps } from './steps.ts';
 
 /** A FlightCreated as stored: absent field = null, absent list = empty. */
 export interface CompactFlightCreated {
@@ -46,4 +47,16 @@ export function compactChanges(changes: readonly Change[]): (Change | CompactFli
 /** `changes` as read back: each FlightCreated full (expandCreated), the others as they are. */
 export function expandChanges<C extends Change>(changes: readonly C[]): C[] {
   return changes.map((c) => (c.type === 'FlightCreated' ? (expandCreated(c as FlightCreated) as C) : c));
+}
+
+/** `expandChanges` in steps (src/domain/steps.ts): a plan's 70,000 created flights read back a slice at a time. */
+export function* expandChangesSteps<C extends Change>(changes: readonly C[]): Steps<C[]> {
+  const out = new Array<C>(changes.length);
+  const step = stepCounter();
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i]!;
+    out[i] = c.type === 'FlightCreated' ? (expandCreated(c as FlightCreated) as C) : c;
+    if (step()) yield;
+  }
+  return out;
 }

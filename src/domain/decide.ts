@@ -18,6 +18,7 @@ import { decideReference, type SkippedRecord } from './reference/decideReference
 import { decideSeasonal } from './reference/decideSeasonal.ts';
 import { EMPTY_REFERENCE, type ReferenceState } from './reference/state.ts';
 import { dropStale } from './stale.ts';
+import { runSteps, type Steps } from './steps.ts';
 
 export type SkipReason = 'unknown-flight' | 'flight-deleted' | 'unknown-record' | 'stale';
 
@@ -79,7 +80,20 @@ export function decide(
   reference: ReferenceState = EMPTY_REFERENCE,
   opts: DecideOptions = {},
 ): Decision {
-  const decision = decideFresh(flights, message, reference, opts.planRequests ?? NO_PLAN_REQUESTS);
+  return runSteps(decideSteps(flights, message, reference, opts));
+}
+
+/**
+ * `decide` in steps (src/domain/steps.ts): the same decision, yielding between records of a plan,
+ * so that the pump can decide a plan of 70,000 records a slice at a time.
+ */
+export function* decideSteps(
+  flights: ReadonlyMap<string, FlightState>,
+  message: Message,
+  reference: ReferenceState = EMPTY_REFERENCE,
+  opts: DecideOptions = {},
+): Steps<Decision> {
+  const decision = yield* decideFresh(flights, message, reference, opts.planRequests ?? NO_PLAN_REQUESTS);
   if (opts.msgId === undefined) return decision;
   const { changes, staleFlids, allStaleFlids } = dropStale(flights, decision.changes, opts.msgId);
   if (staleFlids.length === 0) return decision;
@@ -94,24 +108,24 @@ export function decide(
   return out;
 }
 
-function decideFresh(
+function* decideFresh(
   flights: ReadonlyMap<string, FlightState>, message: Message, reference: ReferenceState, planRequests: PlanRequests,
-): Decision {
+): Steps<Decision> {
   const h = handlerOf(message);
   const base = { ok: true, handler: h.name, handlerVersion: h.version } as const;
   switch (message.type) {
     case 'SCHD': {
       const { styp } = message;
       if (styp === 'DEL') {
-        const out = decideSchdDelete(flights, message);
+        const out = yield* decideSchdDelete(flights, message);
         const decision: Decision = { ...base, changes: out.changes };
         if (out.unknownFlids.length > 0) decision.unknownFlids = out.unknownFlids;
         if (out.unknownFlids.length === message.records.length && message.records.length > 0) decision.skipped = 'unknown-flight';
         return decision;
       }
       const changes = styp === 'ADFT'
-        ? decideSchdUpsert(flights, message)
-        : decideSchdSnapshot(flights, { ...message, styp }, requestedWindowFor(planRequests, message));
+        ? yield* decideSchdUpsert(flights, message)
+        : yield* decideSchdSnapshot(flights, { ...message, styp }, requestedWindowFor(planRequests, message));
       return { ...base, changes };
     }
     case 'FLOP': {

@@ -11,6 +11,7 @@ import { isFlightChange, listOf, type Change, type FlightChange } from './change
 import { FIELD_NAMES, fieldsOf } from './fields.ts';
 import type { FieldName, FlightState } from './flight.ts';
 import { copyItems, copyLists, LIST_NAMES } from './lists.ts';
+import { runSteps, stepCounter, type Steps } from './steps.ts';
 
 const IS_FIELD: ReadonlySet<string> = new Set(FIELD_NAMES);
 
@@ -156,12 +157,22 @@ function addKeysSet(change: FlightChange, keys: string[]): void {
  * (what the stale rule of a replayed message compares against, see stale.ts).
  */
 export function applyDecision(flights: Map<string, FlightState>, event: AppliedEvent): Set<string> {
+  return runSteps(applyDecisionSteps(flights, event));
+}
+
+/**
+ * `applyDecision` in steps (src/domain/steps.ts): the pump folds a plan's 70,000 changes into its
+ * overlay a slice at a time. Nothing else may read `flights` before the steps are done.
+ */
+export function* applyDecisionSteps(flights: Map<string, FlightState>, event: AppliedEvent): Steps<Set<string>> {
+  const step = stepCounter();
   const touched = new Set<string>();
   // States evolve made in this call: no one else holds them yet, so they are stamped in place.
   const fresh = new Set<FlightState>();
   const versionBefore = new Map<string, number>();
   const setKeys = event.msgId === null ? null : new Map<string, string[]>();
   for (const change of event.changes) {
+    if (step()) yield;
     if (change.type === 'FlightsArchived') {
       for (const flid of change.flids) {
         if (flights.delete(flid)) touched.add(flid);
@@ -183,6 +194,7 @@ export function applyDecision(flights: Map<string, FlightState>, event: AppliedE
     touched.add(change.flid);
   }
   for (const flid of touched) {
+    if (step()) yield;
     const state = flights.get(flid);
     if (state === undefined) continue;
     const stateVersion = (versionBefore.get(flid) ?? state.stateVersion - 1) + 1;

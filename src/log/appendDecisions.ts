@@ -2,7 +2,8 @@ import type { PoolClient } from '../platform/db.ts';
 import { columnArrays, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 import { Channels } from '../platform/channels.ts';
 import type { DecisionBody, DecisionKind, DecisionOf } from '../domain/decisionPayload.ts';
-import { compactChanges } from '../domain/compactChange.ts';
+import { compactChanges, compactCreated } from '../domain/compactChange.ts';
+import { stepCounter, type Steps } from '../domain/steps.ts';
 
 /**
  * The one way anything appends to `decision_event`: inside the caller's transaction, after
@@ -26,6 +27,11 @@ export interface DecisionEnvelope {
   readonly handler?: string | null;
   readonly handlerVersion?: number | null;
   readonly flids?: readonly string[];
+  /**
+   * The stored payload's JSON text, made beforehand (storedPayloadText, a slice at a time, by the
+   * pump for a big decision); absent: made when the append is staged.
+   */
+  readonly storedText?: string;
 }
 
 export type NewDecision = DecisionEnvelope & DecisionBody;
@@ -109,7 +115,9 @@ export function appendValues(
 ): { values: unknown[]; positions: string[]; rows: AppendedRow[] } {
   const first = BigInt(lastPosition) + 1n;
   const positions = decisions.map((_, i) => String(first + BigInt(i)));
-  const appended = decisions.map((d, i): AppendedRow => ({ position: positions[i]!, msgId: d.msgId, kind: d.kind, payload: JSON.stringify(storedPayload(d)) }));
+  const appended = decisions.map((d, i): AppendedRow => ({
+    position: positions[i]!, msgId: d.msgId, kind: d.kind, payload: d.storedText ?? JSON.stringify(storedPayload(d)),
+  }));
   const rows = decisions.map((d, i): CellValue[] => [
     positions[i]!, d.msgId, d.kind, d.handler ?? null, d.handlerVersion ?? null, JSON.stringify(d.flids ?? []), appended[i]!.payload,
   ]);
@@ -119,4 +127,28 @@ export function appendValues(
 /** The payload as stored: created flights compact (src/domain/compactChange.ts; read back full by every reader). */
 function storedPayload(d: DecisionBody): unknown {
   return d.kind === 'Applied' || d.kind === 'Correction' ? { ...d.payload, changes: compactChanges(d.payload.changes) } : d.payload;
+}
+
+/** Opens the JSON text of a stored payload whose first key is `changes`, with an empty list. */
+const EMPTY_CHANGES = '{"changes":[]';
+
+/**
+ * The stored payload's JSON text in steps (src/domain/steps.ts), the same text as
+ * JSON.stringify(storedPayload(d)): the changes are written one by one (a compact FlightCreated
+ * each), between them the steps yield — a 16 MiB plan's 27 MB of JSON is not one uninterrupted
+ * stringify on the writer's loop (docs/projections.md "Big decisions").
+ */
+export function* storedPayloadText(d: DecisionBody): Steps<string> {
+  if (d.kind !== 'Applied' && d.kind !== 'Correction') return JSON.stringify(d.payload);
+  const rest = JSON.stringify({ ...d.payload, changes: [] });
+  if (!rest.startsWith(EMPTY_CHANGES)) return JSON.stringify(storedPayload(d));
+  const { changes } = d.payload;
+  const parts = new Array<string>(changes.length);
+  const step = stepCounter();
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i]!;
+    parts[i] = JSON.stringify(c.type === 'FlightCreated' ? compactCreated(c) : c);
+    if (step()) yield;
+  }
+  return `{"changes":[${parts.join(',')}]${rest.slice(EMPTY_CHANGES.length)}`;
 }

@@ -20,6 +20,21 @@ export interface Appended {
   readonly recordedAt: Date;
 }
 
+/**
+ * Payload text (characters) up to which an append's events are offered from the rows it sent. A
+ * larger decision (a 16 MiB plan's is ~27 MB) would be parsed and expanded here in one go on the
+ * writer's loop; its projectors read it back instead, where readDecisionsAfter expands it in slices
+ * (docs/projections.md "Big decisions"). A plan snapshot of 3,000 flights (~7 MB) is offered.
+ */
+export const OFFER_MAX_PAYLOAD_CHARS = 8 * 1024 * 1024;
+
+/** The append is small enough to hand over parsed (OFFER_MAX_PAYLOAD_CHARS). */
+export function offerable(appended: Appended): boolean {
+  let chars = 0;
+  for (const r of appended.rows) chars += r.payload.length;
+  return chars <= OFFER_MAX_PAYLOAD_CHARS;
+}
+
 export function appendedEvents(appended: Appended): DecisionEvent[] {
   const recordedAt = appended.recordedAt.toISOString();
   return appended.rows.map((r) => {

@@ -64,6 +64,15 @@ export async function refuseArchivedAfter(q: Queryable, after: string, what: str
 }
 
 /**
+ * The archived months that begin at or before the instant `asOf`, oldest first: a flight's history
+ * up to `asOf` may lie in them (time travel, docs/read-api.md).
+ */
+export async function archivedMonthsUntil(q: Queryable, asOf: Date): Promise<ArchivedMonthFiles[]> {
+  const until = asOf.toISOString().slice(0, 7);
+  return (await archivedDecisions(q)).months.filter((m) => m.month <= until);
+}
+
+/**
  * The archived month whose messages' id range holds `msgId` (history_archive's inbox_message rows),
  * or undefined. Ids are handed out in arrival order, so a range match names the month to restore.
  */

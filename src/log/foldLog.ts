@@ -30,19 +30,31 @@ export async function foldLog(
   }
 }
 
+/** Flight states as of a position, to fold on from (a write-model snapshot: docs/recovery.md "Write-model snapshots"). */
+export interface FoldBase {
+  readonly position: string;
+  readonly flights: ReadonlyMap<string, FlightState>;
+}
+
 /**
- * The states as of position `upTo` of just the flights `flids` (those that exist then): every
- * decision up to there that names one of them (`decision_event.flids`, GIN-indexed), folded in
- * order. Other flights those decisions touch come out incomplete and are left out.
+ * The states as of position `upTo` of just the flights `flids` (those that exist then): their
+ * states in `base` (none: from position 0), then every decision after it up to `upTo` that names
+ * one of them (`decision_event.flids`, GIN-indexed), folded in order. Other flights those
+ * decisions touch come out incomplete and are left out.
  */
 export async function foldFlightsUpTo(
   q: Queryable,
   flids: readonly string[],
   upTo: string,
+  base?: FoldBase,
   pageSize = 5000,
 ): Promise<Map<string, FlightState>> {
   const folded = new Map<string, FlightState>();
-  let after = '0';
+  for (const flid of base ? flids : []) {
+    const state = base!.flights.get(flid);
+    if (state) folded.set(flid, state);
+  }
+  let after = base?.position ?? '0';
   for (;;) {
     const { rows } = await q.query<{ position: string; msg_id: string | null; changes: Change[] | null; recorded_at: string }>(
       `SELECT position, msg_id, payload->'changes' AS changes,

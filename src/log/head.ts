@@ -3,7 +3,7 @@
  * Positions up to a committed head are all committed: they are handed out under pipeline_lock in
  * commit order.
  */
-import type { Queryable } from '../platform/db.ts';
+import { queryMap, type Queryable } from '../platform/db.ts';
 
 /** The highest committed position ('0' for an empty log). */
 export async function logHead(q: Queryable): Promise<string> {
@@ -29,11 +29,6 @@ export async function positionAtOrBefore(q: Queryable, instant: Date): Promise<s
 
 /** When each of some positions was recorded (position → instant); absent positions are left out. */
 export async function recordedAtOf(q: Queryable, positions: readonly string[]): Promise<Map<string, Date>> {
-  const out = new Map<string, Date>();
-  if (positions.length === 0) return out;
-  const { rows } = await q.query<{ position: string; at: Date }>(
-    'SELECT position::text AS position, recorded_at AS at FROM decision_event WHERE position = ANY($1::bigint[])', [positions],
-  );
-  for (const r of rows) out.set(r.position, r.at);
-  return out;
+  if (positions.length === 0) return new Map();
+  return queryMap(q, 'SELECT position::text AS k, recorded_at AS v FROM decision_event WHERE position = ANY($1::bigint[])', [positions]);
 }

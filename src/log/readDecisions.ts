@@ -5,7 +5,8 @@
 import type { AppliedEvent } from '../domain/evolve.ts';
 import type { Change } from '../domain/changes.ts';
 import { decisionBody, decisionKindAt, type DecisionBody, type DecisionKind } from '../domain/decisionPayload.ts';
-import { expandChanges } from '../domain/compactChange.ts';
+import { expandChanges, expandChangesSteps } from '../domain/compactChange.ts';
+import { DEFAULT_TIME_SLICING, runSliced, SLICED_FROM_CHANGES } from '../platform/slicing.ts';
 import type { Queryable } from '../platform/db.ts';
 
 export interface DecisionEvent {
@@ -32,17 +33,50 @@ interface Row {
  * range the planner may pick a bitmap scan plus sort over the whole range; this is an index scan.)
  */
 export async function readDecisionsAfter(q: Queryable, after: string, limit: number): Promise<DecisionEvent[]> {
-  const { rows } = await q.query<Row>(
+  const { rows } = await q.query<Row & { big: boolean | null }>(
     // recorded_at as UTC ISO text (as Date#toISOString prints it): no Date parsing per event.
-    `SELECT position, msg_id, kind, payload->'changes' AS changes,
+    `SELECT position, msg_id, kind, ${bigOr("payload->'changes'", '$3')} AS changes, ${isBig('$3')} AS big,
             to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at
        FROM decision_event
       WHERE position > $1::bigint
       ORDER BY position
       LIMIT $2`,
-    [after, limit],
+    [after, limit, SLICED_FROM_CHANGES],
   );
-  return rows.map(toDecisionEvent);
+  return eventsOf(q, rows);
+}
+
+/**
+ * The rows as events. A big decision's changes are expanded in slices (src/platform/slicing.ts):
+ * the read-back of a 16 MiB plan's 21,000 created flights does not hold the writer's loop.
+ */
+async function eventsOf(q: Queryable, rows: readonly (Row & { big: boolean | null })[]): Promise<DecisionEvent[]> {
+  const out: DecisionEvent[] = [];
+  for (const r of rows) {
+    const changes = r.big ? (await runSliced(expandChangesSteps(await changesOneByOne(q, r.position)), DEFAULT_TIME_SLICING)).value : undefined;
+    out.push(toDecisionEvent(r, changes));
+  }
+  return out;
+}
+
+/**
+ * A decision's changes with SLICED_FROM_CHANGES or more of them (a plan) are not read as one jsonb
+ * value: the driver's JSON.parse of a 16 MiB plan's 29 MB row held the writer's loop for 0.3 s
+ * quiet, 2 s at load 20. Read here as one row per change, each parsed as its row arrives.
+ */
+const bigOr = (value: string, from: string): string => `CASE WHEN ${isBig(from)} THEN NULL ELSE ${value} END`;
+const isBig = (from: string): string =>
+  `(jsonb_typeof(payload->'changes') = 'array' AND jsonb_array_length(payload->'changes') >= ${from}::int)`;
+
+async function changesOneByOne(q: Queryable, position: string): Promise<Change[]> {
+  const { rows } = await q.query<{ change: Change }>(
+    `SELECT e.change FROM decision_event d, jsonb_array_elements(d.payload->'changes') WITH ORDINALITY AS e(change, n)
+      WHERE d.position = $1::bigint ORDER BY e.n`,
+    [position],
+  );
+  const out = new Array<Change>(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = rows[i]!.change;
+  return out;
 }
 
 /**
@@ -57,17 +91,18 @@ export async function readDecisionsAfterHolding(
   held: readonly string[],
 ): Promise<(DecisionEvent & { readonly held: boolean })[]> {
   if (held.length === 0) return (await readDecisionsAfter(q, after, limit)).map((e) => ({ ...e, held: false }));
-  const { rows } = await q.query<Row & { held: boolean }>(
+  const { rows } = await q.query<Row & { held: boolean; big: boolean | null }>(
     `SELECT position, msg_id, kind, position = ANY($3::bigint[]) AS held,
-            CASE WHEN position = ANY($3::bigint[]) THEN NULL ELSE payload->'changes' END AS changes,
+            CASE WHEN position = ANY($3::bigint[]) THEN NULL ELSE ${bigOr("payload->'changes'", '$4')} END AS changes,
+            (position <> ALL($3::bigint[]) AND ${isBig('$4')}) AS big,
             to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at
        FROM decision_event
       WHERE position > $1::bigint
       ORDER BY position
       LIMIT $2`,
-    [after, limit, held],
+    [after, limit, held, SLICED_FROM_CHANGES],
   );
-  return rows.map((r) => ({ ...toDecisionEvent(r), held: r.held }));
+  return (await eventsOf(q, rows)).map((e, i) => ({ ...e, held: rows[i]!.held }));
 }
 
 /**
@@ -84,15 +119,50 @@ export async function readReferenceDecisions(q: Queryable, after: string, upTo: 
       ORDER BY position LIMIT $3`,
     [after, upTo, limit],
   );
-  return rows.map(toDecisionEvent);
+  return rows.map((r) => toDecisionEvent(r));
 }
 
-function toDecisionEvent(r: Row): DecisionEvent {
+/** A decision of one shard's page (readShardAfter): its changes still JSON text. */
+export interface ShardDecision {
+  readonly position: string;
+  readonly msgId: string | null;
+  readonly kind: string;
+  /** `payload.changes` as JSON text; null when the decision has none. */
+  readonly changes: string | null;
+  /** UTC ISO instant. */
+  readonly recordedAt: string;
+  /** The decision names exactly one flight (its `flids`), of this shard; false: it comes to every shard. */
+  readonly own: boolean;
+}
+
+/**
+ * Up to `limit` decisions after `after`, ascending, that shard `shard` of `shards` folds
+ * (src/projections/rebuild/shardFold.ts): those whose one flid's last character's code is `shard`
+ * modulo `shards`, and every decision naming no flight or several (plans, archives). PostgreSQL
+ * filters by the `flids` column, so each shard's reader gets only its part of the FLOPs; the shard
+ * checks that an `own` decision's changes name no other shard's flight.
+ */
+export async function readShardAfter(q: Queryable, after: string, limit: number, shard: number, shards: number): Promise<ShardDecision[]> {
+  const { rows } = await q.query<{ position: string; msg_id: string | null; kind: string; changes: string | null; recorded_at: string; own: boolean }>(
+    `SELECT position, msg_id, kind, (payload->'changes')::text AS changes,
+            to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at,
+            cardinality(flids) = 1 AS own
+       FROM decision_event
+      WHERE position > $1::bigint AND (cardinality(flids) <> 1 OR ascii(right(flids[1], 1)) % $3 = $4)
+      ORDER BY position
+      LIMIT $2`,
+    [after, limit, shards, shard],
+  );
+  return rows.map((r) => ({ position: r.position, msgId: r.msg_id, kind: r.kind, changes: r.changes, recordedAt: r.recorded_at, own: r.own }));
+}
+
+/** `expanded`: the row's changes, already expanded (a big decision's, in slices). */
+function toDecisionEvent(r: Row, expanded?: Change[]): DecisionEvent {
   return {
     position: r.position,
     msgId: r.msg_id,
     kind: decisionKindAt(r.position, r.kind),
-    changes: Array.isArray(r.changes) ? expandChanges(r.changes) : null,
+    changes: expanded ?? (Array.isArray(r.changes) ? expandChanges(r.changes) : null),
     recordedAt: r.recorded_at,
   };
 }

@@ -19,6 +19,8 @@ export interface RebuildRun {
   readonly pageSize?: number;
   /** Fold from position 0 even when a write-model snapshot of this fold code is stored. */
   readonly full?: boolean;
+  /** Worker threads for a replay from position 0 (rebuildFlights' foldWorkers; default none). */
+  readonly foldWorkers?: number;
   /** Each progress line, as a terminal shows it (rate-limited by the rebuild's own tracker). */
   readonly onLine?: (line: string) => void;
   /** Once it is on record: the RebuildRequested decision's position and the operation_progress row. */
@@ -63,6 +65,7 @@ export async function rebuildFlightsRecorded(rt: Runner, run: RebuildRun): Promi
         log: rt.log.child({ role: 'rebuild' }),
         ...(run.signal ? { signal: run.signal } : {}),
         ...(run.pageSize ? { pageSize: run.pageSize } : {}),
+        ...(run.foldWorkers ? { foldWorkers: run.foldWorkers } : {}),
         ...(run.full ? {} : { startFrom: () => Promise.resolve(image) }),
         onProgress: (p) => {
           run.onLine?.(formatProgress('flights', p));

@@ -170,3 +170,8 @@ export function createListener(opts: ListenOptions): Listener {
     },
   };
 }
+
+/** A listener whose only job is to wake a loop: every notification, and every (re)connect, notify `wakeup`. */
+export function createWakingListener(wakeup: { notify(): void }, opts: Omit<ListenOptions, 'onNotify' | 'onListening'>): Listener {
+  return createListener({ ...opts, onNotify: () => wakeup.notify(), onListening: () => wakeup.notify() });
+}

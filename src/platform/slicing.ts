@@ -5,6 +5,7 @@
  * pending I/O callbacks run (a pump round trip, a /healthz answer), so no slice holds the loop for
  * longer than `every` units of work.
  */
+import { performance } from 'node:perf_hooks';
 
 /** How a long piece of work is sliced: a turn after every `every` units. */
 export interface Slicing {
@@ -36,3 +37,43 @@ export function slicer(slicing: Slicing): { tick(): Promise<void> | undefined } 
     },
   };
 }
+
+/** How `runSliced` cuts a computation: a turn once a slice has run this long. */
+export interface TimeSlicing {
+  /** Wall milliseconds of work per slice. */
+  readonly sliceMs: number;
+  /** One turn of the event loop (a test injects one that counts or waits). */
+  turn(): Promise<void>;
+  /** Milliseconds of the clock the slices' cost is counted in (e.g. the thread's CPU time); default wall time. */
+  readonly clock?: () => number;
+}
+
+/**
+ * A computation in steps (src/domain/steps.ts: a generator that yields between units of work),
+ * run a slice of about `sliceMs` at a time with a turn of the event loop between slices. Returns
+ * its value and what its slices cost in `clock` (the turns, and whatever ran in them, not counted).
+ */
+export async function runSliced<T>(steps: Iterator<undefined, T, undefined>, slicing: TimeSlicing): Promise<{ value: T; spentMs: number }> {
+  const clock = slicing.clock ?? (() => performance.now());
+  let spentMs = 0;
+  for (;;) {
+    const c0 = clock();
+    const until = performance.now() + slicing.sliceMs;
+    let r = steps.next();
+    while (!r.done && performance.now() < until) r = steps.next();
+    spentMs += clock() - c0;
+    if (r.done) return { value: r.value, spentMs };
+    await slicing.turn();
+  }
+}
+
+/**
+ * The default time slicing (docs/projections.md "Big decisions"): ~50 ms of work, then a turn. A
+ * 16 MiB plan's decide, fold, payload text and read-back each take a few hundred milliseconds on a
+ * quiet machine and several seconds under load; in slices, /healthz and the lock's keepalive wait
+ * for one slice at most.
+ */
+export const DEFAULT_TIME_SLICING: TimeSlicing = { sliceMs: 50, turn: nextTurn };
+
+/** Changes in one decision from which readers and projectors handle it in slices (below: at one go, no await). */
+export const SLICED_FROM_CHANGES = 2048;

@@ -5,7 +5,8 @@
  */
 import { isFlightChange } from '../domain/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
-import { applyDecision } from '../domain/evolve.ts';
+import { applyDecisionSteps } from '../domain/evolve.ts';
+import { runSteps, type Steps } from '../domain/steps.ts';
 import type { Queryable } from '../platform/db.ts';
 import { appliedEvent, hasChanges, type DecisionEvent } from '../log/readDecisions.ts';
 import type { FlightTables } from '../readModel/flightTables.ts';
@@ -33,9 +34,14 @@ export function referencedFlids(events: readonly DecisionEvent[]): string[] {
 }
 
 export function foldEvents(flights: Map<string, FlightState>, events: readonly DecisionEvent[], pending: PendingWrites): void {
+  runSteps(foldEventsSteps(flights, events, pending));
+}
+
+/** `foldEvents` in steps (src/domain/steps.ts): the live projector folds a plan's decision a slice at a time. */
+export function* foldEventsSteps(flights: Map<string, FlightState>, events: readonly DecisionEvent[], pending: PendingWrites): Steps<void> {
   for (const e of events) {
     if (!hasChanges(e)) continue;
-    for (const flid of applyDecision(flights, appliedEvent(e))) pending.dirty.add(flid);
+    for (const flid of yield* applyDecisionSteps(flights, appliedEvent(e))) pending.dirty.add(flid);
     for (const c of e.changes) if (c.type === 'PlanSnapshotApplied') pending.snapshots.push(snapshotRow(e, c));
   }
 }

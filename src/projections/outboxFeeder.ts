@@ -12,13 +12,14 @@
  * flights never hold the writer's loop for long (docs/projections.md "Big decisions").
  */
 import type { FlightState } from '../domain/flight.ts';
-import { applyDecision } from '../domain/evolve.ts';
+import { applyDecision, applyDecisionSteps } from '../domain/evolve.ts';
 import type { Clock } from '../platform/clock.ts';
-import type { PoolClient } from '../platform/db.ts';
+import type { PoolClient, Queryable } from '../platform/db.ts';
 import { LazyMap } from '../platform/lazyMap.ts';
-import { DEFAULT_SLICING, slicer, type Slicing } from '../platform/slicing.ts';
+import { DEFAULT_SLICING, DEFAULT_TIME_SLICING, runSliced, slicer, SLICED_FROM_CHANGES, type Slicing } from '../platform/slicing.ts';
 import { appliedEvent, hasChanges, readDecisionsAfter, type DecisionEvent } from '../log/readDecisions.ts';
-import { foldFlightsUpTo, foldLog } from '../log/foldLog.ts';
+import { archivedDecisions, refuseArchivedAfter } from '../log/archivedHistory.ts';
+import { foldFlightsUpTo, foldLog, type FoldBase } from '../log/foldLog.ts';
 import { referencedFlids } from './flightFold.ts';
 import { notifyOutbox, outboxInserter } from './insertOutbox.ts';
 import { JournaledMap } from './journaledMap.ts';
@@ -57,6 +58,13 @@ export interface OutboxFeederOptions {
   shared?: SharedFold;
   /** Rows made per turn of the event loop (default DEFAULT_SLICING). */
   slicing?: Slicing;
+  /**
+   * The newest write-model snapshot at or before a position (src/write/snapshot): a refold starts
+   * from it instead of position 0, which an archived month may have taken away (docs/operations.md
+   * "Archive a month"). Absent, or none there: the refold starts at 0, and refuses over archived
+   * months, naming the files to restore.
+   */
+  snapshot?: (q: Queryable, atMost: string) => Promise<FoldBase | undefined>;
 }
 
 export interface OutboxFeeder extends Projector {
@@ -109,12 +117,25 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
       // absent in both); only the others are folded from the log, up to `to`.
       const changed = await changedAfter(client, to, sharedAt!);
       flights.copyFrom(snapshot, changed);
-      for (const [flid, state] of await foldFlightsUpTo(client, [...changed], to)) flights.set(flid, state);
+      if (changed.size > 0) {
+        // Their decisions via the flids index cost what those flights saw, unless a month is archived.
+        const base = (await archivedDecisions(client)).upTo === '0' ? undefined : await baseAt(client, to);
+        for (const [flid, state] of await foldFlightsUpTo(client, [...changed], to, base)) flights.set(flid, state);
+      }
     } else {
-      const reached = await foldLog(client, flights, '0', to);
+      const base = await baseAt(client, to);
+      if (base) flights.copyFrom(base.flights);
+      const reached = await foldLog(client, flights, base?.position ?? '0', to);
       if (reached !== to) throw new Error(`outbox fold reached position ${reached}, expected ${to}`);
     }
     foldedTo = to;
+  }
+
+  /** Where a refold up to `to` starts: the newest snapshot at or before it, else position 0 if no month it needs is archived. */
+  async function baseAt(client: PoolClient, to: string): Promise<FoldBase | undefined> {
+    const base = to === '0' ? undefined : await opts.snapshot?.(client, to);
+    await refuseArchivedAfter(client, base?.position ?? '0', `the outbox feeder's fold up to position ${to}`);
+    return base;
   }
 
   /** Hold the shared fold's state of each flight that is at the same decision there. */
@@ -140,7 +161,10 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
       const slice = slicer(opts.slicing ?? DEFAULT_SLICING);
       for (const e of events) {
         if (!hasChanges(e)) continue;
-        const touched = applyDecision(flights, appliedEvent(e));
+        // A plan's decision (21,000–70,000 changes) is folded in slices, with the feeder's turns between them.
+        const touched = e.changes.length < SLICED_FROM_CHANGES
+          ? applyDecision(flights, appliedEvent(e))
+          : (await runSliced(applyDecisionSteps(flights, appliedEvent(e)), { ...DEFAULT_TIME_SLICING, turn: () => (opts.slicing ?? DEFAULT_SLICING).turn() })).value;
         share(touched);
         if (!isSentKind(e.kind)) continue;
         for (const row of outboxRowsOf(e, touched, flights, rules)) {

@@ -10,7 +10,7 @@ import type { ReadinessCheck, Service } from '../platform/service.ts';
 import { createDecisionListener } from './decisionListener.ts';
 import { createEsdbForwarder, ESDB_PROJECTOR } from './esdb/esdbForwarder.ts';
 import { createFlightProjector } from './flightProjector.ts';
-import { createOutboxFeeder, type SharedFold } from './outboxFeeder.ts';
+import { createOutboxFeeder, type OutboxFeederOptions, type SharedFold } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorLoop } from './projectorLoop.ts';
 import { createReferenceProjector } from './reference/referenceProjector.ts';
@@ -26,6 +26,8 @@ export interface ProjectionServicesOptions {
   coutmsgsRoutes?: readonly CoutmsgsRoute[];
   /** The pump's write model, whose flight states the outbox feeder shares (outboxFeeder.ts). */
   sharedFold?: SharedFold;
+  /** The newest write-model snapshot at or before a position, for the outbox feeder's refold (outboxFeeder.ts). */
+  snapshot?: OutboxFeederOptions['snapshot'];
   /** How the flight projector and the outbox feeder slice a big decision (default DEFAULT_SLICING; a test injects its own). */
   slicing?: { readonly flights?: Slicing; readonly outbox?: Slicing };
   /** The projectors' shared reads (default: their own); the writer passes the ones its pump offers its commits to. */
@@ -53,6 +55,7 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const outbox = createProjectorLoop({
     pool: rt.pool, projector: createOutboxFeeder({
       clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes, ...(opts.sharedFold ? { shared: opts.sharedFold } : {}),
+      ...(opts.snapshot ? { snapshot: opts.snapshot } : {}),
       ...(opts.slicing?.outbox ? { slicing: opts.slicing.outbox } : {}),
       ...aidxFeed(rt.cfg, log.child({ projector: 'outbox', target: 'AIDX' })),
     }), wakeup: outboxWake,

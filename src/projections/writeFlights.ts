@@ -1,6 +1,6 @@
 /**
  * Write whole flights into the read-model tables: upsert their flight_schd rows, replace all their
- * detail rows, and physically remove archived flights (the detail rows go by ON DELETE CASCADE).
+ * detail rows, and physically remove archived flights with their detail rows.
  * Every statement is a batch over unnest arrays, so the cost per statement, not per row, dominates;
  * a chunk of flights is therefore at most two statements (docs/projections.md "Flight projector"):
  * one that deletes the detail rows of the flights that may have some, one that upserts the
@@ -22,8 +22,14 @@ const FLIGHT_UPDATE_SET = ROW_COLUMNS.filter((c) => c.name !== 'flid')
   .map((c) => `${c.name} = EXCLUDED.${c.name}`)
   .join(', ');
 
+/**
+ * Remove archived flights: their detail rows, then their flight_schd rows. The detail rows are
+ * deleted here rather than left to ON DELETE CASCADE because a rebuild's scratch tables get their
+ * foreign keys only after the bulk write (rebuild/scratchTables.ts).
+ */
 export async function removeFlights(q: Queryable, tables: FlightTables, flids: readonly string[]): Promise<void> {
   if (flids.length === 0) return;
+  for (const spec of DETAIL_SPECS) await q.query(`DELETE FROM ${tables.detail[spec.table]} WHERE flid = ANY($1::bigint[])`, [flids]);
   await q.query(`DELETE FROM ${tables.flight} WHERE flid = ANY($1::bigint[])`, [flids]);
 }
 

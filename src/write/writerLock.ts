@@ -102,12 +102,19 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
     return false;
   }
 
-  /** One round trip on the lock connection, at most PROBE_INTERVAL_MS: answered → the lease starts again. */
+  /**
+   * One round trip on the lock connection, at most PROBE_INTERVAL_MS: answered → the lease starts
+   * again. After a block of the event loop longer than that (a fold or a big decision), the timer
+   * is run before the socket is read, though the answer may be waiting there: one more turn of the
+   * loop (its poll phase reads the socket) lets an answer that came in time count.
+   */
   async function roundTrip(c: pg.Client): Promise<boolean> {
-    const answered = await Promise.race([
-      c.query('SELECT 1').then(() => true, () => false),
-      opts.clock.sleep(PROBE_INTERVAL_MS, stop.signal).then(() => false),
-    ]);
+    let answered = false;
+    const reply = c.query('SELECT 1').then(() => {
+      answered = true;
+    }, () => undefined);
+    await Promise.race([reply, opts.clock.sleep(PROBE_INTERVAL_MS, stop.signal)]);
+    if (!answered) await new Promise((resolve) => setImmediate(resolve));
     if (answered) confirmedAt = now();
     return answered;
   }

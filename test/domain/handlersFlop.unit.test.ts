@@ -155,14 +155,6 @@ describe('FLOP semantics', () => {
     expect(toFlightView(flights.get('1')!).abnormal).toBeNull();
   });
 
-  it('FDIV DDES="" DDIR="" and FRET REID="" undo, like empty elements', () => {
-    const flights = fold([SEED, flopXml('FDIV', [['1', '<FDIV DDES="PVG" DDIR="TO"/>']]), flopXml('FRET', [['1', '<FRET REID="A"/>']])]);
-    expect(step(flights, flopXml('FDIV', [['1', '<FDIV DDES="" DDIR=""/>']])).changes)
-      .toEqual([{ type: 'FlightUpdated', flid: '1', fields: { diversionAirport: null, diversionDirection: null } }]);
-    expect(step(flights, flopXml('FRET', [['1', '<FRET REID=""/>']])).changes)
-      .toEqual([{ type: 'FlightUpdated', flid: '1', fields: { returnType: null } }]);
-  });
-
   it('plan records carry the new elements and apply them', () => {
     const flights = fold([schdXml('ADFT', [fltr('5', '14MAR251040',
       '<MVIN>D</MVIN><MAXP>158</MAXP><FLAB ARES="WEATHER">LATE INBOUND</FLAB><EOBT>14MAR251045</EOBT><RUNW>02L</RUNW>' +
@@ -175,11 +167,14 @@ describe('FLOP semantics', () => {
     });
   });
 
-  it('FDIV and FRET are undone by an empty element', () => {
+  it.each([
+    ['an empty element', '<FDIV/>', '<FRET/>'],
+    ['empty attributes (DDES="" DDIR="", REID="")', '<FDIV DDES="" DDIR=""/>', '<FRET REID=""/>'],
+  ])('FDIV and FRET are undone by %s', (_how, fdiv, fret) => {
     const flights = fold([SEED, flopXml('FDIV', [['1', '<FDIV DDES="PVG" DDIR="TO"/>']]), flopXml('FRET', [['1', '<FRET REID="A"/>']])]);
-    expect(step(flights, flopXml('FDIV', [['1', '<FDIV/>']])).changes)
+    expect(step(flights, flopXml('FDIV', [['1', fdiv]])).changes)
       .toEqual([{ type: 'FlightUpdated', flid: '1', fields: { diversionAirport: null, diversionDirection: null } }]);
-    expect(step(flights, flopXml('FRET', [['1', '<FRET/>']])).changes)
+    expect(step(flights, flopXml('FRET', [['1', fret]])).changes)
       .toEqual([{ type: 'FlightUpdated', flid: '1', fields: { returnType: null } }]);
   });
 

@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archivedDecisions, archivedMonthOfMessage, refuseArchivedAfter } from '../../src/log/archivedHistory.ts';
-import { withTransaction } from '../../src/platform/db.ts';
 import { RefusedError } from '../../src/platform/errors.ts';
 import { noFaults, type FaultPoint, type Faults } from '../../src/platform/faults.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
@@ -21,8 +20,13 @@ import { parseChecksums } from '../../src/operations/archive/archiveFile.ts';
 import { restoreMonth } from '../../src/operations/archive/restoreMonth.ts';
 import { ensureMonthsAhead, HISTORY_TABLES, MONTHS_AHEAD, partitionName } from '../../src/log/historyMonths.ts';
 import { rebuildFlightsRecorded } from '../../src/operations/rebuild.ts';
+import { logHead } from '../../src/log/head.ts';
+import { WriteModel } from '../../src/write/pump/writeModel.ts';
+import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
+import { warmModel } from '../../src/write/snapshot/warmModel.ts';
+import { monthRows as rowsOf, seedMonth, snapshotAtHead as snapshotOf } from '../support/historyMonths.ts';
+import { captureLog } from '../reliability/support/captureLog.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { appendAllWith, type SeedDecision } from '../support/decisions.ts';
 
 const MONTHS = ['2026-01', '2026-02', '2026-03'] as const;
 const PER_MONTH = 120;
@@ -36,41 +40,8 @@ const crashAt = (point: FaultPoint): Faults => ({
   },
 });
 
-async function seedMonth(db: TestDatabase, month: string, firstId: number): Promise<void> {
-  for (const { table } of HISTORY_TABLES) await db.pool.query('SELECT msgx_month_partition($1, $2::date)', [table, `${month}-01`]);
-  const ds: SeedDecision[] = [];
-  for (let i = 0; i < PER_MONTH; i++) {
-    const id = String(firstId + i);
-    const at = new Date(Date.parse(`${month}-02T00:00:00Z`) + i * 60_000);
-    await db.pool.query(
-      `INSERT INTO inbox_message (msg_id, received_at, ingested_at, type, raw_xml) VALUES ($1, $2, $2, 'FLOP', $3)`,
-      [id, at, `<MSG><ID>${id}</ID><TXT>é ${'x'.repeat(i)}</TXT></MSG>`],
-    );
-    await db.pool.query(
-      `INSERT INTO proc_state_hst (msg_id, state, identity_key, attempts, backfill_attempts, decided_position, created_at, updated_at, archived_at)
-       VALUES ($1, 'SKIPPED', $2, 1, 0, NULL, $3, $3, $3)`,
-      [id, `k-${id}`, at],
-    );
-    ds.push({ msgId: id, kind: 'Skipped', payload: { reason: `unknown-flight ${id}` }, recordedAt: at });
-  }
-  await withTransaction(db.pool, (c) => appendAllWith(c, ds));
-}
-
-/** Every row of a month's three partitions, as JSON, in key order. */
-async function monthRows(db: TestDatabase, month: string): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const spec of HISTORY_TABLES) {
-    const lo = new Date(`${month}-01T00:00:00Z`);
-    const hi = new Date(lo);
-    hi.setUTCMonth(hi.getUTCMonth() + 1);
-    const { rows } = await db.pool.query<{ j: string }>(
-      `SELECT to_jsonb(t)::text AS j FROM ${spec.table} t WHERE ${spec.partitionKey} >= $1 AND ${spec.partitionKey} < $2 ORDER BY ${spec.rowKey}`,
-      [lo, hi],
-    );
-    out[spec.table] = rows.map((r) => r.j);
-  }
-  return out;
-}
+const monthRows = (db: TestDatabase, month: string) => rowsOf(db.pool, month);
+const snapshotAtHead = (db: TestDatabase, fingerprint: string) => snapshotOf(db.pool, fingerprint);
 
 const count = async (db: TestDatabase, table: string): Promise<number> =>
   Number((await db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`)).rows[0]!.n);
@@ -87,7 +58,7 @@ describe('msgx archive / msgx restore', () => {
   beforeAll(async () => {
     db = await createTestDatabase('archive');
     dir = await mkdtemp(path.join(os.tmpdir(), 'msgx-archive-'));
-    for (const [i, m] of MONTHS.entries()) await seedMonth(db, m, 1000 + i * PER_MONTH);
+    for (const [i, m] of MONTHS.entries()) await seedMonth(db.pool, m, 1000 + i * PER_MONTH, PER_MONTH);
     for (const m of MONTHS) before[m] = await monthRows(db, m);
   });
   afterAll(async () => {
@@ -97,6 +68,18 @@ describe('msgx archive / msgx restore', () => {
 
   it('refuses the current month, which holds its own decision', async () => {
     await expect(archiveHistory(deps(), '2026-05', dir, 'test')).rejects.toThrow(/current month 2026-04/);
+  });
+
+  it('refuses a month no snapshot of this fold code covers: a start could not fold the model once it is gone', async () => {
+    await expect(archiveHistory(deps(), '2026-02', dir, 'test')).rejects.toThrow(
+      new RefusedError(`archive 2026-01: no write-model snapshot of this fold code covers its last decision (position ${PER_MONTH}; none stored). ` +
+        'Without one, a start could not fold the model once the month is gone: let the writer run this version until it records a snapshot (every MSGX_SNAPSHOT_EVERY decisions), then archive again'),
+    );
+    // One made by other fold code does not count.
+    await snapshotAtHead(db, '0:other-fold-code');
+    await expect(archiveHistory(deps(), '2026-02', dir, 'test')).rejects.toThrow(/no write-model snapshot of this fold code covers its last decision \(position 120; none stored\)/);
+    expect((await db.pool.query('SELECT * FROM history_archive')).rows).toEqual([]);
+    expect(await snapshotAtHead(db, foldFingerprint())).toBe(String(MONTHS.length * PER_MONTH));
   });
 
   it('a crash after the files are written leaves the month in the database; one after the record, a rerun finishes', async () => {
@@ -150,6 +133,24 @@ describe('msgx archive / msgx restore', () => {
     // Refused before it went on record.
     const rebuilds = await db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM decision_event WHERE kind = 'RebuildRequested'`);
     expect(rebuilds.rows[0]!.n).toBe('0');
+  });
+
+  it('a start folds from the snapshot past the archived months; one without a snapshot of its fold code refuses, naming the restore commands', async () => {
+    const cap = captureLog('info');
+    const m = new WriteModel();
+    expect(await warmModel(db.pool, m, cap.log)).toMatchObject({ from: 'snapshot', snapshot: String(MONTHS.length * PER_MONTH) });
+    expect(m.position).toBe(await logHead(db.pool));
+
+    // Changed fold code: the stored snapshots are of other code.
+    await db.pool.query(`UPDATE write_model_snapshot SET fingerprint = '0:other-fold-code'`);
+    try {
+      await expect(warmModel(db.pool, new WriteModel(), captureLog('info').log)).rejects.toThrow(
+        new RefusedError(`the write model (no snapshot of this fold code: the stored ones were made by other fold code) reads the log from position 0, but positions up to ${2 * PER_MONTH} are archived (2026-01, 2026-02); ` +
+          `restore them first: msgx restore ${path.join(dir, 'msgx-history-2026-01.sha256')}; msgx restore ${path.join(dir, 'msgx-history-2026-02.sha256')}`),
+      );
+    } finally {
+      await db.pool.query('UPDATE write_model_snapshot SET fingerprint = $1', [foldFingerprint()]);
+    }
   });
 
   it('refuses a month whose checksum file is missing, and a name that is no archive file', async () => {

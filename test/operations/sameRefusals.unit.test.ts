@@ -3,16 +3,14 @@
  * `POST /admin/<action>` refuse the same wrong input with the same one-line message — the CLI as a
  * usage error (exit 2) before it opens a database, the HTTP as 400 with that message.
  */
-import type http from 'node:http';
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands.ts';
-import { adminRoutes } from '../../src/operations/http/adminRoutes.ts';
 import { MAX_IDS } from '../../src/operations/inputs.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { UsageError } from '../../src/platform/errors.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
+import { adminRequest } from '../support/adminRequest.ts';
 
 const TOKEN = 'ops:0123456789abcdef';
 // No database behind it: an input that passed the check would fail on connecting, not with a UsageError.
@@ -30,27 +28,10 @@ async function cliRefusal(action: string, args: string[]): Promise<string> {
 
 /** The HTTP refusal: status 400 and its `error`. */
 async function httpRefusal(action: string, body: unknown): Promise<string> {
-  const { handler } = adminRoutes({ cfg, log: silentLogger } as unknown as Runtime).routes[0]!;
-  const req = Object.assign(Readable.from([Buffer.from(JSON.stringify(body))]), {
-    url: `/admin/${action}`,
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}` },
-  });
-  let status = 0;
-  let text = '';
-  const res = {
-    setHeader: () => undefined,
-    writeHead(s: number) {
-      status = s;
-      return res;
-    },
-    end(t?: string) {
-      text = t ?? '';
-    },
-  };
-  await handler(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
-  expect(status, `POST /admin/${action} ${text}`).toBe(400);
-  return (JSON.parse(text) as { error: string }).error;
+  const rt = { cfg, log: silentLogger } as unknown as Runtime;
+  const res = await adminRequest(rt, `/admin/${action}`, `Bearer ${TOKEN}`, JSON.stringify(body));
+  expect(res.status, `POST /admin/${action} ${res.body}`).toBe(400);
+  return (JSON.parse(res.body) as { error: string }).error;
 }
 
 const twentyDigits = '12345678901234567890';

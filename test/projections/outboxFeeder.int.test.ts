@@ -1,3 +1,6 @@
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { Change } from '../../src/domain/changes.ts';
@@ -12,6 +15,15 @@ import { createOutboxFeeder } from '../../src/projections/outboxFeeder.ts';
 import type { CoutmsgsRoute } from '../../src/projections/outboxRoutes.ts';
 import type { Projector } from '../../src/projections/projector.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
+import { HISTORY_TABLES } from '../../src/log/historyMonths.ts';
+import { archiveHistory } from '../../src/operations/archive/archiveHistory.ts';
+import { noFaults } from '../../src/platform/faults.ts';
+import { silentLogger } from '../../src/platform/logger.ts';
+import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
+import { foldModelUpTo } from '../../src/write/snapshot/foldUpTo.ts';
+import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';
+import { encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';
+import { newestImage } from '../../src/write/snapshot/warmModel.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { appendAll, type DecisionInput } from '../support/decisions.ts';
@@ -234,5 +246,61 @@ describe('outbox feeder', () => {
     const applied = decisions.flatMap((d, i) => (d.kind === 'Applied' ? [i + 1] : []));
     expect(rows.map((r) => r.p)).toEqual(applied);
     expect(feeder.flights().has('881001')).toBe(false);
+  });
+});
+
+describe('outbox feeder over an archived month', () => {
+  const ARCHIVED = 20;
+  const DIR = path.join(os.tmpdir(), `msgx-outbox-archive-${process.pid}`);
+
+  /** The corpus with its first ARCHIVED decisions in January 2026, the rest in February; a snapshot at ARCHIVED; January archived. */
+  async function archivedLog(): Promise<DecisionInput[]> {
+    const decisions = corpusDecisions().map((d, i) => ({
+      ...d, recordedAt: new Date(Date.parse(i < ARCHIVED ? '2026-01-05T00:00:00Z' : '2026-02-05T00:00:00Z') + i * 60_000),
+    }));
+    for (const m of ['2026-01-01', '2026-02-01']) {
+      for (const { table } of HISTORY_TABLES) await db.pool.query('SELECT msgx_month_partition($1, $2::date)', [table, m]);
+    }
+    await appendAll(db.pool, decisions);
+    const image = (await foldModelUpTo(db.pool, String(ARCHIVED))).capture();
+    await saveSnapshot(db.pool, {
+      position: image.position, fingerprint: foldFingerprint(), latestDay: image.latestDay, flights: image.flights.size, body: await encodeImage(image), writeMs: 1,
+    });
+    const done = await archiveHistory({ pool: db.pool, log: silentLogger, faults: noFaults, now: () => new Date('2026-03-10T00:00:00Z') }, '2026-02', DIR, 'test');
+    expect(done.map((m) => m.month)).toEqual(['2026-01']);
+    return decisions;
+  }
+
+  const schdAfter = async (position: number) =>
+    (await outbox('KAFKA_SCHD')).filter((r) => Number(r.source_position) > position).map((r) => [r.source_position, r.flid, r.payload]);
+  const wantAfter = (decisions: readonly DecisionInput[], position: number) =>
+    expected(decisions).schd.filter((s) => Number(s.position) > position).map((s) => [s.position, s.flid, s.view]);
+
+  afterEach(async () => {
+    await rm(DIR, { recursive: true, force: true });
+  });
+
+  it('folds from the newest snapshot: without one it refuses, naming the restore command', async () => {
+    const decisions = await archivedLog();
+    await db.pool.query("INSERT INTO projection_checkpoint (name, position) VALUES ('outbox', 25) ON CONFLICT (name) DO UPDATE SET position = 25");
+    await expect(runBatch(db.pool, createOutboxFeeder({ tz: TZ, clock }), { batchSize: 5, clock })).rejects.toThrow(
+      `the outbox feeder's fold up to position 25 reads the log from position 0, but positions up to ${ARCHIVED} are archived (2026-01); restore it first: msgx restore ${path.join(DIR, 'msgx-history-2026-01.sha256')}`,
+    );
+    await drain(createOutboxFeeder({ tz: TZ, clock, snapshot: newestImage }));
+    expect(await schdAfter(25)).toEqual(wantAfter(decisions, 25));
+  });
+
+  it('folds the flights changed after its checkpoint from the snapshot when it starts from the shared fold', async () => {
+    const decisions = await archivedLog();
+    await db.pool.query("INSERT INTO projection_checkpoint (name, position) VALUES ('outbox', 25) ON CONFLICT (name) DO UPDATE SET position = 25");
+    const model = new Map<string, FlightState>();
+    decisions.slice(0, 35).forEach((d, i) => {
+      const changes = d.payload.changes ?? [];
+      if (changes.length > 0) applyDecision(model, { position: String(i + 1), msgId: d.msgId, recordedAt: d.recordedAt.toISOString(), changes });
+    });
+    const shared = { position: '35', flights: model };
+    await expect(runBatch(db.pool, createOutboxFeeder({ tz: TZ, clock, shared }), { batchSize: 5, clock })).rejects.toThrow(/restore it first: msgx restore /);
+    await drain(createOutboxFeeder({ tz: TZ, clock, shared, snapshot: newestImage }));
+    expect(await schdAfter(25)).toEqual(wantAfter(decisions, 25));
   });
 });

@@ -12,6 +12,7 @@ import type { Projector } from '../../src/projections/projector.ts';
 import type { RebuildPhase, RebuildProgress } from '../../src/projections/rebuild/progress.ts';
 import { rebuildFlights, type RebuildOptions } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
+import { shardOf } from '../../src/projections/rebuild/shardFold.ts';
 import { foldModelUpTo } from '../../src/write/snapshot/foldUpTo.ts';
 import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
@@ -129,6 +130,35 @@ describe('rebuild flights', () => {
     expect(await snapshot()).toEqual(expected);
     // The default waits for many more decisions than this log has: nothing is written behind.
     expect(await rebuild()).toMatchObject({ ok: true, writtenBehind: 0 });
+    expect(await snapshot()).toEqual(expected);
+  });
+
+  it('folding in worker threads, the flights split by flid, gives the rows of a fold in one thread', async () => {
+    const expected = await snapshot();
+    const flids = await db.pool.query<{ one: number; shared: number }>(
+      'SELECT count(*) FILTER (WHERE cardinality(flids) = 1)::int AS one, count(*) FILTER (WHERE cardinality(flids) <> 1)::int AS shared FROM decision_event',
+    );
+    expect(flids.rows[0]!.one).toBeGreaterThan(0); // both kinds of routing are exercised
+    expect(flids.rows[0]!.shared).toBeGreaterThan(0);
+    for (const foldWorkers of [2, 3]) {
+      await db.pool.query("UPDATE flight_schd SET aircraft_type = 'XXX'");
+      const r = await rebuild({ foldWorkers, pageSize: 50 });
+      expect(r).toMatchObject({ ok: true, from: 'position 0', events: log.decisions.length, flights: log.flights.size });
+      expect(await snapshot()).toEqual(expected);
+    }
+  });
+
+  it('folds in one thread when a decision changes a flight its flids column does not name', async () => {
+    const all = [...log.flights.keys()];
+    const a = all[0]!;
+    const b = all.find((f) => shardOf(f, 2) !== shardOf(a, 2))!;
+    await appendAll(db.pool, [{ flids: [a!], payload: { changes: [{ type: 'FlightUpdated', flid: b!, fields: { remark: 'not in flids' } }] }, recordedAt: new Date() }]);
+    await drain(createFlightProjector());
+    const expected = await snapshot();
+    const warned: string[] = [];
+    const spy = Object.assign(Object.create(silentLogger) as typeof silentLogger, { warn: (_: unknown, msg: string) => void warned.push(msg) });
+    expect(await rebuild({ foldWorkers: 2, pageSize: 50, log: spy })).toMatchObject({ ok: true, events: log.decisions.length + 1 });
+    expect(warned).toEqual([expect.stringContaining('folding in one thread')]);
     expect(await snapshot()).toEqual(expected);
   });
 

@@ -68,6 +68,18 @@ describe('msgx rebuild', () => {
     expect(await readCheckpoint(db.pool, 'reference')).toBe(await logHead());
   }, CLI_TIMEOUT);
 
+  it('folds on worker threads with --full --fold-workers 2 (the built worker module), the same rows', async () => {
+    const rows = async () => (await db.pool.query('SELECT to_jsonb(f)::text AS r FROM flight_schd f ORDER BY flid')).rows;
+    const before = await rows();
+    const run = await msgx(['rebuild', 'flights', '--full', '--fold-workers', '2']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/rebuilt flights: \d+ events, \d+ flights, .* from position 0/);
+    expect(await rows()).toEqual(before);
+    const bad = await msgx(['rebuild', 'flights', '--fold-workers', '1']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--fold-workers must be a whole number 2-16/);
+  }, CLI_TIMEOUT);
+
   it('refuses to rebuild the outbox and unknown names', async () => {
     const outbox = await msgx(['rebuild', 'outbox']);
     expect(outbox.code).toBe(2);

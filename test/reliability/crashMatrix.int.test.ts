@@ -12,7 +12,18 @@
  * seed (random unless MSGX_CRASH_SEED is set; the seed is in the test name for reproduction).
  * MSGX_TEST_TIMING=1 prints a summary line per run.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archivedDecisions } from '../../src/log/archivedHistory.ts';
+import { partitionName } from '../../src/log/historyMonths.ts';
+import { verifyFiles } from '../../src/operations/archive/archiveHistory.ts';
+import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { monthRows, seedMonth, snapshotAtHead } from '../support/historyMonths.ts';
+import { runMsgx } from '../support/msgxProcess.ts';
+import { CRASH_AT_OPTION } from './support/crashFaults.ts';
 import { HANDLERS } from '../../src/domain/handlers/registry.ts';
 import type { FlightCreated } from '../../src/domain/changes.ts';
 import { expandCreated } from '../../src/domain/compactChange.ts';
@@ -134,6 +145,77 @@ describe(`crash matrix: msgx killed at ${PLAN.pointKills} named crash points and
       // Snapshots were written (and some restarts started from one), each equal to the log up to its position.
       expect(r.snapshotsStored).toBeGreaterThan(0);
       expect(r.problems).toEqual({ decisions: [], flights: [], log: [], msgTopic: [], schd: [], readModels: [], backfill: [], snapshots: [], process: [] });
+    });
+  }
+});
+
+/**
+ * `msgx archive` and `msgx restore` as child processes, SIGKILLed at each of their steps
+ * (docs/recovery.md "Crashes during archive"): after every kill the month is either whole in the
+ * database or in verified files with its HistoryArchived decision — never neither — and the next
+ * run finishes it, once.
+ */
+describe('crash matrix: msgx archive and msgx restore killed at each step', () => {
+  const MONTH = '2026-01';
+  const PER_MONTH = 60;
+  let db: TestDatabase;
+  let dir: string;
+  let before: Record<string, string[]>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('crasharchive');
+    dir = await mkdtemp(path.join(os.tmpdir(), 'msgx-crash-archive-'));
+    await seedMonth(db.pool, MONTH, 1000, PER_MONTH);
+    await seedMonth(db.pool, '2026-02', 1000 + PER_MONTH, PER_MONTH);
+    await snapshotAtHead(db.pool, foldFingerprint());
+    before = await monthRows(db.pool, MONTH);
+  });
+  afterAll(async () => {
+    await db?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const msgx = (args: readonly string[], crashAt?: string) =>
+    runMsgx([...(crashAt ? [CRASH_AT_OPTION, crashAt] : []), ...args], { MSGX_DATABASE_URL: db.url, MSGX_LOG_LEVEL: 'warn' }, { script: 'test/reliability/support/crashMain.ts' });
+  const archive = (crashAt?: string) => msgx(['archive', '--before', '2026-02', '--dir', dir], crashAt);
+  const restore = (crashAt?: string) => msgx(['restore', path.join(dir, `msgx-history-${MONTH}.sha256`)], crashAt);
+  const inDatabase = async () => (await db.pool.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [partitionName('decision_event', MONTH)])).rows[0]!.r !== null;
+  /** The month's archive record not yet undone by a restore (the files and the decision it names). */
+  const recorded = async () =>
+    (await db.pool.query<{ tbl: string; file: string; sha256: string; rows: string }>(
+      `SELECT tbl, file, sha256, rows::text AS rows FROM history_archive WHERE month = $1::date AND restored_at IS NULL ORDER BY tbl`, [`${MONTH}-01`],
+    )).rows.map((r) => ({ table: r.tbl, file: r.file, sha256: r.sha256, rows: Number(r.rows) }));
+  const decisionsOf = async (kind: string) => Number((await db.pool.query<{ n: string }>('SELECT count(*)::text AS n FROM decision_event WHERE kind = $1', [kind])).rows[0]!.n);
+
+  for (const point of ['archive.written', 'archive.recorded', 'archive.dropping'] as const) {
+    it(`archive killed at ${point}: the month whole in the database or in verified files with its decision; a rerun finishes it once`, { timeout: 300_000 }, async () => {
+      const archivedBefore = await decisionsOf('HistoryArchived');
+      const killed = await archive(`${point}:1`);
+      expect(killed.signal, killed.output).toBe('SIGKILL');
+      const record = await recorded();
+      if (await inDatabase()) expect(await monthRows(db.pool, MONTH)).toEqual(before);
+      else expect(record).toHaveLength(3);
+      if (record.length > 0) {
+        await verifyFiles(record);
+        expect(await decisionsOf('HistoryArchived')).toBe(archivedBefore + 1);
+      }
+      expect(point === 'archive.written' ? record : []).toEqual([]);
+
+      const rerun = await archive();
+      expect(rerun.code, rerun.output).toBe(0);
+      expect(await inDatabase()).toBe(false);
+      expect(await decisionsOf('HistoryArchived')).toBe(archivedBefore + 1);
+      await verifyFiles(await recorded());
+      expect((await archivedDecisions(db.pool)).months.map((m) => m.month)).toEqual([MONTH]);
+
+      // Back for the next row: restore killed before its commit first, then whole.
+      const killedRestore = await restore('restore.loaded:1');
+      expect(killedRestore.signal, killedRestore.output).toBe('SIGKILL');
+      expect(await inDatabase()).toBe(false);
+      const restored = await restore();
+      expect(restored.code, restored.output).toBe(0);
+      expect(await monthRows(db.pool, MONTH)).toEqual(before);
+      expect(await archivedDecisions(db.pool)).toEqual({ upTo: '0', months: [] });
     });
   }
 });

@@ -4,18 +4,16 @@
  * token comparison.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import type http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { adminRoutes } from '../../src/operations/http/adminRoutes.ts';
 import { csvField, csvLine, EXPORT_COLUMNS, type ExportRecord } from '../../src/domain/flightExport.ts';
 import { createDataFolder, letPostgresEnter } from '../../src/platform/dataFolderOwner.ts';
 import { sameSecret } from '../../src/platform/http/sameSecret.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
 import { createNdjsonSink } from '../../src/write/delivery/ndjsonSink.ts';
+import { adminRequest } from '../support/adminRequest.ts';
 
 const temp: string[] = [];
 afterAll(async () => {
@@ -79,25 +77,9 @@ describe('admin token and actions', () => {
   });
 
   /** One request through the /admin handler, without a socket. */
-  async function admin(pathname: string, auth = `Bearer ${token}`): Promise<{ status: number; body: string }> {
+  function admin(pathname: string, auth = `Bearer ${token}`): Promise<{ status: number; body: string }> {
     const rt = { cfg: { adminToken: token }, log: silentLogger } as unknown as Runtime;
-    const { handler } = adminRoutes(rt).routes[0]!;
-    const req = Object.assign(Readable.from([Buffer.from('{}')]), { url: pathname, method: 'POST', headers: { authorization: auth } });
-    let status = 0;
-    let body = '';
-    const res = {
-      headersSent: false,
-      setHeader: () => undefined,
-      writeHead(s: number) {
-        status = s;
-        return res;
-      },
-      end(text?: string) {
-        body = text ?? '';
-      },
-    };
-    await handler(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
-    return { status, body };
+    return adminRequest(rt, pathname, auth, '{}');
   }
 
   it('finds no action through the object prototype', async () => {

@@ -47,6 +47,13 @@ async function refusal(run: () => Promise<unknown>): Promise<string | undefined>
   }
 }
 
+/** Every attempt is refused with insufficient_privilege (the outcome of each is named in a failure). */
+async function expectAllRefused(attempts: Record<string, () => Promise<unknown>>): Promise<void> {
+  const outcome: Record<string, string | undefined> = {};
+  for (const [name, run] of Object.entries(attempts)) outcome[name] = await refusal(run);
+  expect(outcome).toEqual(Object.fromEntries(Object.keys(attempts).map((k) => [k, SqlState.insufficientPrivilege])));
+}
+
 describe('read API role msgx_reader', () => {
   let db: TestDatabase;
   let login: LoginRole;
@@ -112,9 +119,7 @@ describe('read API role msgx_reader', () => {
       'lo_create': () => reader.query('SELECT lo_create(0)'),
       'lo_from_bytea': () => reader.query("SELECT lo_from_bytea(0, '\\x00')"),
     };
-    const outcome: Record<string, string | undefined> = {};
-    for (const [name, run] of Object.entries(attempts)) outcome[name] = await refusal(run);
-    expect(outcome).toEqual(Object.fromEntries(Object.keys(attempts).map((k) => [k, SqlState.insufficientPrivilege])));
+    await expectAllRefused(attempts);
     // the migrating user (the writer) keeps them
     await db.pool.query('SELECT pg_advisory_unlock(7735999), pg_try_advisory_lock(7735999)');
     await db.pool.query('SELECT pg_advisory_unlock(7735999)');
@@ -140,9 +145,7 @@ describe('read API role msgx_reader', () => {
       'INSERT mailbox.cminmsgs': () => reader.query(`INSERT INTO mailbox.cminmsgs (cminmsgs_clob_msg) VALUES ('<MSG/>')`),
       'SELECT schema_migration': () => reader.query('SELECT count(*) FROM schema_migration'),
     };
-    const outcome: Record<string, string | undefined> = {};
-    for (const [name, run] of Object.entries(attempts)) outcome[name] = await refusal(run);
-    expect(outcome).toEqual(Object.fromEntries(Object.keys(attempts).map((k) => [k, SqlState.insufficientPrivilege])));
+    await expectAllRefused(attempts);
     const { rows } = await db.pool.query('SELECT flight_no FROM flight_schd WHERE flid = 4711');
     expect(rows).toEqual([{ flight_no: 'CA1502' }]);
   });

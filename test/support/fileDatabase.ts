@@ -4,21 +4,11 @@
  * the file's own hooks: vitest runs hooks as a stack, so the file's beforeAll finds the database
  * made and its afterAll (stopping what used the database) runs before the drop.
  */
-import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
+import { fileFixture } from './fileFixture.ts';
 
 export function fileDatabase(label: string, options?: { migrated?: boolean }): TestDatabase {
-  let made: TestDatabase | undefined;
-  beforeAll(async () => {
-    made = await createTestDatabase(label, options);
-  });
-  afterAll(async () => {
-    await made?.drop();
-  });
-  const the = (): TestDatabase => {
-    if (!made) throw new Error(`the test database '${label}' is used outside the file's tests`);
-    return made;
-  };
+  const the = fileFixture(`the test database '${label}'`, () => createTestDatabase(label, options), (db) => db.drop());
   return {
     get name() {
       return the().name;

@@ -1,6 +1,6 @@
 /** This test file's PostgreSQL database and MariaDB mailbox (call at module level): made before its tests, dropped after. */
-import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from './databases.ts';
+import { fileFixture } from './fileFixture.ts';
 
 export interface FileDatabases {
   readonly db: TestDatabase;
@@ -8,17 +8,13 @@ export interface FileDatabases {
 }
 
 export function fileDatabases(label: string): FileDatabases {
-  let db: TestDatabase | undefined;
-  let my: TestMailbox | undefined;
-  beforeAll(async () => {
-    [db, my] = await Promise.all([createTestDatabase(label), createTestMailbox(label)]);
-  });
-  afterAll(async () => {
-    await Promise.all([db?.drop(), my?.drop()]);
-  });
-  const made = <T>(x: T | undefined): T => {
-    if (x === undefined) throw new Error(`the databases of '${label}' are made in beforeAll`);
-    return x;
-  };
-  return { get db() { return made(db); }, get my() { return made(my); } };
+  const both = fileFixture(
+    `the databases of '${label}'`,
+    async () => {
+      const [db, my] = await Promise.all([createTestDatabase(label), createTestMailbox(label)]);
+      return { db, my };
+    },
+    ({ db, my }) => Promise.all([db.drop(), my.drop()]),
+  );
+  return { get db() { return both().db; }, get my() { return both().my; } };
 }

@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { assemble, type App } from '../../src/cli/assemble.ts';
+import { assemble, type App, type AssembleOptions } from '../../src/cli/assemble.ts';
 import type { Decider } from '../../src/domain/decide.ts';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { silentLogger, type Logger } from '../../src/platform/logger.ts';
@@ -15,6 +15,8 @@ import { openRuntime, type Runtime } from '../../src/platform/runtime.ts';
 import { drained, httpGql, type Gql } from '../e2e/support/scenarioRunner.ts';
 import type { TestDatabase } from './databases.ts';
 import { waitFor } from './waitFor.ts';
+import { fileDatabase } from './fileDatabase.ts';
+import { fileFixture } from './fileFixture.ts';
 
 export interface RunningApp {
   readonly rt: Runtime;
@@ -49,12 +51,14 @@ export function appEnv(db: TestDatabase, env: Record<string, string> = {}): Reco
 
 export async function startApp(
   db: TestDatabase,
-  opts: { env?: Record<string, string>; decide?: Decider; log?: Logger } = {},
+  opts: { env?: Record<string, string>; decide?: Decider; log?: Logger; bigHeadSlicing?: AssembleOptions['bigHeadSlicing'] } = {},
 ): Promise<RunningApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'msgx-app-'));
   const cfg = loadConfig({ ...appEnv(db, opts.env), MSGX_DATA_DIR: dataDir });
   const rt = await openRuntime(cfg, opts.log ?? silentLogger, { migrate: true });
-  const app = await assemble(rt, { role: 'all', standby: false, ...(opts.decide ? { decide: opts.decide } : {}) });
+  const app = await assemble(rt, {
+    role: 'all', standby: false, ...(opts.decide ? { decide: opts.decide } : {}), ...(opts.bigHeadSlicing ? { bigHeadSlicing: opts.bigHeadSlicing } : {}),
+  });
   await app.start();
   const base = `http://127.0.0.1:${app.httpPort()}`;
   const gql = httpGql(`${base}/graphql`);
@@ -77,5 +81,23 @@ export async function startApp(
       await rt.close();
       await rm(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * This test file's app (call at module level): its own database (fileDatabase), the app started
+ * before its tests and stopped after them. The members answer for the running app.
+ */
+export function fileApp(label: string, opts: Parameters<typeof startApp>[1] = {}): Omit<RunningApp, 'stop'> {
+  const db = fileDatabase(label);
+  const app = fileFixture(`the app of '${label}'`, () => startApp(db, opts), (running) => running.stop());
+  return {
+    get rt() { return app().rt; },
+    get app() { return app().app; },
+    get cfg() { return app().cfg; },
+    get base() { return app().base; },
+    gql: (query, variables) => app().gql(query, variables),
+    send: (xmls) => app().send(xmls),
+    drained: (what) => app().drained(what),
   };
 }

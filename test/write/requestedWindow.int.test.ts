@@ -5,21 +5,13 @@
  * only — and `msgx redecide` over the whole log decides it the same way (the window comes from
  * the log, not from req_track).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { registerRequest } from '../../src/write/requests/registerRequest.ts';
 import { runRedecide } from '../../src/write/redecide/runRedecide.ts';
 import { fltr, schdXml } from '../domain/support/buildXml.ts';
-import { fileDatabase } from '../support/fileDatabase.ts';
-import { startApp, type RunningApp } from '../support/testApp.ts';
+import { fileApp } from '../support/testApp.ts';
 
-const db = fileDatabase('req_window');
-let app: RunningApp;
-beforeAll(async () => {
-  app = await startApp(db);
-});
-afterAll(async () => {
-  await app?.stop();
-});
+const app = fileApp('req_window');
 
 const rec = (flid: string, sodt: string) => fltr(flid, sodt, `<ALCD>ZH</ALCD><FLNO>ZH${flid}</FLNO><MVIN>D</MVIN>`);
 const deletedOf = async (flids: string[]): Promise<Record<string, boolean>> => {

@@ -23,7 +23,8 @@ import { newestImage, warmModel } from '../../src/write/snapshot/warmModel.ts';
 import { captureLog } from '../reliability/support/captureLog.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { generateTraffic } from './support/traffic.ts';
-import { insertCminmsgsBulk, unfinished, writeStage } from './support/writeHarness.ts';
+import { digest } from '../reliability/support/crashChecks.ts';
+import { decisions, insertCminmsgsBulk, resetStores, unfinished, writeStage } from './support/writeHarness.ts';
 
 const stage = writeStage('snapshots', { afterEachTest: (db) => db.pool.query('TRUNCATE write_model_snapshot') });
 
@@ -165,6 +166,45 @@ describe('write-model snapshots', () => {
     expect(await warmModel(rt.pool, m, cap.log)).toMatchObject({ snapshot: null, folded: Number(head) });
     expect(contents(m)).toEqual(expected);
     expect(cap.text()).toContain('snapshot cannot be read; folding the log from position 0');
+  });
+
+  it('one whose day chunk is corrupt: the writer folds from the log, says so in one line, and decides as an uninterrupted run', { timeout: 180_000 }, async () => {
+    const traffic = generateTraffic(300, 20);
+    // The uninterrupted run.
+    const rt0 = stage.runtime({ env: { MSGX_SNAPSHOT_EVERY: '40' } });
+    await insertCminmsgsBulk(stage.my, traffic);
+    const w0 = await startCore(rt0);
+    await decideAll(rt0, w0, 300);
+    await w0.stop();
+    await rt0.close();
+    const reference = digest(await decisions(stage.db));
+    await stage.db.pool.query('TRUNCATE write_model_snapshot');
+    await resetStores(stage.db, stage.my);
+
+    // Half of it, then the newest snapshot's last day chunk damaged (its length kept: only the bytes are wrong).
+    const rt1 = stage.runtime({ env: { MSGX_SNAPSHOT_EVERY: '40' } });
+    await insertCminmsgsBulk(stage.my, traffic.slice(0, 150));
+    const w1 = await startCore(rt1);
+    await decideAll(rt1, w1, 150);
+    await w1.stop();
+    await rt1.close();
+    const damaged = await stage.db.pool.query<{ position: string }>(
+      `UPDATE write_model_snapshot SET body = overlay(body PLACING decode(repeat('00', 16), 'hex') FROM octet_length(body) - 40 FOR 16)
+        WHERE id = (SELECT max(id) FROM write_model_snapshot) RETURNING position::text AS position`,
+    );
+    expect(damaged.rows).toHaveLength(1);
+
+    // The rest through a writer that starts from it.
+    const cap = captureLog('info');
+    const rt2 = { ...stage.runtime({ env: { MSGX_SNAPSHOT_EVERY: '1000' } }), log: cap.log };
+    await insertCminmsgsBulk(stage.my, traffic.slice(150));
+    const w2 = await startCore(rt2);
+    await decideAll(rt2, w2, 300);
+    await w2.stop();
+    expect(digest(await decisions(stage.db))).toEqual(reference);
+    expect(contents(w2.model)).toEqual(contents(await foldedFromZero()));
+    expect(cap.text().match(/snapshot flights (cannot|could not) be read/g)).toEqual(['snapshot flights cannot be read']);
+    expect(cap.text()).toContain('the snapshot flights cannot be read; folded the log again before deciding');
   });
 
   it('a crash while a snapshot is written (before its COMMIT) leaves the previous ones whole, and the next start uses the newest of them', { timeout: 120_000 }, async () => {

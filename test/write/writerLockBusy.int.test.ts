@@ -13,7 +13,7 @@ import { withTransaction } from '../../src/platform/db.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { FencedError } from '../../src/platform/writerFence.ts';
 import { checkFence } from '../../src/write/pump/commitDecisions.ts';
-import { createWriterLock, LEASE_MS, type WriterLock } from '../../src/write/writerLock.ts';
+import { createWriterLock, LEASE_MS, PROBE_INTERVAL_MS, type WriterLock } from '../../src/write/writerLock.ts';
 import { fileDatabase } from '../support/fileDatabase.ts';
 
 const db = fileDatabase('writerbusy');
@@ -34,4 +34,27 @@ it('a lease run out by a busy event loop is proven again by one round trip befor
   await expect(withTransaction(db.pool, (c) => checkFence(c, lock))).resolves.toBeUndefined();
   expect(() => lock!.assertHeld()).not.toThrow();
   expect(lost).toEqual([]);
+});
+
+it('a loop busy in blocks longer than the probe interval, for longer than the lease, keeps the lock: an answer waiting in the socket counts', { timeout: 90_000 }, async () => {
+  await lock?.stop(); // the test above's
+  lock = undefined;
+  const lost: Error[] = [];
+  const busyLock = createWriterLock({ url: db.url, standby: false, clock: systemClock, log: silentLogger, onLost: (e) => lost.push(e) });
+  await busyLock.start();
+  try {
+    // As a fold from position 0 under load: pages of synchronous work, each longer than PROBE_INTERVAL_MS, with I/O between.
+    const until = Date.now() + LEASE_MS + 4000;
+    while (Date.now() < until) {
+      const end = Date.now() + PROBE_INTERVAL_MS + 300;
+      while (Date.now() < end) {
+        // busy: the event loop is held
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(lost).toEqual([]);
+    expect(() => busyLock.assertHeld()).not.toThrow();
+  } finally {
+    await busyLock.stop();
+  }
 });

@@ -27,6 +27,7 @@ import { listsOf } from '../lists.ts';
 import type { FlightRecord, SchdMessage } from '../message.ts';
 import type { RequestedWindow } from '../planRequests.ts';
 import { fieldChanges, listChanges } from './diff.ts';
+import { stepCounter, type Steps } from '../steps.ts';
 import { WorkingSet } from './workingSet.ts';
 
 // 2: the whole interface (new elements, units set as a whole, deletion window per operation day).
@@ -89,12 +90,14 @@ function recordsByDay(ws: WorkingSet, records: readonly FlightRecord[], dayOf: M
 
 /**
  * `requested`: the window of our plan request that this RESP answers (requestedWindowFor), if any.
+ * In steps (src/domain/steps.ts): a plan has up to 100,000 records.
  */
-export function decideSchdSnapshot(
+export function* decideSchdSnapshot(
   flights: ReadonlyMap<string, FlightState>,
   msg: SchdMessage & { styp: 'DNLD' | 'RESP' },
   requested?: RequestedWindow,
-): Change[] {
+): Steps<Change[]> {
+  const step = stepCounter();
   const ws = new WorkingSet(flights);
   const today = msg.meta.localDate;
   const summary: PlanSnapshotApplied = {
@@ -103,16 +106,21 @@ export function decideSchdSnapshot(
   };
   // The operation day of each record's flight as it was before this message (a new flight's is its record's).
   const dayOf = new Map<string, string>();
-  for (const rec of msg.records) dayOf.set(rec.flid, ws.get(rec.flid)?.operationDay ?? rec.operationDay);
+  for (const rec of msg.records) {
+    dayOf.set(rec.flid, ws.get(rec.flid)?.operationDay ?? rec.operationDay);
+    if (step()) yield;
+  }
   for (const rec of msg.records) {
     const outcome = upsert(ws, rec, today);
     if (outcome !== 'unchanged') summary[outcome] += 1;
+    if (step()) yield;
   }
   const windowFor = requested !== undefined ? requestedWindow(summary, requested) : recordsWindows(ws, msg.records, dayOf, summary);
   if (windowFor !== undefined) {
     const inMessage = new Set(msg.records.map((r) => r.flid));
     const doomed: string[] = [];
     for (const flid of ws.flids()) {
+      if (step()) yield;
       if (inMessage.has(flid)) continue;
       const state = ws.get(flid);
       if (state === undefined || state.deleted || state.operationDay < today) continue;
@@ -162,11 +170,13 @@ function recordsWindows(
   return (day) => windows.get(day);
 }
 
-/** SCHD/DEL: soft-delete the flights of the records (unknown or already deleted ones are left alone). */
-export function decideSchdDelete(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage): { changes: Change[]; unknownFlids: string[] } {
+/** SCHD/DEL: soft-delete the flights of the records (unknown or already deleted ones are left alone). In steps. */
+export function* decideSchdDelete(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage): Steps<{ changes: Change[]; unknownFlids: string[] }> {
   const ws = new WorkingSet(flights);
   const unknownFlids: string[] = [];
+  const step = stepCounter();
   for (const rec of msg.records) {
+    if (step()) yield;
     const state = ws.get(rec.flid);
     if (state === undefined) unknownFlids.push(rec.flid);
     else if (!state.deleted) ws.emit({ type: 'FlightDeleted', flid: rec.flid, reason: 'plan-delete' });
@@ -174,8 +184,13 @@ export function decideSchdDelete(flights: ReadonlyMap<string, FlightState>, msg:
   return { changes: ws.changes, unknownFlids };
 }
 
-export function decideSchdUpsert(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage): Change[] {
+/** SCHD/ADFT: upsert every record. In steps. */
+export function* decideSchdUpsert(flights: ReadonlyMap<string, FlightState>, msg: SchdMessage): Steps<Change[]> {
   const ws = new WorkingSet(flights);
-  for (const rec of msg.records) upsert(ws, rec, null);
+  const step = stepCounter();
+  for (const rec of msg.records) {
+    upsert(ws, rec, null);
+    if (step()) yield;
+  }
   return ws.changes;
 }

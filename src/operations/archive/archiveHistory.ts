@@ -18,6 +18,9 @@ import { RefusedError } from '../../platform/errors.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { laterMonthsHoldEarlierPositions } from '../../log/archivedHistory.ts';
+import { logHead } from '../../log/head.ts';
+import { foldFingerprint } from '../../write/snapshot/foldFingerprint.ts';
+import { newestSnapshot } from '../../write/snapshot/newestSnapshot.ts';
 import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { checksumText, readMonthFile, writeMonthFile, type FileSummary } from './archiveFile.ts';
@@ -78,6 +81,7 @@ async function archiveMonth(deps: ArchiveDeps, m: Month, dir: string, requestedB
     return { month: m, decision: recorded[0]!.decision, files, resumed: true };
   }
   await refuseUnsafeMonth(deps.pool, m);
+  await refuseWithoutSnapshot(deps.pool, m);
   const files: ArchivedFile[] = [];
   const summaries = new Map<string, FileSummary>();
   for (const spec of HISTORY_TABLES) {
@@ -166,6 +170,26 @@ async function refuseUnsafeMonth(pool: pg.Pool, m: Month): Promise<void> {
     const { rows } = await pool.query<{ live: string }>(`SELECT count(*)::text AS live FROM proc_state p JOIN ${im} i USING (msg_id)`);
     if (rows[0]!.live !== '0') throw new RefusedError(`archive ${m}: ${rows[0]!.live} of its messages are still in proc_state (unfinished or not yet moved to proc_state_hst); archive an older month`);
   }
+}
+
+/**
+ * Refuse a month no usable write-model snapshot covers: once its decisions are gone, a start (and
+ * the outbox feeder's refold) can no longer fold from position 0, so the newest snapshot of this
+ * fold code must lie at or after the month's last decision (docs/operations.md "Archive a month").
+ */
+async function refuseWithoutSnapshot(pool: pg.Pool, m: Month): Promise<void> {
+  const partition = partitionName('decision_event', m);
+  if (!(await exists(pool, partition))) return;
+  const { rows } = await pool.query<{ last: string | null }>(`SELECT max(position)::text AS last FROM ${partition}`);
+  const last = rows[0]!.last;
+  if (last === null) return;
+  const { usable } = await newestSnapshot(pool, foldFingerprint(), await logHead(pool));
+  if (usable !== undefined && BigInt(usable.position) >= BigInt(last)) return;
+  throw new RefusedError(
+    `archive ${m}: no write-model snapshot of this fold code covers its last decision (position ${last}; ` +
+      `${usable === undefined ? 'none stored' : `newest at ${usable.position}`}). Without one, a start could not fold the model ` +
+      'once the month is gone: let the writer run this version until it records a snapshot (every MSGX_SNAPSHOT_EVERY decisions), then archive again',
+  );
 }
 
 async function exists(q: pg.Pool | pg.PoolClient, relation: string): Promise<boolean> {

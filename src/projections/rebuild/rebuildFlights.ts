@@ -9,7 +9,9 @@
  *      snapshot of this fold code, docs/projections.md "Rebuild from a snapshot") and the live
  *      schd_snap_log rows up to it
  *   3. write: every flight, in unnest batches — those the replay stopped touching already during it
- *      (writeBehind.ts), the rest after it; then catch up the tail the same way
+ *      (writeBehind.ts), the rest after it (a full rebuild's fold workers write their own shard's,
+ *      foldWorkers.ts); then the scratch tables' foreign keys, each checked once over its table;
+ *      then catch up the tail the same way
  *   4. switch, one transaction: lock the 'flights' checkpoint row (the live projector pauses at
  *      its next batch), fold and write the last tail, swap the tables, set the checkpoint,
  *      NOTIFY msgx_projection and msgx_rebuilt
@@ -17,6 +19,7 @@
  * before 4 drops the scratch tables. One rebuild at a time (advisory lock).
  */
 import { CancelledError } from '../../platform/errors.ts';
+import { pushAll } from '../../platform/arrays.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/db.ts';
@@ -30,9 +33,11 @@ import { FLIGHT_PROJECTION_TABLES, LIVE_TABLES, flightTables } from '../../readM
 import { JournaledMap } from '../journaledMap.ts';
 import { Channels, notify } from '../../platform/channels.ts';
 import { ProgressTracker, type ProgressSink, type RebuildPhase } from './progress.ts';
-import { SCRATCH_SCHEMA, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
+import { SCRATCH_SCHEMA, addScratchForeignKeys, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
 import { swapTables } from './switchTables.ts';
 import { WriteBehind } from './writeBehind.ts';
+import { foldInWorkers } from './foldWorkers.ts';
+import type { ShardResult } from './shardFold.ts';
 
 /** Advisory lock key held by the session of a running rebuild. */
 const REBUILD_LOCK = 7_735_005;
@@ -63,6 +68,13 @@ export interface RebuildOptions {
    * Undefined, or a port that finds none: the fold starts at 0.
    */
   startFrom?: () => Promise<RebuildStart | undefined>;
+  /**
+   * Worker threads that fold a replay from position 0, the flights split by flid (foldWorkers.ts);
+   * default 0: this thread folds. On the 2-core machine of docs/benchmarks.md the workers cost ~50%
+   * more node CPU than they save in wall time (figure 4, "what limits it now"); a machine with more
+   * idle cores may gain from 2 or more.
+   */
+  foldWorkers?: number;
 }
 
 /** A flight untouched for this many decisions is written during the replay (writeBehind.ts). */
@@ -164,10 +176,37 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     }
   };
 
+  /**
+   * The replay from position 0 on worker threads (foldWorkers.ts), up to the head read at the start;
+   * the workers write their flights, which then join `fold` (written: not dirty). False (nothing folded): a decision cannot be
+   * sharded, fold in this thread.
+   */
+  const replayInWorkers = async (shards: number, databaseUrl: string): Promise<boolean> => {
+    checkAbort();
+    const upTo = await logHead(session);
+    const out = await foldInWorkers({
+      databaseUrl, shards, after: position, upTo, pageSize, schema: SCRATCH_SCHEMA, writeChunk: chunk, ...(signal ? { signal } : {}),
+      onProgress: (n) => {
+        events = n;
+        report('replay');
+      },
+    });
+    // The other shards may have written their flights already: the fold in one thread writes every
+    // flight again (writeFlights replaces a flight's rows), so the scratch tables end the same.
+    if ('unshardable' in out) {
+      events = 0;
+      log.warn({ position: out.unshardable }, 'rebuild: a decision changes a flight its flids column does not name; folding in one thread');
+      return false;
+    }
+    joinShards(out.shards, fold, pending);
+    position = upTo;
+    return true;
+  };
+
   let start: RebuildStart | undefined;
   try {
     await ensureCheckpoint(session, FLIGHTS_PROJECTOR);
-    await inTransaction(session, () => createScratchTables(session));
+    const foreignKeys = await inTransaction(session, () => createScratchTables(session));
     // Scratch rows are disposable until the switch: no need to wait for WAL flushes.
     await session.query('SET synchronous_commit TO off');
     start = await opts.startFrom?.();
@@ -183,9 +222,11 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
       await session.query(`INSERT INTO ${SCRATCH.snapLog} SELECT * FROM ${LIVE_TABLES.snapLog} WHERE position <= $1::bigint`, [position]);
       log.info({ snapshot: position, flights: fold.size }, 'rebuild: starting from the write-model snapshot');
     }
-    log.info({ head: total }, 'rebuild: replaying the log');
+    const shards = start !== undefined ? 0 : (opts.foldWorkers ?? 0);
+    const databaseUrl = opts.pool.options.connectionString;
+    log.info({ head: total, foldWorkers: shards }, 'rebuild: replaying the log');
     report('replay', true);
-    await replay('replay');
+    if (shards < 2 || databaseUrl === undefined || !(await replayInWorkers(shards, databaseUrl))) await replay('replay');
     report('replay', true);
 
     await behind.drain();
@@ -193,6 +234,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     log.info({ flights: fold.size, position, writtenBehind: behind.flightsWritten }, 'rebuild: writing scratch tables');
     report('write', true);
     await flushPending(session, SCRATCH, fold, pending, chunk, lanes);
+    await inTransaction(session, () => addScratchForeignKeys(session, foreignKeys));
 
     // Catch up with what was appended meanwhile, until a round finds less than a page.
     report('tail', true);
@@ -273,6 +315,15 @@ async function withLanes<T>(pool: Pool, write: (lanes: PoolClient[]) => Promise<
       c.release();
     }
   }
+}
+
+/** The shards' flights (written by their workers) into `fold`; their plan-snapshot rows, to be written, in position order. */
+function joinShards(shards: readonly ShardResult[], fold: Map<string, FlightState>, pending: PendingWrites): void {
+  for (const shard of shards) {
+    for (const f of shard.flights) fold.set(f.flid, f);
+    pushAll(pending.snapshots, shard.snapshots);
+  }
+  pending.snapshots.sort((a, b) => (BigInt(a.position) < BigInt(b.position) ? -1 : BigInt(a.position) > BigInt(b.position) ? 1 : 0));
 }
 
 function reset(p: PendingWrites): void {

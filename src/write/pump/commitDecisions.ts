@@ -25,6 +25,8 @@ export interface Prepared {
   readonly outcome: Outcome;
   /** History sweeps owed right behind this head's decision: it moved the latest operation day. */
   readonly sweeps?: readonly SweepDecision[];
+  /** Its decision's stored payload text, when it was written beforehand (a big decision, in slices: src/log/appendDecisions.ts). */
+  readonly storedText?: string;
 }
 
 /** One FlightsArchived decision of the history sweep, decided in FIFO order (src/domain/archive.ts). */
@@ -86,12 +88,13 @@ export function stageCommit(items: readonly Prepared[], basis: string, now: Date
   const decisions: NewDecision[] = [];
   const outcomes: MessageOutcome[] = new Array<MessageOutcome>(items.length);
   for (let k = 0; k < items.length; k++) {
-    const { head, outcome, sweeps } = items[k]!;
+    const { head, outcome, sweeps, storedText } = items[k]!;
     outcomes[k] = {
       msgId: head.msgId, expectedState: head.state, expectedAttempts: head.attempts,
       update: procUpdateOf(outcome), identity: outcome.identity, meta: outcome.meta, decision: decisions.length,
     };
-    decisions.push(decisionOf(head.msgId, outcome));
+    const decision = decisionOf(head.msgId, outcome);
+    decisions.push(storedText === undefined ? decision : { ...decision, storedText });
     if (sweeps) for (const s of sweeps) decisions.push(sweepDecisionOf(s));
   }
   const append = stageAppendWithOutcomes(basis, decisions, outcomes, now, writeBack);

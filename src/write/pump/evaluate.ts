@@ -1,4 +1,5 @@
-import { decide, type DecideOptions, type Decider, type Decision } from '../../domain/decide.ts';
+import { decideSteps, type DecideOptions, type Decider, type Decision } from '../../domain/decide.ts';
+import { runSteps, type Steps } from '../../domain/steps.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Message } from '../../domain/message.ts';
 import type { PlanRequests } from '../../domain/planRequests.ts';
@@ -54,6 +55,11 @@ export function identityToCheck(head: Head, read: ReadHead): string | null {
  * `decide`. A throwing handler is a bug, retryable after a fix: CODEC_ERROR.
  */
 export function judge(head: Pick<Head, 'msgId' | 'attempts' | 'firstFailureAt'>, read: ReadHead, ctx: JudgeContext): Outcome {
+  return runSteps(judgeSteps(head, read, ctx));
+}
+
+/** `judge` in steps (src/domain/steps.ts): the pump judges a big head a slice at a time. An injected `decide` runs at one go. */
+export function* judgeSteps(head: Pick<Head, 'msgId' | 'attempts' | 'firstFailureAt'>, read: ReadHead, ctx: JudgeContext): Steps<Outcome> {
   if (!read.ok) return read.outcome;
   const { message, identity } = read;
   if (ctx.owner !== null) {
@@ -67,12 +73,13 @@ export function judge(head: Pick<Head, 'msgId' | 'attempts' | 'firstFailureAt'>,
       meta: message.meta,
     };
   }
-  let decision: ReturnType<typeof decide>;
+  let decision: Decision;
   try {
     // With its msg id: a replayed message does not overwrite what a later one set (stale).
     const opts: DecideOptions = { msgId: head.msgId };
     if (ctx.planRequests) opts.planRequests = ctx.planRequests;
-    decision = (ctx.decide ?? decide)(ctx.flights, message, ctx.reference ?? EMPTY_REFERENCE, opts);
+    const reference = ctx.reference ?? EMPTY_REFERENCE;
+    decision = ctx.decide ? ctx.decide(ctx.flights, message, reference, opts) : yield* decideSteps(ctx.flights, message, reference, opts);
   } catch (err) {
     const error = `decide failed: ${err instanceof Error ? err.message : String(err)}`;
     return { ...failureVerdict(ctx.cfg, ctx.now, head, 'CODEC_ERROR', error), identity, meta: message.meta };

@@ -8,12 +8,15 @@ import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Decider } from '../../domain/decide.ts';
 import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
-import { applyDecision } from '../../domain/evolve.ts';
+import { applyDecision, applyDecisionSteps, type AppliedEvent } from '../../domain/evolve.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, type PlanRequests } from '../../domain/planRequests.ts';
-import { commitDecisions, commitStaged, stageCommit, type CommitResult, type Prepared, type StagedCommit, type SweepDecision } from './commitDecisions.ts';
-import { identityToCheck, judge, readDecoded, type ReadHead } from './evaluate.ts';
+import { commitDecisions, commitStaged, decisionOf, stageCommit, type CommitResult, type Prepared, type StagedCommit, type SweepDecision } from './commitDecisions.ts';
+import { identityToCheck, judgeSteps, readDecoded, type JudgeContext, type ReadHead } from './evaluate.ts';
+import { runSteps, type Steps } from '../../domain/steps.ts';
+import { DEFAULT_TIME_SLICING, runSliced, type TimeSlicing } from '../../platform/slicing.ts';
+import { storedPayloadText } from '../../log/appendDecisions.ts';
 import { createHeadDecoder, INLINE_DECODE_CHARS, type HeadDecoder } from './headDecoder.ts';
 import { threadCpuClock } from '../../platform/threadCpu.ts';
 import { findHeads, HEAD_BYTES, identityOwners, stillFront, type Head } from './findHeads.ts';
@@ -67,9 +70,21 @@ export interface PumpOptions {
   readonly decoder?: HeadDecoder;
   /** Milliseconds of a monotonic clock, for the decode + decide budget (default performance.now; a test injects one). */
   readonly elapsedMs?: () => number;
+  /**
+   * How a big head (INLINE_DECODE_CHARS or more) is judged, folded and written out: a slice at a
+   * time, a turn of the event loop between slices (default BIG_HEAD_SLICING; a test injects one
+   * that counts or holds its turns).
+   */
+  readonly slicing?: Pick<TimeSlicing, 'sliceMs' | 'turn'>;
   /** Told what each group appended, once committed (the writer's projectors take the events from it: sharedReads.ts). */
   readonly onCommitted?: (appended: Appended) => void;
 }
+
+/**
+ * A big head's judge, fold and payload text run in slices of this much wall time (docs/projections.md
+ * "Big decisions"): /healthz, the lock's keepalive and the commit before it run between slices.
+ */
+export const BIG_HEAD_SLICING: Pick<TimeSlicing, 'sliceMs' | 'turn'> = DEFAULT_TIME_SLICING;
 
 /** 'again': stop this scan and look at the FIFO afresh (a conflict, or the head is still unfinished). */
 type Step = 'decided' | 'again';
@@ -161,6 +176,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   const elapsedMs = opts.elapsedMs ?? (() => performance.now());
   /** The writer thread's CPU clock: the decide of a big head counts CPU time, as its decode does (docs/architecture.md "Decode budget"). */
   const decideCpu = opts.elapsedMs ? undefined : threadCpuClock();
+  const slicing = opts.slicing ?? BIG_HEAD_SLICING;
   /** A commit was fenced: this process is stopping (the fence said so); nothing more is decided. */
   let isFenced = false;
   /** The FIFO head of the latest scan and since when it has been the head (the `pump` readiness check). */
@@ -256,6 +272,19 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   }
 
   /**
+   * Run a computation in steps: a big head's a slice at a time (`slicing`, its cost counted in the
+   * writer thread's CPU time where known: docs/architecture.md "Decode budget"), a small one's at
+   * one go. spentMs: what it cost in that clock.
+   */
+  function run<T>(steps: Steps<T>, big: boolean): Promise<{ value: T; spentMs: number }> | { value: T; spentMs: number } {
+    const clock = big && decideCpu ? decideCpu : elapsedMs;
+    if (big) return runSliced(steps, { ...slicing, clock });
+    const t0 = clock();
+    const value = runSteps(steps);
+    return { value, spentMs: clock() - t0 };
+  }
+
+  /**
    * The decode + decide budget (docs/architecture.md "Decode budget"). A decide runs on this thread
    * and cannot be preempted: it is measured, and a message whose decode and decide together took
    * longer than MSGX_DECODE_BUDGET_MS is PARKED (CODEC_ERROR) instead of applied, so that it does
@@ -316,16 +345,20 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     for (const [k, { head, read, decodeMs }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const spent = decideCpu && head.rawXml.length >= INLINE_DECODE_CHARS ? decideCpu : elapsedMs;
-      const t0 = spent();
-      const judged = judge(head, read, { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) });
-      const outcome = withinBudget(head, judged, decodeMs + (spent() - t0), now);
+      const big = head.rawXml.length >= INLINE_DECODE_CHARS;
+      const ctx: JudgeContext = { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) };
+      const judged = await run(judgeSteps(head, read, ctx), big);
+      const outcome = withinBudget(head, judged.value, decodeMs + judged.spentMs, now);
       appended += 1n;
       if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
       let sweeps: SweepDecision[] = [];
+      let storedText: string | undefined;
       if (outcome.kind === 'Applied') {
         const position = String(BigInt(basis) + appended);
-        applyDecision(overlay, { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes });
+        const event: AppliedEvent = { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes };
+        await run(applyDecisionSteps(overlay, event), big);
+        // A big decision's payload text is written here, in slices, not when the group is staged.
+        if (big) storedText = (await run(storedPayloadText(decisionOf(head.msgId, outcome)), big)).value;
         reference = foldReference(reference, outcome.changes);
         planRequests = foldPlanRequests(planRequests, outcome.changes);
         // History sweep in FIFO order: when this decision moved the latest operation day (traffic
@@ -338,7 +371,8 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         }
         latest = next;
       }
-      group.push(sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome });
+      const prepared: Prepared = sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome };
+      group.push(storedText === undefined ? prepared : { ...prepared, storedText });
       if (outcome.kind === 'Failed') break;
       if (group.length % YIELD_EVERY === 0) await afterTurn();
     }
@@ -434,7 +468,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       }
       // After a start from a snapshot, its days arrive beside the start (docs/recovery.md "Start cost").
       const unreadable = await model.ready(pool);
-      if (unreadable) log.warn({ err: unreadable, position: model.position }, 'write model: the snapshot flights could not be read; folded again before deciding');
+      if (unreadable) log.warn({ err: unreadable, position: model.position }, 'write model: the snapshot flights cannot be read; folded the log again before deciding');
       return scan();
     },
     retryMs: (failures) => outageRetryDelay(cfg, failures),

@@ -1,5 +1,5 @@
 import type { Service } from '../../platform/service.ts';
-import { createListener } from '../../platform/listen.ts';
+import { createWakingListener } from '../../platform/listen.ts';
 import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { Wakeup } from '../../platform/wakeup.ts';
 import { answerRequests } from './answerRequests.ts';
@@ -34,12 +34,10 @@ export interface RequestTrackerDeps extends RequestDeps {
 export function createRequestTracker(deps: RequestTrackerDeps): Service {
   const log = deps.log;
   const wakeup = new Wakeup();
-  const listener = createListener({
+  const listener = createWakingListener(wakeup, {
     name: 'request tracker',
     source: { url: deps.databaseUrl },
     channels: [Channels.decision],
-    onNotify: () => wakeup.notify(),
-    onListening: () => wakeup.notify(),
     meanwhile: 'requests are looked at every poll until it is back',
     clock: deps.clock,
     log,

@@ -7,7 +7,7 @@
  */
 import { outageRetryDelay } from '../../platform/config.ts';
 import { Channels } from '../../platform/channels.ts';
-import { createListener } from '../../platform/listen.ts';
+import { createWakingListener } from '../../platform/listen.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { createServiceLoop } from '../../platform/serviceLoop.ts';
@@ -18,12 +18,10 @@ import { warmModel } from './warmModel.ts';
 export function createModelFollower(rt: Runtime, model: WriteModel, opts: { readonly follow: boolean }): Service {
   const log = rt.log.child({ role: opts.follow ? 'standby' : 'writer' });
   const wakeup = new Wakeup();
-  const listener = createListener({
+  const listener = createWakingListener(wakeup, {
     name: 'standby-model',
     source: { url: rt.databaseUrl },
     channels: [Channels.decision],
-    onNotify: () => wakeup.notify(),
-    onListening: () => wakeup.notify(),
     meanwhile: 'the standby folds the log every MSGX_POLL_INTERVAL_MS until it is back',
     clock: rt.clock,
     log,

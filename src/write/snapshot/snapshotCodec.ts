@@ -3,12 +3,14 @@
  * parts so that a start does not read or decode what it does not use:
  *   MAGIC · u32 header length · header · chunk · chunk · …
  * The header is gzip of one JSON object — position, latest day, plan requests, reference store,
- * and the chunk list (each chunk's operation day, flids and byte length). Each chunk is gzip of
+ * and the chunk list (each chunk's operation day, flids, byte length and CRC-32). Each chunk is gzip of
  * the JSON array of one operation day's flights. A start fetches the head alone (MAGIC, length,
  * header: `substring` of the stored bytea, src/write/snapshot/newestSnapshot.ts) and the days'
  * bytes beside the rest of the start (SnapshotDays); the flights come as a LazyMap whose chunks
  * are decoded on first use (src/platform/lazyMap.ts), so a start costs the header, whatever the
- * number of days the model keeps.
+ * number of days the model keeps. Every chunk's CRC-32 is checked when the days' bytes arrive
+ * (milliseconds for tens of MB): a damaged day is found before the pump reads a flight of it, and
+ * the model starts over from the log (WriteModel.ready), instead of failing one decision after another.
  *
  * Encoding runs off the pump's path: the flights are stringified a slice at a time with a turn of
  * the event loop between slices, and gzip runs on libuv's thread pool, so no slice holds the loop
@@ -44,6 +46,16 @@ interface ChunkEntry {
   readonly day: string;
   readonly flids: string[];
   readonly bytes: number;
+  /** zlib.crc32 of the chunk's bytes. */
+  readonly crc: number;
+}
+
+/** Where a chunk lies in the days' bytes, and what its bytes must sum to. */
+interface ChunkPlace {
+  readonly day: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly crc: number;
 }
 
 interface Header {
@@ -69,15 +81,20 @@ const gunzip = promisify(zlib.gunzip);
 /**
  * The days' part of a stored snapshot (every chunk after the header), which may still be on its
  * way from PostgreSQL: `fetched` resolves when it is here, and rejects when it cannot be read
- * (the row went away, or it is shorter than the header's chunk list says).
+ * (the row went away, it is shorter than the header's chunk list says, or a chunk's CRC-32 is not
+ * the one the header gives).
  */
 export class SnapshotDays {
   #bytes: Buffer | undefined;
   readonly fetched: Promise<void>;
 
-  constructor(bytes: Buffer | Promise<Buffer>, needed: number) {
+  constructor(bytes: Buffer | Promise<Buffer>, chunks: readonly ChunkPlace[]) {
+    const needed = chunks.reduce((n, c) => n + c.length, 0);
     const check = (b: Buffer): void => {
       if (b.length < needed) throw new SnapshotFormatError(`write-model snapshot is cut short in its flights (${b.length} of ${needed} bytes)`);
+      for (const c of chunks) {
+        if (zlib.crc32(b.subarray(c.offset, c.offset + c.length)) !== c.crc) throw new SnapshotFormatError(`write-model snapshot: the flights of ${c.day} are damaged (CRC-32)`);
+      }
       this.#bytes = b;
     };
     if (Buffer.isBuffer(bytes)) {
@@ -106,9 +123,10 @@ export class SnapshotChunk implements LazyChunk<string, FlightState> {
     readonly day: string,
     readonly keys: readonly string[],
     private readonly days: SnapshotDays,
-    /** Where its bytes start after the head, and how many. */
+    /** Where its bytes start after the head, how many, and their CRC-32. */
     readonly offset: number,
     readonly length: number,
+    readonly crc: number,
   ) {}
 
   /** Resolves when the chunk's bytes are here. */
@@ -192,11 +210,11 @@ async function gzipSlices(flights: readonly FlightState[], cancelled: () => bool
 export async function encodeImage(image: ModelImage, cancelled: () => boolean = () => false): Promise<Buffer> {
   await image.fetched;
   const { kept, days } = groupFlights(image.flights);
-  const chunks: ChunkEntry[] = kept.map((c) => ({ day: c.day, flids: [...c.keys], bytes: c.length }));
+  const chunks: ChunkEntry[] = kept.map((c) => ({ day: c.day, flids: [...c.keys], bytes: c.length, crc: c.crc }));
   const bodies: Buffer[] = kept.map((c) => c.body);
   for (const [day, flights] of days) {
     const body = await gzipSlices(flights, cancelled);
-    chunks.push({ day, flids: flights.map((f) => f.flid), bytes: body.length });
+    chunks.push({ day, flids: flights.map((f) => f.flid), bytes: body.length, crc: zlib.crc32(body) });
     bodies.push(body);
   }
   const reference = [...image.reference].map(([kind, records]) => [kind, [...records]]);
@@ -232,14 +250,16 @@ export async function decodeHead(head: Buffer, days: Buffer | Promise<Buffer>): 
   if (typeof header.position !== 'string' || !Array.isArray(header.chunks) || !Array.isArray(header.reference) || !Array.isArray(header.planRequests)) {
     throw new SnapshotFormatError('write-model snapshot lacks position, chunks, reference or plan requests');
   }
-  const needed = header.chunks.reduce((n, c) => n + c.bytes, 0);
-  const stored = new SnapshotDays(days, needed);
-  const flights = new LazyMap<string, FlightState>();
+  if (header.chunks.some((c) => typeof c.crc !== 'number' || typeof c.bytes !== 'number')) throw new SnapshotFormatError('write-model snapshot lacks a chunk length or CRC-32');
   let at = 0;
-  for (const c of header.chunks) {
-    flights.addChunk(new SnapshotChunk(c.day, c.flids, stored, at, c.bytes));
+  const places = header.chunks.map((c) => {
+    const place = { day: c.day, offset: at, length: c.bytes, crc: c.crc };
     at += c.bytes;
-  }
+    return place;
+  });
+  const stored = new SnapshotDays(days, places);
+  const flights = new LazyMap<string, FlightState>();
+  header.chunks.forEach((c, i) => flights.addChunk(new SnapshotChunk(c.day, c.flids, stored, places[i]!.offset, c.bytes, c.crc)));
   return {
     position: header.position,
     latestDay: header.latestDay ?? null,

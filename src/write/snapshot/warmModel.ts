@@ -47,16 +47,25 @@ export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now:
       log.warn({ err, snapshotId: found.usable.id, position: found.usable.position }, 'write model: snapshot cannot be read; folding the log from position 0');
     }
   }
-  // A fold from 0 over archived months would build a model with a hole (docs/recovery.md "Archived history").
-  if (snapshot === null) await refuseArchivedAfter(pool, '0', 'the write model (no usable snapshot)');
+  // A fold over archived months would build a model with a hole (docs/recovery.md "Archived history").
+  await refuseArchivedAfter(pool, snapshot ?? '0', snapshot === null ? startWithout(found.foreign) : `the write model (from its snapshot at ${snapshot})`);
   return caughtUp(log, model, snapshot === null ? 'position 0' : 'snapshot', snapshot, await model.catchUp(pool), now() - t0);
 }
 
-/** One line when the snapshot's days are in (or cannot be read: the model then starts over before its first decision). */
+/** Who refuses when the start has no snapshot to begin from, and why it has none. */
+function startWithout(foreign: number): string {
+  return foreign > 0 ? 'the write model (no snapshot of this fold code: the stored ones were made by other fold code)' : 'the write model (no usable snapshot)';
+}
+
+/**
+ * One line when the snapshot's days are in. When they cannot be read (gone, cut short, a damaged
+ * day), the model starts over before its first decision, and the pump says so in one line then
+ * (WriteModel.ready).
+ */
 function sayFetched(log: Logger, image: ModelImage, bytes: number, t0: number, now: () => number): void {
   image.fetched?.then(
     () => log.info({ position: image.position, bytes, ms: now() - t0 }, 'write model: snapshot flights fetched'),
-    (err: unknown) => log.warn({ err, position: image.position }, 'write model: the snapshot flights cannot be read; the model starts over before the first decision'),
+    () => undefined,
   );
 }
 
@@ -112,12 +121,12 @@ function fetchDays(c: PoolClient, id: string, from: number, end: (err?: unknown)
 }
 
 /**
- * The newest usable snapshot as an image with its days read, or undefined (none, other fold code,
- * unreadable, deleted meanwhile): what WriteModel.reload and a rebuild start from (they fold from 0
- * without one).
+ * The newest usable snapshot (at or before `atMost`, default the log's head) as an image with its
+ * days read, or undefined (none, other fold code, unreadable, deleted meanwhile): what
+ * WriteModel.reload, a rebuild and the outbox feeder's refold start from (they fold from 0 without one).
  */
-export async function newestImage(q: Queryable): Promise<ModelImage | undefined> {
-  const { usable } = await newestSnapshot(q, foldFingerprint(), await logHead(q));
+export async function newestImage(q: Queryable, atMost?: string): Promise<ModelImage | undefined> {
+  const { usable } = await newestSnapshot(q, foldFingerprint(), atMost ?? (await logHead(q)));
   if (usable === undefined) return undefined;
   try {
     const image = await decodeHead(usable.head, await snapshotDays(q, usable.id, usable.head.length));

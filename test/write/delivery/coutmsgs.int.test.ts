@@ -2,14 +2,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/platform/clock.ts';
+import type { FakeClock } from '../../../src/platform/clock.ts';
 import { createPgMailbox } from '../../../src/platform/mailbox/pgMailbox.ts';
 import type { Mailbox, OutboundRow } from '../../../src/platform/mailbox/port.ts';
 import type { Dispatcher } from '../../../src/write/delivery/dispatcher.ts';
 import { createNdjsonSink } from '../../../src/write/delivery/ndjsonSink.ts';
 import { fileDatabase } from '../../support/fileDatabase.ts';
 import { waitFor } from '../../support/waitFor.ts';
-import { OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
+import { emptyOutbox, type OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
 const TZ = 'Asia/Shanghai';
 const db = fileDatabase('delivery_cout');
@@ -25,10 +25,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 beforeEach(async () => {
-  await db.pool.query('DELETE FROM msg_event');
-  await db.pool.query('DELETE FROM mailbox.coutmsgs');
-  clock = new FakeClock('2025-03-14T02:00:00Z');
-  out = new OutboxWriter(db.pool, clock);
+  ({ clock, out } = await emptyOutbox(db.pool, '2025-03-14T02:00:00Z'));
 });
 afterEach(async () => {
   await dispatcher?.stop();

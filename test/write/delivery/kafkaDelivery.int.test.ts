@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/platform/clock.ts';
+import type { FakeClock } from '../../../src/platform/clock.ts';
 import { noFaults } from '../../../src/platform/faults.ts';
 import { createPgMailbox } from '../../../src/platform/mailbox/pgMailbox.ts';
 import { silentLogger } from '../../../src/platform/logger.ts';
@@ -8,7 +8,7 @@ import type { Dispatcher } from '../../../src/write/delivery/dispatcher.ts';
 import { startKafkaBroker, type KafkaTestBroker, type StoredRecord } from '../../support/kafka/broker.ts';
 import { fileDatabase } from '../../support/fileDatabase.ts';
 import { waitFor } from '../../support/waitFor.ts';
-import { brokerSink, OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
+import { brokerSink, emptyOutbox, type OutboxWriter, rowStates, startDispatcher, testConfig } from './outboxFixture.ts';
 
 const TZ = 'Asia/Shanghai';
 const db = fileDatabase('delivery_kafka');
@@ -18,11 +18,8 @@ let out: OutboxWriter;
 let dispatcher: Dispatcher | undefined;
 
 beforeEach(async () => {
-  await db.pool.query('DELETE FROM msg_event');
-  await db.pool.query('DELETE FROM mailbox.coutmsgs');
   broker = await startKafkaBroker({ topics: { msg: 3, schd: 1 } });
-  clock = new FakeClock('2025-03-14T00:00:00Z');
-  out = new OutboxWriter(db.pool, clock);
+  ({ clock, out } = await emptyOutbox(db.pool, '2025-03-14T00:00:00Z'));
 });
 afterEach(async () => {
   await dispatcher?.stop();

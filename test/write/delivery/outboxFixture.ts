@@ -1,6 +1,6 @@
 import type { RetryOptions } from 'kafkajs';
 import type pg from 'pg';
-import type { FakeClock } from '../../../src/platform/clock.ts';
+import { FakeClock } from '../../../src/platform/clock.ts';
 import { loadConfig, type Config } from '../../../src/platform/config.ts';
 import { silentLogger } from '../../../src/platform/logger.ts';
 import type { Mailbox } from '../../../src/platform/mailbox/port.ts';
@@ -50,6 +50,14 @@ export interface OutboxRowInput {
  * Plays the outbox projector: inserts msg_event rows (each its own source position) and sends
  * NOTIFY msgx_outbox per target, in one transaction. Returns the event ids in insertion order.
  */
+/** Before each delivery test: no outbox rows, no outbound mail, a clock at `at` and a writer on it. */
+export async function emptyOutbox(pool: pg.Pool, at: string): Promise<{ clock: FakeClock; out: OutboxWriter }> {
+  await pool.query('DELETE FROM msg_event');
+  await pool.query('DELETE FROM mailbox.coutmsgs');
+  const clock = new FakeClock(at);
+  return { clock, out: new OutboxWriter(pool, clock) };
+}
+
 export class OutboxWriter {
   private position = 0;
   constructor(private readonly pool: pg.Pool, private readonly clock: FakeClock) {}

@@ -7,10 +7,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fileDatabase } from '../../support/fileDatabase.ts';
+import { expect, it } from 'vitest';
 import { waitFor } from '../../support/waitFor.ts';
-import { startApp, type RunningApp } from '../../support/testApp.ts';
+import { fileApp } from '../../support/testApp.ts';
 import { readScenario } from '../../support/corpusDir.ts';
 
 const ALLOC = '{ seq scheduledStart scheduledEnd actualStart actualEnd }';
@@ -27,14 +26,7 @@ const OFFSET_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?\+08:00$/;
 interface NdjsonLine { key: string | null; value: unknown; headers: Record<string, string> }
 interface MsgValue { flid: string | null; position: string; recordedAt: string; change: unknown }
 
-const db = fileDatabase('outward_times');
-let app: RunningApp;
-beforeAll(async () => {
-  app = await startApp(db);
-});
-afterAll(async () => {
-  await app?.stop();
-});
+const app = fileApp('outward_times');
 
 const lines = async (topic: string): Promise<NdjsonLine[]> =>
   (await readFile(path.join(app.cfg.dataDir, 'out', `${topic}.ndjson`), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as NdjsonLine);
@@ -54,7 +46,7 @@ it("a flight's times in its Kafka records equal the GraphQL API's values for the
   const xmls = [...readScenario('01-plan-and-operations').files, ...readScenario('04-whole-interface').files].map((f) => f.xml);
   await app.send(xmls);
   await app.drained('corpus 01 and 04 decided');
-  await waitFor(async () => (await db.pool.query("SELECT 1 FROM msg_event WHERE state <> 'SENT'")).rowCount === 0, { what: 'every record written' });
+  await waitFor(async () => (await app.rt.pool.query("SELECT 1 FROM msg_event WHERE state <> 'SENT'")).rowCount === 0, { what: 'every record written' });
 
   const schd = new Map<string, unknown>();
   for (const line of await lines('schd')) for (const view of line.value as { flid: string }[]) schd.set(view.flid, view);
