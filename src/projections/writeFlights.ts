@@ -8,6 +8,7 @@
  * statements: the CTEs of one statement run in no fixed order, and flight_delay has a unique key.
  */
 import type { FlightState } from '../domain/flight.ts';
+import { pushAll } from '../platform/arrays.ts';
 import type { Queryable } from '../platform/db.ts';
 import { DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow } from '../readModel/flightRows.ts';
 import { DOC_VERSION, flightDoc } from '../readModel/flightDoc.ts';
@@ -49,7 +50,7 @@ export async function writeFlights(q: Queryable, tables: FlightTables, flights: 
   /** One `INSERT … SELECT * FROM ROWS FROM (unnest…)` over `rows`, its parameters numbered after those already taken. */
   const insert = (table: string, columns: readonly ColumnSpec[], rows: readonly (readonly CellValue[])[], tail = ''): string => {
     const text = `INSERT INTO ${table} (${columnNames(columns)}) SELECT * FROM ${unnestOf(columns, params.length + 1)}${tail}`;
-    params.push(...columnArrays(rows, columns));
+    pushAll(params, columnArrays(rows, columns));
     return text;
   };
   sql.push(insert(tables.flight, ROW_COLUMNS, flights.map((f) => [...flightRow(f), JSON.stringify(flightDoc(f)), DOC_VERSION]), ` ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`));

@@ -19,6 +19,7 @@
  * before 4 drops the scratch tables. One rebuild at a time (advisory lock).
  */
 import { CancelledError } from '../../platform/errors.ts';
+import { pushAll } from '../../platform/arrays.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/db.ts';
@@ -320,7 +321,7 @@ async function withLanes<T>(pool: Pool, write: (lanes: PoolClient[]) => Promise<
 function joinShards(shards: readonly ShardResult[], fold: Map<string, FlightState>, pending: PendingWrites): void {
   for (const shard of shards) {
     for (const f of shard.flights) fold.set(f.flid, f);
-    pending.snapshots.push(...shard.snapshots);
+    pushAll(pending.snapshots, shard.snapshots);
   }
   pending.snapshots.sort((a, b) => (BigInt(a.position) < BigInt(b.position) ? -1 : BigInt(a.position) > BigInt(b.position) ? 1 : 0));
 }
