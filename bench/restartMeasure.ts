@@ -11,7 +11,7 @@
  *   - graceful stop: a busy run (the next day's plan and its first FLOPs, MSGX_BENCH_RESTART_BUSY
  *     messages) decided, then SIGTERM → exit, with the writer's "left to the next start" line.
  * Run once, niced, under the bench lock:
- *   flock /work/notes/bench.lock nice node --import tsx bench/restartMeasure.ts
+ *   nice node --import tsx bench/restartMeasure.ts
  * MSGX_BENCH_RESTART_DAYS (default 1,7). Figures go to docs/scaling.md and docs/benchmarks.md by hand.
  */
 import { loadavg } from 'node:os';
