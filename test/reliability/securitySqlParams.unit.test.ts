@@ -24,7 +24,11 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // Column lists and WHERE text: module constants built from the constant column specs of flightRows.ts.
   'src/read-api/sql/selectBoard.ts': ['COLUMNS', 'WHERE', 'PAGE', 'DOC_COLUMNS'],
   'src/log/readForMessages.ts': ['COLUMNS'],
-  'src/log/readDecisions.ts': ['DECISION_RECORD_COLUMNS'],
+  // …and the module's constant "is this decision big" fragments (bigOr/isBig), called with constant
+  // column texts and a parameter placeholder ('$3', '$4'): the threshold itself travels as that $n.
+  'src/log/readDecisions.ts': [
+    'DECISION_RECORD_COLUMNS', "bigOr(\"payload->'changes'\", '$3')", "isBig('$3')", "bigOr(\"payload->'changes'\", '$4')", "isBig('$4')",
+  ],
   'src/write/jobs/archiveProcState.ts': ['COLUMNS'],
   'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS'],
   'src/write/delivery/schdBatch.ts': ['OUTBOX_COLUMNS'],
