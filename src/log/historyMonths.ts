@@ -12,6 +12,8 @@ export const HISTORY_TABLES = [
   { table: 'proc_state_hst', partitionKey: 'archived_at', rowKey: 'msg_id' },
 ] as const;
 export type HistoryTable = (typeof HISTORY_TABLES)[number];
+/** The decision log's spec among them (its months decide which months there are). */
+export const DECISION_LOG_TABLE = HISTORY_TABLES[0];
 
 /** Months kept ahead of now (a DEFAULT partition catches anything beyond; docs/operations.md). */
 export const MONTHS_AHEAD = 12;
@@ -78,4 +80,13 @@ export async function ensureMonthsAhead(q: Queryable, now: Date): Promise<number
     }
   }
   return created;
+}
+
+/** The last position recorded in month `m` (null: the month has no partition or no decision). */
+export async function lastPositionOfMonth(q: Queryable, m: Month): Promise<string | null> {
+  const partition = partitionName(DECISION_LOG_TABLE.table, m);
+  const { rows: found } = await q.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [partition]);
+  if (found[0]!.r === null) return null;
+  const { rows } = await q.query<{ last: string | null }>(`SELECT max(position)::text AS last FROM ${partition}`);
+  return rows[0]!.last;
 }

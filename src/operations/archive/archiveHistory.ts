@@ -24,7 +24,7 @@ import { newestSnapshot } from '../../write/snapshot/newestSnapshot.ts';
 import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { checksumText, readMonthFile, writeMonthFile, type FileSummary } from './archiveFile.ts';
-import { attachedMonths, ensureMonthsAhead, HISTORY_TABLES, monthOf, monthStart, nextMonth, partitionName, type HistoryTable, type Month } from '../../log/historyMonths.ts';
+import { attachedMonths, DECISION_LOG_TABLE, ensureMonthsAhead, HISTORY_TABLES, lastPositionOfMonth, monthOf, monthStart, nextMonth, partitionName, type HistoryTable, type Month } from '../../log/historyMonths.ts';
 
 export interface ArchiveDeps {
   readonly pool: pg.Pool;
@@ -59,7 +59,7 @@ export async function archiveHistory(deps: ArchiveDeps, before: Month, dir: stri
   // The month that will hold this run's own decision is never archived.
   if (before > current) throw new RefusedError(`archive --before ${before}: the current month ${current} holds the archive's own decision and is never archived; use --before ${current} or earlier`);
   await mkdir(dir, { recursive: true });
-  const months = (await attachedMonths(deps.pool, 'decision_event')).filter((m) => m < before);
+  const months = (await attachedMonths(deps.pool, DECISION_LOG_TABLE.table)).filter((m) => m < before);
   for (const spec of HISTORY_TABLES.slice(1)) {
     for (const m of await attachedMonths(deps.pool, spec.table)) if (m < before && !months.includes(m)) months.push(m);
   }
@@ -161,7 +161,7 @@ async function refuseUnsafeMonth(pool: pg.Pool, m: Month): Promise<void> {
     );
     if (rows[0]!.n !== '0') throw new RefusedError(`archive ${m}: ${rows[0]!.n} rows of ${spec.table} for that month are in its DEFAULT partition; the month is not archived`);
   }
-  const de = partitionName('decision_event', m);
+  const de = partitionName(DECISION_LOG_TABLE.table, m);
   if (await exists(pool, de)) {
     if (await laterMonthsHoldEarlierPositions(pool, lo, hi)) throw new RefusedError(`archive ${m}: later months hold decisions before its last one (recorded_at went back); archiving it would cut the log`);
   }
@@ -178,10 +178,7 @@ async function refuseUnsafeMonth(pool: pg.Pool, m: Month): Promise<void> {
  * fold code must lie at or after the month's last decision (docs/operations.md "Archive a month").
  */
 async function refuseWithoutSnapshot(pool: pg.Pool, m: Month): Promise<void> {
-  const partition = partitionName('decision_event', m);
-  if (!(await exists(pool, partition))) return;
-  const { rows } = await pool.query<{ last: string | null }>(`SELECT max(position)::text AS last FROM ${partition}`);
-  const last = rows[0]!.last;
+  const last = await lastPositionOfMonth(pool, m);
   if (last === null) return;
   const { usable } = await newestSnapshot(pool, foldFingerprint(), await logHead(pool));
   if (usable !== undefined && BigInt(usable.position) >= BigInt(last)) return;
