@@ -46,7 +46,12 @@ export function compactChanges(changes: readonly Change[]): (Change | CompactFli
 
 /** `changes` as read back: each FlightCreated full (expandCreated), the others as they are. */
 export function expandChanges<C extends Change>(changes: readonly C[]): C[] {
-  return changes.map((c) => (c.type === 'FlightCreated' ? (expandCreated(c as FlightCreated) as C) : c));
+  return changes.map(expandChange);
+}
+
+/** One change as read back: a stored (compact) FlightCreated full again, any other as it is. */
+function expandChange<C extends Change>(c: C): C {
+  return c.type === 'FlightCreated' ? (expandCreated(c as FlightCreated) as C) : c;
 }
 
 /** `expandChanges` in steps (src/domain/steps.ts): a plan's 70,000 created flights read back a slice at a time. */
@@ -54,8 +59,7 @@ export function* expandChangesSteps<C extends Change>(changes: readonly C[]): St
   const out = new Array<C>(changes.length);
   const step = stepCounter();
   for (let i = 0; i < changes.length; i++) {
-    const c = changes[i]!;
-    out[i] = c.type === 'FlightCreated' ? (expandCreated(c as FlightCreated) as C) : c;
+    out[i] = expandChange(changes[i]!);
     if (step()) yield;
   }
   return out;

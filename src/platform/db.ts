@@ -81,13 +81,13 @@ async function withTransactionFrom<T, O>(
   }
 }
 
-/** SQLSTATE codes we branch on (never on message text). */
 /** A two-column query as a Map: the first column (`k`) → the second (`v`), in row order (a later row wins). */
 export async function queryMap<K, V>(q: Queryable, sql: string, params: readonly unknown[]): Promise<Map<K, V>> {
   const { rows } = await q.query<{ k: K; v: V }>(sql, [...params]);
   return new Map(rows.map((r) => [r.k, r.v]));
 }
 
+/** SQLSTATE codes we branch on (never on message text). */
 export const SqlState = {
   uniqueViolation: '23505',
   serializationFailure: '40001',

@@ -29,7 +29,7 @@ const FLIGHT_UPDATE_SET = ROW_COLUMNS.filter((c) => c.name !== 'flid')
  */
 export async function removeFlights(q: Queryable, tables: FlightTables, flids: readonly string[]): Promise<void> {
   if (flids.length === 0) return;
-  for (const spec of DETAIL_SPECS) await q.query(`DELETE FROM ${tables.detail[spec.table]} WHERE flid = ANY($1::bigint[])`, [flids]);
+  await q.query(deleteDetails(tables), [flids]);
   await q.query(`DELETE FROM ${tables.flight} WHERE flid = ANY($1::bigint[])`, [flids]);
 }
 
