@@ -22,7 +22,7 @@ function connection(failAt: number) {
       const run = queue.then(async () => {
         running += 1;
         most = Math.max(most, running);
-        await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setImmediate(r)); // a statement takes a turn of the event loop
         running -= 1;
         if (n === failAt) throw new Error(`statement ${n} failed`);
         return { rows: [], rowCount: 0, sql };
