@@ -25,7 +25,7 @@ import { estt } from '../../test/write/support/messages.ts';
 import { startWriterStage } from '../harness/writerStage.ts';
 import { generateDay } from '../generate.ts';
 import { insertOne } from '../harness/cminmsgs.ts';
-import { outcomeOf } from '../harness/domainMirror.ts';
+import { verdictOf } from '../harness/domainMirror.ts';
 import { row, type Figure, type FigureResult, type Row } from '../harness/figure.ts';
 import { progress } from '../harness/progress.ts';
 import { nowMs, round } from '../harness/stats.ts';
@@ -36,6 +36,8 @@ const TIMEOUT_MS = 900_000;
 const GOOD_DECIDED_GOAL_MS = 5_000;
 const HEALTHZ_GOAL_MS = 1_000;
 const UNTIL_FED = process.env.MSGX_BENCH_BIGPLAN_UNTIL === 'fed';
+/** MSGX_BENCH_BIGPLAN_CASES=min70k,min150k: only those cases (default every one). */
+const ONLY = process.env.MSGX_BENCH_BIGPLAN_CASES?.split(',').filter(Boolean);
 
 interface Case {
   readonly name: string;
@@ -44,22 +46,25 @@ interface Case {
   readonly flid: string;
   readonly estimate: string;
   readonly records: number;
+  /** How the plan ends: applied, or refused at once for a decode limit (docs/security.md "Decode limits"). */
+  readonly ends: 'SUCCEEDED' | 'DEAD';
 }
 
 function cases(): Case[] {
-  const min = Array.from({ length: 70_000 }, (_, i) => fltr(String(300_000 + i), '14MAR250930'));
+  const min = (n: number) => Array.from({ length: n }, (_, i) => fltr(String(300_000 + i), '14MAR250930'));
   const full = generateDay({ seed: 12, day: '2025-03-15', flights: 21_000, fullLists: true, flopsPerFlight: 0, firstFlid: 500_000, firstSeqn: 10 });
   return [
-    { name: 'min70k', plan: schdXml('ADFT', min, { seqn: '1' }), flid: '300000', estimate: '14MAR251015', records: 70_000 },
-    { name: 'full16', plan: full.messages[0]!, flid: full.flights[0]!.flid, estimate: '15MAR251015', records: 21_000 },
-  ];
+    { name: 'min70k', plan: schdXml('ADFT', min(70_000), { seqn: '1' }), flid: '300000', estimate: '14MAR251015', records: 70_000, ends: 'SUCCEEDED' as const },
+    { name: 'min150k', plan: schdXml('ADFT', min(150_000), { seqn: '2' }), flid: '300001', estimate: '14MAR251020', records: 150_000, ends: 'DEAD' as const },
+    { name: 'full16', plan: full.messages[0]!, flid: full.flights[0]!.flid, estimate: '15MAR251015', records: 21_000, ends: 'SUCCEEDED' as const },
+  ].filter((c) => ONLY === undefined || ONLY.includes(c.name));
 }
 
 async function baselineMs(c: Case): Promise<number> {
   const once = async () => {
     const t0 = nowMs();
-    const o = await outcomeOf(new Map(), c.plan);
-    if (o.kind !== 'Applied') throw new Error(`unexpected baseline decision of ${c.name}: ${o.kind}`);
+    const o = await verdictOf(new Map(), c.plan);
+    if (o.kind !== (c.ends === 'SUCCEEDED' ? 'Applied' : 'Dead')) throw new Error(`unexpected baseline decision of ${c.name}: ${o.kind}`);
     return nowMs() - t0;
   };
   await once();
@@ -127,7 +132,7 @@ async function measure(pool: pg.Pool, notes: Notifications, mailbox: Parameters<
   tGood.catch(() => undefined); // awaited below; a step failing before that fails the figure
   const tDecided = await until(`${c.name} decided`, async () => (await scalar("SELECT state AS v FROM proc_state WHERE msg_id = $1 AND state <> 'PENDING'", [id])) !== null);
   const state = await scalar('SELECT state AS v FROM proc_state WHERE msg_id = $1', [id]);
-  if (state !== 'SUCCEEDED') throw new Error(`${c.name} ended ${state}: ${await scalar('SELECT last_error AS v FROM proc_state WHERE msg_id = $1', [id])}`);
+  if (state !== c.ends) throw new Error(`${c.name} ended ${state}: ${await scalar('SELECT last_error AS v FROM proc_state WHERE msg_id = $1', [id])}`);
   const position = (await scalar('SELECT decided_position::text AS v FROM proc_state WHERE msg_id = $1', [id]))!;
   const past = (name: string) => async () =>
     (await scalar('SELECT CASE WHEN position >= $2::bigint THEN \'yes\' END AS v FROM projection_checkpoint WHERE name = $1', [name, position])) === 'yes';

@@ -17,10 +17,15 @@ import { BENCH_ENV } from './benchRuntime.ts';
 
 const cfg = loadConfig({ ...BENCH_ENV });
 
-/** The pump's verdict on `raw` against `flights` (no identity is bound yet: generated identities are unique). */
-export async function outcomeOf(flights: ReadonlyMap<string, FlightState>, raw: string, msgId = '1'): Promise<Outcome> {
+/** The pump's verdict on `raw` against `flights`, whatever it is (no identity is bound yet: generated identities are unique). */
+export function verdictOf(flights: ReadonlyMap<string, FlightState>, raw: string, msgId = '1'): Promise<Outcome> {
   const head: Head = { msgId, state: 'PENDING', attempts: 0, nextAttemptAt: null, firstFailureAt: null, identityKey: null, rawXml: raw, nulReplaced: false };
-  const outcome = await evaluate(head, { cfg, now: new Date(), flights, identityOwner: async () => null });
+  return evaluate(head, { cfg, now: new Date(), flights, identityOwner: async () => null });
+}
+
+/** The pump's verdict on `raw` against `flights`, which must be Applied or Skipped (a generated message). */
+export async function outcomeOf(flights: ReadonlyMap<string, FlightState>, raw: string, msgId = '1'): Promise<Outcome> {
+  const outcome = await verdictOf(flights, raw, msgId);
   if (outcome.kind === 'Failed' || outcome.kind === 'Dead') throw new Error(`generated message ends ${outcome.kind} (${outcome.errorClass}): ${outcome.error}`);
   return outcome;
 }

@@ -18,6 +18,7 @@ import type { Runtime } from '../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
 import type { WriterFence } from '../platform/writerFence.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
+import { backgroundSlicing, createForeground } from '../platform/slicing.ts';
 import { createBackfill, type Backfill } from '../write/backfill/backfillService.ts';
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
 import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
@@ -69,7 +70,10 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   const backfill = createBackfill(wrt);
   // The projectors' one read of each decision; the pump hands them what it commits (sharedReads.ts).
   const reads = createSharedReads();
+  // While the pump works on a big head, the projectors' slices give way (docs/projections.md "Big decisions").
+  const foreground = createForeground();
   const pump = createPump(wrt, {
+    foreground,
     model,
     onTerminal: mode.shadow ? undefined : () => backfill.kick(),
     writeBack: !mode.shadow,
@@ -90,7 +94,8 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
   if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
-  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage, reads });
+  const slicing = backgroundSlicing(foreground);
+  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage, reads, slicing: { flights: slicing, outbox: slicing } });
   const services: Service[] = [
     ...core,
     createJobs(wrt),

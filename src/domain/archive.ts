@@ -58,7 +58,50 @@ export function sweepOnAdvance(
   keepDays: number,
 ): FlightsArchived[] {
   if (after === null || after === before) return [];
-  const all = archiveBefore(flights, sweepCutoff(after, keepDays));
+  return chunked(archiveBefore(flights, sweepCutoff(after, keepDays)));
+}
+
+/**
+ * `sweepOnAdvance` of `flights` as they will be once `changes` (one decision) are folded into them,
+ * without folding them: which flights exist, and their days, follow from the changes alone (a
+ * FlightCreated makes a flight on its day unless it exists, when it keeps its first day: invariant
+ * 9; FlightsArchived removes). The pump commits a big decision and its sweeps while it folds it
+ * (docs/projections.md "Big decisions"). Equal to sweepOnAdvance after applyDecision (archiveSweep.unit).
+ */
+export function sweepOnAdvanceAfter(
+  flights: FlightMap,
+  changes: readonly Change[],
+  before: string | null,
+  after: string | null,
+  keepDays: number,
+): FlightsArchived[] {
+  if (after === null || after === before) return [];
+  const added = new Map<string, string>();
+  const removed = new Set<string>();
+  const exists = (flid: string) => added.has(flid) || (!removed.has(flid) && flights.has(flid));
+  for (const c of changes) {
+    if (c.type === 'FlightsArchived') {
+      for (const flid of c.flids) {
+        added.delete(flid);
+        removed.add(flid);
+      }
+    } else if (c.type === 'FlightCreated' && !exists(c.flid)) {
+      added.set(c.flid, c.operationDay);
+    }
+  }
+  const beforeDay = sweepCutoff(after, keepDays);
+  const flids: string[] = [];
+  for (const flid of flights.keys()) {
+    if (removed.has(flid) || added.has(flid)) continue;
+    const day = operationDayOf(flights, flid);
+    if (day !== undefined && day < beforeDay) flids.push(flid);
+  }
+  for (const [flid, day] of added) if (day < beforeDay) flids.push(flid);
+  return chunked(flids.length > 0 ? { type: 'FlightsArchived', flids: flids.sort(compareFlids), beforeDay } : null);
+}
+
+/** One sweep as FlightsArchived changes of SWEEP_CHUNK flids each. */
+function chunked(all: FlightsArchived | null): FlightsArchived[] {
   if (!all) return [];
   const out: FlightsArchived[] = [];
   for (let i = 0; i < all.flids.length; i += SWEEP_CHUNK) {

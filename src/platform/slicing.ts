@@ -77,3 +77,56 @@ export const DEFAULT_TIME_SLICING: TimeSlicing = { sliceMs: 50, turn: nextTurn }
 
 /** Changes in one decision from which readers and projectors handle it in slices (below: at one go, no await). */
 export const SLICED_FROM_CHANGES = 2048;
+
+/**
+ * Work the rest of the writer gives way to (docs/projections.md "Big decisions"). While the pump
+ * works on a big head (from its decode until it is folded), the projectors' slices wait for it
+ * before they take their turn — the message behind a plan waits for the plan's own work, not also
+ * for a share of the projectors' work on earlier decisions and on the plan. A background turn
+ * waits at most `maxWaitMs`, so a backlog of plans slows the projectors down but never stops them.
+ */
+export interface Foreground {
+  /** Foreground work begins; the returned function ends it (once; later calls do nothing). */
+  enter(): () => void;
+  /** A turn of the event loop for background work: waits while foreground work runs, at most maxWaitMs. */
+  turn(): Promise<void>;
+}
+
+/** How long a background turn waits for foreground work at most. */
+export const FOREGROUND_MAX_WAIT_MS = 1_000;
+
+export function createForeground(maxWaitMs = FOREGROUND_MAX_WAIT_MS): Foreground {
+  let running = 0;
+  let waiting: (() => void)[] = [];
+  return {
+    enter() {
+      running += 1;
+      let ended = false;
+      return () => {
+        if (ended) return;
+        ended = true;
+        running -= 1;
+        if (running > 0) return;
+        const due = waiting;
+        waiting = [];
+        for (const resume of due) resume();
+      };
+    },
+    async turn() {
+      await nextTurn();
+      if (running === 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, maxWaitMs);
+        function done() {
+          clearTimeout(timer);
+          waiting = waiting.filter((w) => w !== done);
+          resolve();
+        }
+        waiting.push(done);
+      });
+    },
+  };
+}
+
+/** The projectors' slicing in a writer: DEFAULT_SLICING whose turns give way to `foreground`. */
+export const backgroundSlicing = (foreground: Foreground): Slicing => ({ every: DEFAULT_SLICING.every, turn: () => foreground.turn() });

@@ -40,4 +40,17 @@ describe('migrations runner', () => {
     const { rows } = await db.pool.query('SELECT kind FROM decision_event');
     expect(rows).toEqual([{ kind: 'Applied' }]);
   });
+
+  it('stores the big values with lz4 where the server has it: every partition, and a month made later', async () => {
+    const lz4 = await db.pool.query("SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)");
+    const compression = async () => (await db.pool.query<{ rel: string; c: string }>(
+      `SELECT c.relname AS rel, a.attcompression AS c FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+        WHERE (c.relname LIKE 'decision_event%' AND a.attname = 'payload') OR (c.relname LIKE 'inbox_message%' AND a.attname = 'raw_xml')
+           OR (c.relname = 'msg_event' AND a.attname = 'payload')`)).rows;
+    await db.pool.query("SELECT msgx_month_partition('decision_event', '2031-05-01')");
+    const rows = await compression();
+    expect(rows.map((r) => r.rel)).toEqual(expect.arrayContaining(['decision_event', 'decision_event_y2031m05', 'inbox_message', 'msg_event']));
+    expect(new Set(rows.map((r) => r.c))).toEqual(new Set([lz4.rowCount === 1 ? 'l' : '']));
+  });
 });
+

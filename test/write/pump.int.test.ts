@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
+import { INLINE_DECODE_CHARS } from '../../src/write/pump/headDecoder.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { adft, badTime, estt, unsupported } from './support/messages.ts';
 import { decisions, insertCminmsgs, procStates, writeStage } from './support/writeHarness.ts';
@@ -147,22 +148,27 @@ describe('pump', () => {
     expect(await state(fresh)).toMatchObject({ state: 'SUCCEEDED', identity_key: 'AODB|FLOP|ESTT|32' });
   });
 
-  it('ends a group at about 4 MiB of XML, so a backlog of big messages is not one giant transaction', async () => {
+  it('decides a big message (64 KiB of XML or more) in a group of its own, so a backlog of plans is not one giant transaction', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
-    const padded = (xml: string) => xml.replace('<MSG>', `<MSG><!--${'x'.repeat(2.5 * 1024 * 1024)}-->`);
+    const padded = (xml: string) => xml.replace('<MSG>', `<MSG><!--${'x'.repeat(INLINE_DECODE_CHARS)}-->`);
     const ids = await run(clock, {}, [
       adft(40, '881003'),
-      padded(estt(41, '881003', '14MAR250812')),
-      padded(estt(42, '881003', '14MAR250813')),
-      padded(estt(43, '881003', '14MAR250814')),
+      estt(41, '881003', '14MAR250811'),
+      padded(estt(42, '881003', '14MAR250812')),
+      padded(estt(43, '881003', '14MAR250813')),
+      estt(44, '881003', '14MAR250814'),
+      estt(45, '881003', '14MAR250815'),
     ]);
     const { rows } = await t.db.pool.query<{ msg_id: string; tx: string }>('SELECT msg_id::text, xmin::text AS tx FROM decision_event ORDER BY position');
-    const tx = new Map(rows.map((r) => [r.msg_id, r.tx]));
+    const tx = rows.map((r) => r.tx);
     expect(rows.map((r) => r.msg_id)).toEqual(ids);
-    // adft + the first big one fill a group (2.5 MiB < 4 MiB, so one more joins); the next ones start new groups.
-    expect(tx.get(ids[0]!)).toBe(tx.get(ids[1]!));
-    expect(tx.get(ids[1]!)).toBe(tx.get(ids[2]!));
-    expect(tx.get(ids[3]!)).not.toBe(tx.get(ids[2]!));
+    // Small ones group; each big one commits alone, and what follows it starts a new group.
+    expect(tx[0]).toBe(tx[1]);
+    expect(new Set([tx[1], tx[2], tx[3], tx[4]]).size).toBe(4);
+    expect(tx[4]).toBe(tx[5]);
+    // A big one commits while it is folded: the model has every decision, in order.
+    expect((await procStates(t.db)).map((p) => p.state)).toEqual(ids.map(() => 'SUCCEEDED'));
+    expect(t.w.pump.model.flights.get('881003')).toMatchObject({ stateVersion: ids.length, lastMsgId: ids.at(-1) });
   });
 
   it('one transaction per decision: a refused proc_state update appends nothing; INFRA is recorded and retried', async () => {

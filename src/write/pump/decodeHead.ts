@@ -37,6 +37,14 @@ export function decodeHead(rawXml: string, nulReplaced: boolean, cfg: Pick<Confi
  */
 export const RECORDS_PER_PART = 500;
 
+/**
+ * Parts the worker sends before the writer thread has read them: the next ones are made while the
+ * writer reads one (a part asked for only when the one before it was read waited a turn of the
+ * writer's loop each time: seconds for a 16 MiB plan when the loop is busy). The writer reads the
+ * parts that have arrived in one task, so this bounds that task too (docs/architecture.md "Decode budget").
+ */
+export const PARTS_AHEAD = 4;
+
 /** The `records` list of a decoded message that has one (SCHD, reference data, seasonal schedules), else undefined. */
 export function partedRecords(decoded: DecodedHead): unknown[] | undefined {
   if (!decoded.ok) return undefined;

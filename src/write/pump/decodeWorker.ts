@@ -5,14 +5,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { currentThreadId } from '../../platform/threadCpu.ts';
-import { decodeHead, partedRecords, RECORDS_PER_PART, type DecodedHead } from './decodeHead.ts';
+import { decodeHead, PARTS_AHEAD, partedRecords, RECORDS_PER_PART, type DecodedHead } from './decodeHead.ts';
 import type { DecodeWorkerData, FromDecodeWorker, ToDecodeWorker } from './headDecoder.ts';
 
 const data = workerData as DecodeWorkerData;
 const port = parentPort!;
 const post = (m: FromDecodeWorker): void => port.postMessage(m);
 
-/** The records of the decode being handed over, RECORDS_PER_PART at a time, one part per `next`. */
+/** The records of the decode being handed over, RECORDS_PER_PART at a time: PARTS_AHEAD at once, then one per `next`. */
 let handing: { readonly id: number; readonly records: unknown[]; at: number } | null = null;
 
 port.on('message', (m: ToDecodeWorker) => {
@@ -30,6 +30,7 @@ port.on('message', (m: ToDecodeWorker) => {
   handing = { id: m.id, records, at: 0 };
   const message = { ...decoded.message, records: [] };
   post({ type: 'decoded', id: m.id, decoded: { ...decoded, message } as DecodedHead, parts: Math.ceil(records.length / RECORDS_PER_PART) });
+  for (let k = 0; k < PARTS_AHEAD; k++) nextPart(m.id);
 });
 
 function nextPart(id: number): void {

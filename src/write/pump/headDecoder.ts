@@ -58,7 +58,7 @@ export interface DecodeWorkerData {
 }
 export type ToDecodeWorker =
   | { readonly type: 'decode'; readonly id: number; readonly rawXml: string; readonly nulReplaced: boolean }
-  /** The writer thread has read the last part of decode `id`: the next one may come. */
+  /** The writer thread has read a part of decode `id`: one more may come. */
   | { readonly type: 'next'; readonly id: number };
 export type FromDecodeWorker =
   /** `tid`: the worker thread's id in /proc (its CPU time is what the budget counts), when there is one. */
@@ -169,8 +169,9 @@ export function createHeadDecoder(opts: HeadDecoderOptions): HeadDecoder & { rea
       const p = t.pending;
       if (p === null || p.id !== m.id) return;
       if (m.type === 'decoded' && m.parts > 0) {
+        // The first PARTS_AHEAD parts follow unasked; each part read asks for one more (decodeHead.ts).
         p.parts = { left: m.parts, decoded: m.decoded, records: recordsOf(m.decoded) };
-        return worker.postMessage({ type: 'next', id: m.id } satisfies ToDecodeWorker);
+        return;
       }
       if (m.type === 'records' && p.parts) {
         pushAll(p.parts.records, JSON.parse(m.json) as unknown[]);

@@ -7,15 +7,16 @@ import type { ReadinessCheck, Service } from '../../platform/service.ts';
 import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { FencedError, type WriterFence } from '../../platform/writerFence.ts';
 import type { Decider } from '../../domain/decide.ts';
-import { latestDayAfter, sweepOnAdvance } from '../../domain/archive.ts';
+import { latestDayAfter, sweepOnAdvance, sweepOnAdvanceAfter } from '../../domain/archive.ts';
 import { applyDecision, applyDecisionSteps, type AppliedEvent } from '../../domain/evolve.ts';
+import type { FlightsArchived } from '../../domain/changes.ts';
 import type { FlightState } from '../../domain/flight.ts';
 import { foldReference, type ReferenceState } from '../../domain/reference/state.ts';
 import { foldPlanRequests, type PlanRequests } from '../../domain/planRequests.ts';
 import { commitDecisions, commitStaged, decisionOf, stageCommit, type CommitResult, type Prepared, type StagedCommit, type SweepDecision } from './commitDecisions.ts';
 import { identityToCheck, judgeSteps, readDecoded, type JudgeContext, type ReadHead } from './evaluate.ts';
 import { runSteps, type Steps } from '../../domain/steps.ts';
-import { DEFAULT_TIME_SLICING, runSliced, type TimeSlicing } from '../../platform/slicing.ts';
+import { DEFAULT_TIME_SLICING, runSliced, type Foreground, type TimeSlicing } from '../../platform/slicing.ts';
 import { storedPayloadText, type NewDecision } from '../../log/appendDecisions.ts';
 import { createHeadDecoder, INLINE_DECODE_CHARS, type HeadDecoder } from './headDecoder.ts';
 import { threadCpuClock } from '../../platform/threadCpu.ts';
@@ -36,12 +37,6 @@ const PREFETCH = 500;
  * proc_state advance; grouping only saves round trips and fsyncs (see docs/operations.md).
  */
 const GROUP = 50;
-/**
- * A group also ends once its messages hold this much XML (a group holds at least one message):
- * the heads of a group are decoded before they are decided, and a backlog of plan snapshots must
- * not become one giant transaction.
- */
-const GROUP_CHARS = 4 * 1024 * 1024;
 
 export interface Pump extends Service {
   readonly model: WriteModel;
@@ -76,6 +71,8 @@ export interface PumpOptions {
    * that counts or holds its turns).
    */
   readonly slicing?: Pick<TimeSlicing, 'sliceMs' | 'turn'>;
+  /** Marks a big head's work, from its decode until it is folded, as what the projectors give way to (src/platform/slicing.ts). */
+  readonly foreground?: Foreground;
   /** Told what each group appended, once committed (the writer's projectors take the events from it: sharedReads.ts). */
   readonly onCommitted?: (appended: Appended) => void;
 }
@@ -111,7 +108,14 @@ interface DecidedGroup {
   readonly after: GroupBasis;
   /** Its commit's parameters, built while the group before it committed. */
   readonly staged: StagedCommit;
+  /**
+   * Settles when `overlay` holds the group's decisions. A big head's fold runs beside its commit
+   * (docs/projections.md "Big decisions"); every other group's has run when it is decided.
+   */
+  readonly folded: Promise<void>;
 }
+
+const FOLDED: Promise<void> = Promise.resolve();
 
 /**
  * While a group is prepared, it lets pending I/O run every this many heads: the group before it is
@@ -238,6 +242,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
    * where the group was decided, the model folds the committed decisions from the log instead.
    */
   async function settle(group: readonly Prepared[], res: CommitResult, decided?: DecidedGroup): Promise<Step> {
+    await decided?.folded;
     if (!res.ok) {
       log.debug({ conflict: res.conflict }, 'decision conflict; catching up and deciding again');
       await model.catchUp(pool);
@@ -306,7 +311,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   }
 
   /**
-   * Decide up to GROUP consecutive ready heads (and about GROUP_CHARS of XML) against an overlay of
+   * Decide up to GROUP consecutive ready heads (a big one — INLINE_DECODE_CHARS or more — alone) against an overlay of
    * `on` (each one sees the changes of those before it), stopping after a failure. The heads are
    * decoded first, so the owners of all their identities come in one statement. `on` is the write
    * model, or the group before this one while that one is still being committed.
@@ -317,70 +322,98 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const limit = singles > 0 ? 1 : GROUP;
     const batch: { head: Head; read: ReadHead; decodeMs: number }[] = [];
     let waitMs = 0;
-    let chars = 0;
-    for (let i = from; i < heads.length && batch.length < limit && chars < GROUP_CHARS; i++) {
-      const head = heads[i]!;
-      if (head.state === 'FAILED' && head.nextAttemptAt && head.nextAttemptAt > now) {
-        // Head-of-line blocking: nothing behind a waiting head moves.
-        waitMs = Math.max(1, head.nextAttemptAt.getTime() - now.getTime());
-        break;
-      }
-      const { decoded, ms } = await decoder.decode(head.rawXml, head.nulReplaced);
-      batch.push({ head, read: readDecoded(head, decoded, cfg, now), decodeMs: ms });
-      chars += head.rawXml.length;
-      if (batch.length % YIELD_EVERY === 0) await afterTurn();
+    /** Ends the foreground work of a big head (when it is folded, or when it is not applied). */
+    let endForeground: (() => void) | undefined;
+    try {
+      return await decideBatch();
+    } catch (err) {
+      endForeground?.();
+      throw err;
     }
-    const lookups = batch.map(({ head, read }) => identityToCheck(head, read));
-    const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
 
-    const overlay = new FlightOverlay(on.flights);
-    let reference = on.reference;
-    let planRequests = on.planRequests;
-    // Identities bound by this group and the ones decided before it in this scan (which may not be
-    // committed, so not visible to identityOwners, yet).
-    const bound = new Map(on.bound);
-    const group: Prepared[] = [];
-    let latest = on.latest;
-    let appended = 0n; // decisions of this group so far: positions basis+1 …
-    for (const [k, { head, read, decodeMs }] of batch.entries()) {
-      const identity = lookups[k] ?? null;
-      const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-      const big = head.rawXml.length >= INLINE_DECODE_CHARS;
-      const ctx: JudgeContext = { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) };
-      const judged = await run(judgeSteps(head, read, ctx), big);
-      const outcome = withinBudget(head, judged.value, decodeMs + judged.spentMs, now);
-      appended += 1n;
-      if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
-      let sweeps: SweepDecision[] = [];
-      let decision: NewDecision | undefined;
-      if (outcome.kind === 'Applied') {
-        const position = String(BigInt(basis) + appended);
-        const event: AppliedEvent = { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes };
-        await run(applyDecisionSteps(overlay, event), big);
-        // A big decision is made here, its flids and payload text in slices, not when the group is staged.
-        if (big) {
-          const made = decisionOf(head.msgId, outcome, (await run(flidsSteps(outcome.changes), big)).value);
-          decision = { ...made, storedText: (await run(storedPayloadText(made), big)).value };
+    async function decideBatch(): Promise<DecidedGroup> {
+      for (let i = from; i < heads.length && batch.length < limit; i++) {
+        const head = heads[i]!;
+        if (head.state === 'FAILED' && head.nextAttemptAt && head.nextAttemptAt > now) {
+          // Head-of-line blocking: nothing behind a waiting head moves.
+          waitMs = Math.max(1, head.nextAttemptAt.getTime() - now.getTime());
+          break;
         }
-        reference = foldReference(reference, outcome.changes);
-        planRequests = foldPlanRequests(planRequests, outcome.changes);
-        // History sweep in FIFO order: when this decision moved the latest operation day (traffic
-        // time, never the wall clock), the flights that fell out of the keep window leave right behind it.
-        const next = latestDayAfter(latest, outcome.changes);
-        sweeps = sweepOnAdvance(overlay, latest, next, cfg.historyKeepDays).map((change) => ({ change, keepDays: cfg.historyKeepDays, latestDay: next! }));
-        for (const sw of sweeps) {
-          appended += 1n;
-          applyDecision(overlay, { position: String(BigInt(basis) + appended), msgId: null, recordedAt: now.toISOString(), changes: [sw.change] });
-        }
-        latest = next;
+        // A big head is decided in a group of its own: a backlog of plans is not one giant
+        // transaction, and its commit starts while it is folded (below). A group of small ones holds
+        // at most GROUP × INLINE_DECODE_CHARS (3.2 MiB) of XML.
+        const big = head.rawXml.length >= INLINE_DECODE_CHARS;
+        if (big && batch.length > 0) break;
+        if (big) endForeground = opts.foreground?.enter();
+        const { decoded, ms } = await decoder.decode(head.rawXml, head.nulReplaced);
+        batch.push({ head, read: readDecoded(head, decoded, cfg, now), decodeMs: ms });
+        if (big) break;
+        if (batch.length % YIELD_EVERY === 0) await afterTurn();
       }
-      const prepared: Prepared = sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome };
-      group.push(decision === undefined ? prepared : { ...prepared, decision });
-      if (outcome.kind === 'Failed') break;
-      if (group.length % YIELD_EVERY === 0) await afterTurn();
+      const lookups = batch.map(({ head, read }) => identityToCheck(head, read));
+      const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
+
+      const overlay = new FlightOverlay(on.flights);
+      let reference = on.reference;
+      let planRequests = on.planRequests;
+      // Identities bound by this group and the ones decided before it in this scan (which may not be
+      // committed, so not visible to identityOwners, yet).
+      const bound = new Map(on.bound);
+      const group: Prepared[] = [];
+      let latest = on.latest;
+      let appended = 0n; // decisions of this group so far: positions basis+1 …
+      let folded = FOLDED;
+      for (const [k, { head, read, decodeMs }] of batch.entries()) {
+        const identity = lookups[k] ?? null;
+        const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
+        const big = head.rawXml.length >= INLINE_DECODE_CHARS;
+        const ctx: JudgeContext = { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) };
+        const judged = await run(judgeSteps(head, read, ctx), big);
+        const outcome = withinBudget(head, judged.value, decodeMs + judged.spentMs, now);
+        appended += 1n;
+        if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
+        let sweeps: SweepDecision[] = [];
+        let decision: NewDecision | undefined;
+        if (outcome.kind === 'Applied') {
+          const position = String(BigInt(basis) + appended);
+          const event: AppliedEvent = { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes };
+          const next = latestDayAfter(latest, outcome.changes);
+          const sweepOf = (change: FlightsArchived): SweepDecision => ({ change, keepDays: cfg.historyKeepDays, latestDay: next! });
+          const foldSweeps = (first: bigint) => sweeps.forEach((sw, k) => {
+            applyDecision(overlay, { position: String(BigInt(basis) + first + BigInt(k)), msgId: null, recordedAt: now.toISOString(), changes: [sw.change] });
+          });
+          if (big) {
+            // A big head (alone in its group) is made — flids, payload text, the sweeps it owes, read
+            // off its changes — before it is folded, and folded while it commits: the commit of a
+            // plan's megabytes and the fold of its flights overlap (docs/projections.md "Big decisions").
+            const made = decisionOf(head.msgId, outcome, (await run(flidsSteps(outcome.changes), big)).value);
+            decision = { ...made, storedText: (await run(storedPayloadText(made), big)).value };
+            sweeps = sweepOnAdvanceAfter(overlay, outcome.changes, latest, next, cfg.historyKeepDays).map(sweepOf);
+            const first = appended + 1n;
+            folded = Promise.resolve(run(applyDecisionSteps(overlay, event), big)).then(() => foldSweeps(first));
+            folded.catch(() => undefined); // awaited by settle and by the next group; dropped with a failed commit
+          } else {
+            applyDecision(overlay, event);
+            // History sweep in FIFO order: when this decision moved the latest operation day (traffic
+            // time, never the wall clock), the flights that fell out of the keep window leave right behind it.
+            sweeps = sweepOnAdvance(overlay, latest, next, cfg.historyKeepDays).map(sweepOf);
+            foldSweeps(appended + 1n);
+          }
+          appended += BigInt(sweeps.length);
+          reference = foldReference(reference, outcome.changes);
+          planRequests = foldPlanRequests(planRequests, outcome.changes);
+          latest = next;
+        }
+        const prepared: Prepared = sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome };
+        group.push(decision === undefined ? prepared : { ...prepared, decision });
+        if (outcome.kind === 'Failed') break;
+        if (group.length % YIELD_EVERY === 0) await afterTurn();
+      }
+      const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
+      const end = endForeground;
+      if (end) folded.then(end, end);
+      return { group, end: from + group.length, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack), folded };
     }
-    const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
-    return { group, end: from + group.length, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack) };
   }
 
   /** The heads of a scan: the prefetched batch when it is still the front of the FIFO, else read now. */
@@ -414,6 +447,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     const decideAfter = (prior: Promise<DecidedGroup | undefined>): Promise<DecidedGroup | undefined> => {
       const next = prior.then(async (g) => {
         if (g === undefined || !live || g.group.length === 0 || endsScan(g) || g.end >= heads.length) return undefined;
+        await g.folded;
         await afterTurn();
         return live ? prepareGroup(heads, g.end, g.after) : undefined;
       });
