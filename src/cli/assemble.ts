@@ -1,7 +1,6 @@
-import { adminRoutes } from '../operations/http/adminRoutes.ts';
 import { createWriterServices, type WriterServicesOptions } from './writerServices.ts';
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
-import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
+import { createMetricsRoute } from '../read-api/metrics/metricsRoute.ts';
 import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, type RunMode } from '../platform/runMode.ts';
 import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
@@ -72,6 +71,8 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   routes.push(createMetricsRoute(rt, mode, writerRole ? fencedCount : undefined));
   if (opts.role === 'all' || opts.role === 'api') {
     // GraphQL (+ SSE subscriptions), POST /cminmsgs/send; the live-update feed runs as a service.
+    // Loaded for these roles only: a writer (role writer) starts without GraphQL's modules.
+    const [{ adminRoutes }, { createReadApi }] = await Promise.all([import('../operations/http/adminRoutes.ts'), import('../read-api/readApi.ts')]);
     routes.push(...adminRoutes(rt).routes); // /admin/*: operator actions for the console (404 unless MSGX_ADMIN_TOKEN)
     const readApi = createReadApi(rt, { mode });
     routes.push(...readApi.routes);
