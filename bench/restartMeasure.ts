@@ -14,7 +14,9 @@
  *   nice node --import tsx bench/restartMeasure.ts
  * MSGX_BENCH_RESTART_DAYS (default 1,7). Figures go to docs/scaling.md and docs/benchmarks.md by hand.
  */
+import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { systemClock } from '../src/platform/clock.ts';
 import { createPool } from '../src/platform/db.ts';
@@ -174,6 +176,9 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
 }
 
 try {
+  // Compile msgx first (as bench/run.ts does): the first spawn would otherwise build it and time that.
+  const built = spawnSync(process.execPath, [fileURLToPath(new URL('../bin/build.js', import.meta.url))], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`bin/build.js failed:\n${built.stderr}`);
   const sizes = (process.env.MSGX_BENCH_RESTART_DAYS ?? '1,7').split(',').map(Number).sort((a, b) => a - b);
   const builder = await HistoryBuilder.create();
   const results: Record<string, unknown>[] = [];
