@@ -18,7 +18,7 @@ const COLUMNS: readonly ColumnSpec[] = [
   { name: 'seq', type: 'integer' },
   { name: 'msg_id', type: 'bigint' },
   { name: 'flid', type: 'text' },
-  { name: 'payload', type: 'jsonb' },
+  { name: 'payload', type: 'json' },
   { name: 'headers', type: 'jsonb' },
 ];
 
