@@ -18,7 +18,7 @@ import type { Runtime } from '../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
 import type { WriterFence } from '../platform/writerFence.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
-import { backgroundSlicing, createForeground } from '../platform/slicing.ts';
+import { createForeground } from '../platform/slicing.ts';
 import { createBackfill, type Backfill } from '../write/backfill/backfillService.ts';
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
 import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
@@ -100,9 +100,8 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   // write-back in shadow mode: nothing is registered for it, and the scanner does not run.
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
   if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
-  const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence });
-  const slicing = backgroundSlicing(foreground);
-  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage, reads, slicing: { flights: slicing, outbox: slicing } });
+  const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence, gate: () => foreground.idle() });
+  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage, reads, foreground });
   const services: Service[] = [
     ...core,
     createJobs(wrt),

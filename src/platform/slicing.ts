@@ -80,15 +80,18 @@ export const SLICED_FROM_CHANGES = 2048;
 
 /**
  * Work the rest of the writer gives way to (docs/projections.md "Big decisions"). While the pump
- * works on a big head (from its decode until it is folded), the projectors' slices wait for it
- * before they take their turn — the message behind a plan waits for the plan's own work, not also
- * for a share of the projectors' work on earlier decisions and on the plan. A background turn
- * waits at most `maxWaitMs`, so a backlog of plans slows the projectors down but never stops them.
+ * works on a big head — from its decode until the group after it has committed — the projectors
+ * wait before each batch and each slice: the message behind a plan waits for the plan's own work,
+ * not also for the projectors' work on the plan (their reads and writes compete for node's loop and
+ * for PostgreSQL's two cores). A wait lasts at most `maxWaitMs`, so a backlog of plans slows the
+ * projectors down but never stops them.
  */
 export interface Foreground {
   /** Foreground work begins; the returned function ends it (once; later calls do nothing). */
   enter(): () => void;
-  /** A turn of the event loop for background work: waits while foreground work runs, at most maxWaitMs. */
+  /** Resolves when no foreground work runs, or after maxWaitMs (a projector's batch waits on it). */
+  idle(): Promise<void>;
+  /** A turn of the event loop for background work, then idle() (a projector's slice). */
   turn(): Promise<void>;
 }
 
@@ -98,6 +101,18 @@ export const FOREGROUND_MAX_WAIT_MS = 1_000;
 export function createForeground(maxWaitMs = FOREGROUND_MAX_WAIT_MS): Foreground {
   let running = 0;
   let waiting: (() => void)[] = [];
+  const idle = (): Promise<void> | undefined => {
+    if (running === 0) return undefined;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, maxWaitMs);
+      function done() {
+        clearTimeout(timer);
+        waiting = waiting.filter((w) => w !== done);
+        resolve();
+      }
+      waiting.push(done);
+    });
+  };
   return {
     enter() {
       running += 1;
@@ -112,18 +127,12 @@ export function createForeground(maxWaitMs = FOREGROUND_MAX_WAIT_MS): Foreground
         for (const resume of due) resume();
       };
     },
+    async idle() {
+      await idle();
+    },
     async turn() {
       await nextTurn();
-      if (running === 0) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, maxWaitMs);
-        function done() {
-          clearTimeout(timer);
-          waiting = waiting.filter((w) => w !== done);
-          resolve();
-        }
-        waiting.push(done);
-      });
+      await idle();
     },
   };
 }

@@ -19,7 +19,7 @@ import { Wakeup } from '../platform/wakeup.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Config } from '../platform/config.ts';
 import { aidxRules, type AidxRules, type AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
-import { DEFAULT_SLICING, type Slicing } from '../platform/slicing.ts';
+import { backgroundSlicing, DEFAULT_SLICING, type Foreground, type Slicing } from '../platform/slicing.ts';
 
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */
@@ -28,8 +28,10 @@ export interface ProjectionServicesOptions {
   sharedFold?: SharedFold;
   /** The newest write-model snapshot at or before a position, for the outbox feeder's refold (outboxFeeder.ts). */
   snapshot?: OutboxFeederOptions['snapshot'];
-  /** How the flight projector and the outbox feeder slice a big decision (default DEFAULT_SLICING; a test injects its own). */
+  /** How the flight projector and the outbox feeder slice a big decision (default DEFAULT_SLICING, or `foreground`'s; a test injects its own). */
   slicing?: { readonly flights?: Slicing; readonly outbox?: Slicing };
+  /** The writer's pump's big heads, which every projector's batches and slices give way to (src/platform/slicing.ts). */
+  foreground?: Foreground;
   /** The projectors' shared reads (default: their own); the writer passes the ones its pump offers its commits to. */
   reads?: SharedReads;
 }
@@ -45,26 +47,29 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const referenceWake = new Wakeup();
   // One read of each decision for the three projectors below (sharedReads.ts).
   const reads = opts.reads ?? createSharedReads();
+  const fg = opts.foreground;
+  const slicing = fg ? backgroundSlicing(fg) : DEFAULT_SLICING;
+  const gate = fg ? { gate: () => fg.idle() } : {};
   const listener = createDecisionListener({
     pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log,
   });
   const flights = createProjectorLoop({
-    pool: rt.pool, projector: createFlightProjector(undefined, opts.slicing?.flights ?? DEFAULT_SLICING), wakeup: flightsWake, clock: rt.clock,
-    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('flights'),
+    pool: rt.pool, projector: createFlightProjector(undefined, opts.slicing?.flights ?? slicing), wakeup: flightsWake, clock: rt.clock,
+    log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('flights'), ...gate,
   });
   const outbox = createProjectorLoop({
     pool: rt.pool, projector: createOutboxFeeder({
       clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes, ...(opts.sharedFold ? { shared: opts.sharedFold } : {}),
       ...(opts.snapshot ? { snapshot: opts.snapshot } : {}),
-      ...(opts.slicing?.outbox ? { slicing: opts.slicing.outbox } : {}),
+      slicing: opts.slicing?.outbox ?? slicing,
       ...aidxFeed(rt.cfg, log.child({ projector: 'outbox', target: 'AIDX' })),
     }), wakeup: outboxWake,
-    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('outbox'),
+    clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('outbox'), ...gate,
   });
   // Reference data and seasonal schedules (src/projections/reference).
   const reference = createProjectorLoop({
     pool: rt.pool, projector: createReferenceProjector(), wakeup: referenceWake, clock: rt.clock,
-    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('reference'),
+    log: log.child({ projector: 'reference' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('reference'), ...gate,
   });
   const services: Service[] = [listener, flights, outbox, reference];
   const readiness: ReadinessCheck[] = [flights.readiness, outbox.readiness, reference.readiness];

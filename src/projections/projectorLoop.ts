@@ -35,6 +35,8 @@ export interface ProjectorLoopOptions {
   stallReadyMs?: number;
   /** How batches are read (default: straight from the log; the writer's projectors share reads, sharedReads.ts). */
   read?: ReadDecisions;
+  /** Awaited before each batch (a writer's projectors give way to the pump's big head: src/platform/slicing.ts Foreground). */
+  gate?: () => Promise<void>;
 }
 
 export const DEFAULT_BATCH_SIZE = 500;
@@ -64,6 +66,7 @@ export function createProjectorLoop(opts: ProjectorLoopOptions): ProjectorLoop {
     wakeup,
     async step() {
       stall.waiting(checkpoint);
+      await opts.gate?.();
       try {
         last = await runBatch(pool, projector, { batchSize, clock, faults: opts.faults, ...(opts.read ? { read: opts.read } : {}) });
       } catch (err) {

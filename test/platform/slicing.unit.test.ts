@@ -41,6 +41,19 @@ describe('foreground work (docs/projections.md "Big decisions")', () => {
     await expect(held).resolves.toBe('released');
   });
 
+  it('holds idle() (a projector batch) like a turn, and answers it at once when nothing runs', async () => {
+    const fg = createForeground(60_000);
+    await fg.idle();
+    const end = fg.enter();
+    let released = false;
+    const batch = fg.idle().then(() => { released = true; });
+    for (let i = 0; i < 5; i++) await nextTurn();
+    expect(released).toBe(false);
+    end();
+    await batch;
+    expect(released).toBe(true);
+  });
+
   it('waits for every piece of foreground work to end', async () => {
     const fg = createForeground(60_000);
     const endA = fg.enter();

@@ -102,6 +102,22 @@ describe('ingest gap safety (real MariaDB, a transaction held open)', () => {
     expect(await gaps()).toEqual([{ gap_id: b.id, closed_by: 'expired', appeared: true }]);
   });
 
+  it('stores the text of each row as it is in CMINMSGS: quotes, backslashes, escapes, line breaks, CJK, emoji; U+0000 as U+FFFD with the flag', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    const odd = ['"quoted" \\ back\\slash \\u0041 \\n \t\r\n 北京首都 ✈️ 😀 \u007f', 'a\u0000b'];
+    const xmls = odd.map((text) => adft(1, '883010').replace('<MSG>', `<MSG><!--${text}-->`));
+    const ids = [];
+    for (const x of xmls) ids.push(await insertCminmsgs(t.my, x));
+    const w = await start(clock);
+    await w.ingest.pollOnce();
+    const { rows } = await t.db.pool.query<{ raw_xml: string; nul_replaced: boolean }>('SELECT raw_xml, nul_replaced FROM inbox_message ORDER BY msg_id');
+    expect(rows).toEqual([
+      { raw_xml: xmls[0], nul_replaced: false },
+      { raw_xml: xmls[1]!.replace('\u0000', '\uFFFD'), nul_replaced: true },
+    ]);
+    expect(ids).toHaveLength(2);
+  });
+
   it('copying is idempotent: re-reading rows after a crash before the cursor moved never enqueues twice', async () => {
     const clock = new FakeClock('2025-03-14T00:00:00Z');
     const ids = [await insertCminmsgs(t.my, adft(1, '883003')), await insertCminmsgs(t.my, estt(2, '883003', '14MAR250812'))];

@@ -14,7 +14,7 @@ import { shadowTopics } from './shadowTopics.ts';
  */
 export function createDeliveryServices(
   rt: Runtime,
-  opts: { mode?: RunMode; fence?: WriterFence } = {},
+  opts: { mode?: RunMode; fence?: WriterFence; gate?: () => Promise<void> } = {},
 ): { services: Service[]; readiness: ReadinessCheck[] } {
   const log = rt.log.child({ role: 'delivery' });
   const mode = opts.mode ?? PRODUCTION_MODE;
@@ -37,6 +37,7 @@ export function createDeliveryServices(
     idlePollMs: Math.max(rt.cfg.pollIntervalMs, 5000),
     fence: opts.fence,
     faults: rt.faults,
+    ...(opts.gate ? { gate: opts.gate } : {}),
     // In shadow mode nothing is inserted into COUTMSGS: its target does not run at all.
     ...(mode.shadow ? { targets: ['KAFKA_MSG', 'KAFKA_SCHD', 'AIDX'] as const } : {}),
   });

@@ -39,6 +39,8 @@ export interface DispatcherDeps {
   readonly targets?: readonly Target[];
   /** The fault port at the delivery crash points (default none). */
   readonly faults?: Faults;
+  /** Awaited before each delivery step (src/platform/slicing.ts Foreground: the pump's big head first). */
+  readonly gate?: () => Promise<void>;
 }
 
 export interface Dispatcher extends Service {
@@ -95,6 +97,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
           log: log.child({ target: t }),
           idlePollMs: deps.idlePollMs ?? 5000,
           errorPauseMs: 1000,
+          ...(deps.gate ? { gate: deps.gate } : {}),
         }),
       );
     },

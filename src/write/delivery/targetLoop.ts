@@ -11,6 +11,8 @@ export interface TargetLoopOptions {
   readonly idlePollMs: number;
   /** After a database error inside a step, try again after this long. */
   readonly errorPauseMs: number;
+  /** Awaited before each step (a writer's deliveries give way to the pump's big head: src/platform/slicing.ts Foreground). */
+  readonly gate?: () => Promise<void>;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function runTargetLoop(worker: TargetWorker, wakeup: Wakeup, stop: 
       resumedMsg: 'dispatcher resumed',
       wakeup,
       async step() {
+        await opts.gate?.();
         const result = await worker.step();
         if (result.kind === 'worked') return 0;
         return result.kind === 'idle' ? opts.idlePollMs : result.until.getTime() - opts.clock.now().getTime();

@@ -71,7 +71,7 @@ export interface PumpOptions {
    * that counts or holds its turns).
    */
   readonly slicing?: Pick<TimeSlicing, 'sliceMs' | 'turn'>;
-  /** Marks a big head's work, from its decode until it is folded, as what the projectors give way to (src/platform/slicing.ts). */
+  /** Marks a big head's work, from its decode until the group after it has committed, as what the projectors give way to (src/platform/slicing.ts). */
   readonly foreground?: Foreground;
   /** Told what each group appended, once committed (the writer's projectors take the events from it: sharedReads.ts). */
   readonly onCommitted?: (appended: Appended) => void;
@@ -113,6 +113,8 @@ interface DecidedGroup {
    * (docs/projections.md "Big decisions"); every other group's has run when it is decided.
    */
   readonly folded: Promise<void>;
+  /** Ends the foreground work of its big head (src/platform/slicing.ts): once the group after it has committed, or the scan ends. */
+  readonly foreground?: () => void;
 }
 
 const FOLDED: Promise<void> = Promise.resolve();
@@ -410,9 +412,8 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         if (group.length % YIELD_EVERY === 0) await afterTurn();
       }
       const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
-      const end = endForeground;
-      if (end) folded.then(end, end);
-      return { group, end: from + group.length, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack), folded };
+      const staged = stageCommit(group, basis, now, writeBack);
+      return { group, end: from + group.length, basis, waitMs, overlay, after, staged, folded, ...(endForeground ? { foreground: endForeground } : {}) };
     }
   }
 
@@ -456,6 +457,8 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     };
     let decided = await prepareGroup(heads, 0, modelBasis());
     const ahead: Promise<DecidedGroup | undefined>[] = [];
+    /** The foreground of the big head committed last: it ends once the group after it has committed. */
+    let committedBig: (() => void) | undefined;
     try {
       for (;;) {
         if (decided.group.length === 0) return decided.waitMs;
@@ -474,6 +477,8 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
           prefetched = undefined;
           return 0;
         }
+        committedBig?.();
+        committedBig = decided.foreground;
         // The head moved within the scan (a long scan must not look stuck to /readyz).
         const moved = heads[decided.end];
         if (moved !== undefined) stall.waiting(moved.msgId);
@@ -485,6 +490,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       }
     } finally {
       live = false;
+      committedBig?.();
+      decided.foreground?.();
+      for (const g of ahead) void g.then((x) => x?.foreground?.(), () => undefined);
     }
   }
 
