@@ -14,7 +14,9 @@
  *   nice node --import tsx bench/restartMeasure.ts
  * MSGX_BENCH_RESTART_DAYS (default 1,7). Figures go to docs/scaling.md and docs/benchmarks.md by hand.
  */
+import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { systemClock } from '../src/platform/clock.ts';
 import { createPool } from '../src/platform/db.ts';
@@ -130,15 +132,20 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
       const b0 = Date.now();
       await insertMany(my.pool, busy);
       let head = '';
+      // The CMINMSGS write-back backlog (msgx_pending_writebacks) while the busy run is decided.
+      const writeBacks = { max: 0, atDecided: 0 };
       await waitUntil(
         async () => {
-          const { rows } = await pool.query<{ done: number; backlog: number; head: string }>(
+          const { rows } = await pool.query<{ done: number; backlog: number; head: string; writeBacks: number }>(
             `SELECT (SELECT count(*)::int FROM proc_state WHERE msg_id > $1::bigint) AS done,
                     (SELECT count(*)::int FROM proc_state WHERE state IN ('PENDING', 'FAILED')) AS backlog,
+                    (SELECT count(*)::int FROM proc_state WHERE backfill_state = 'PENDING') AS "writeBacks",
                     (SELECT last_position::text FROM pipeline_lock WHERE id = 1) AS head`,
             [source.messages],
           );
           head = rows[0]!.head;
+          writeBacks.max = Math.max(writeBacks.max, rows[0]!.writeBacks);
+          writeBacks.atDecided = rows[0]!.writeBacks;
           return rows[0]!.done >= busy.length + 2 && rows[0]!.backlog === 0;
         },
         { intervalMs: 200, timeoutMs: LINE_TIMEOUT_MS, what: 'the busy run decided' },
@@ -152,7 +159,7 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
       const stopMs = Date.now() - termed;
       const line = (await left).line;
       out.gracefulStop = {
-        busyMessages: busy.length, busyDecidedS: Math.round(decidedS * 10) / 10, head, sigtermToExitMs: stopMs, exit,
+        busyMessages: busy.length, busyDecidedS: Math.round(decidedS * 10) / 10, head, writeBacksPending: writeBacks, sigtermToExitMs: stopMs, exit,
         left: { undecided: line.undecided, writeBacks: line.writeBacks, deliveries: line.deliveries, unprojected: line.unprojected, stopMs: line.stopMs, msg: line.msg },
         load: load(),
       };
@@ -169,6 +176,9 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
 }
 
 try {
+  // Compile msgx first (as bench/run.ts does): the first spawn would otherwise build it and time that.
+  const built = spawnSync(process.execPath, [fileURLToPath(new URL('../bin/build.js', import.meta.url))], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`bin/build.js failed:\n${built.stderr}`);
   const sizes = (process.env.MSGX_BENCH_RESTART_DAYS ?? '1,7').split(',').map(Number).sort((a, b) => a - b);
   const builder = await HistoryBuilder.create();
   const results: Record<string, unknown>[] = [];

@@ -81,7 +81,7 @@ function build(files, dir, tsc) {
 /** Remove all but the KEEP newest builds (and temporary folders of starts that died). */
 function prune(current) {
   const dirs = readdirSync(BUILDS)
-    .filter((d) => d !== current)
+    .filter((d) => d !== current && (d.startsWith('.tmp-') || /^[0-9a-f]{16}$/.test(d))) // builds only, not the stamp
     .map((d) => ({ d, t: statSync(path.join(BUILDS, d)).mtimeMs }))
     .sort((a, b) => b.t - a.t);
   const hour = Date.now() - 3600_000;
@@ -92,13 +92,54 @@ function prune(current) {
 }
 
 /**
+ * A digest of the files' metadata (path, size, inode, modification and change times): equal
+ * metadata means equal contents, since any write changes the change time (ctime), which no tool
+ * can set back. It lets a start skip reading and hashing every source (docs/scaling.md "Restart,
+ * takeover and stop").
+ */
+function statDigest(files) {
+  const h = createHash('sha256');
+  for (const f of [...CONFIG_FILES, ...files]) {
+    const st = statSync(path.join(ROOT, f), { bigint: true });
+    h.update(`${f}\0${st.size}\0${st.ino}\0${st.mtimeNs}\0${st.ctimeNs}\0`);
+  }
+  return h.digest('hex');
+}
+
+const STAMP = path.join(BUILDS, 'stamp.json');
+
+/** The content digest of `files`: from the stamp when their metadata is as it was, else computed (and stamped). */
+function currentHash(files) {
+  const stat = statDigest(files);
+  try {
+    const stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
+    if (stamp.stat === stat && typeof stamp.hash === 'string') return { hash: stamp.hash, stamp: () => undefined };
+  } catch {
+    // none yet, or unreadable: computed below
+  }
+  const hash = digest(files);
+  // Written once the build exists (a stamp never names a hash that was not built from these files).
+  return { hash, stamp: () => writeAtomically(STAMP, JSON.stringify({ stat, hash })) };
+}
+
+function writeAtomically(file, text) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } catch {
+    rmSync(tmp, { force: true }); // a read-only install: the next start hashes again
+  }
+}
+
+/**
  * The URL of the compiled entry module (src/cli/main.js) of the current sources, building it if
  * needed; undefined when the TypeScript compiler is not installed (then the caller runs the sources
  * through tsx). `say` reports a build being made.
  */
 export function compiledEntry(say = () => undefined) {
   const files = sources();
-  const hash = digest(files);
+  const { hash, stamp } = currentHash(files);
   const dir = path.join(BUILDS, hash);
   if (!existsSync(path.join(dir, 'COMPLETE'))) {
     const tsc = compiler();
@@ -108,6 +149,7 @@ export function compiledEntry(say = () => undefined) {
     build(files, dir, tsc);
     prune(hash);
   }
+  stamp();
   return new URL(`file://${path.join(dir, 'src/cli/main.js')}`);
 }
 

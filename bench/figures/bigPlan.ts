@@ -3,7 +3,10 @@
  * carry, each written to MariaDB CMINMSGS while `msgx start --role writer` runs (child process;
  * MariaDB mailbox; Kafka = the test broker in this process; MSGX_POLL_INTERVAL_MS = 200):
  *   min70k — SCHD/ADFT of 70,000 minimal records (3.9 MB), the plan that overflowed the feeder's stack;
- *   full16 — SCHD/DNLD of 21,000 flights with full lists (~16 MiB, the largest message accepted).
+ *   full16 — SCHD/DNLD of 21,000 flights with full lists (~16 MiB, the largest message accepted);
+ *   min150k — SCHD/ADFT of 150,000 minimal records (8.4 MB), over the records limit: refused (DEAD) at once;
+ *   flood16 — a 16 MiB <MSG> of empty attributes (docs/security.md §13), refused (DEAD) at once.
+ * MSGX_BENCH_BIGPLAN_CASES=min70k,full16 runs only those.
  * Times from the committed INSERT to: decided (proc_state), the read model (the `flights`
  * checkpoint past the decision), the outbox fed (the `outbox` checkpoint past it), delivered
  * (every msg_event row of the decision SENT); a good FLOP sent right after the plan: its decision's
@@ -57,7 +60,21 @@ function cases(): Case[] {
     { name: 'min70k', plan: schdXml('ADFT', min(70_000), { seqn: '1' }), flid: '300000', estimate: '14MAR251015', records: 70_000, ends: 'SUCCEEDED' as const },
     { name: 'min150k', plan: schdXml('ADFT', min(150_000), { seqn: '2' }), flid: '300001', estimate: '14MAR251020', records: 150_000, ends: 'DEAD' as const },
     { name: 'full16', plan: full.messages[0]!, flid: full.flights[0]!.flid, estimate: '15MAR251015', records: 21_000, ends: 'SUCCEEDED' as const },
+    // The attribute flood of docs/security.md §13 at the largest size accepted: refused at once for the attributes limit.
+    { name: 'flood16', plan: attributeFlood(16 * 1024 * 1024 - 64), flid: '300002', estimate: '14MAR251025', records: 0, ends: 'DEAD' as const },
   ].filter((c) => ONLY === undefined || ONLY.includes(c.name));
+}
+
+/** `<MSG a0="" a1="" …><NOMETA/></MSG>` of about `chars` characters. */
+function attributeFlood(chars: number): string {
+  const parts: string[] = [];
+  let n = 0;
+  for (let i = 0; n < chars - 32; i++) {
+    const a = ` a${i.toString(36)}=""`;
+    parts.push(a);
+    n += a.length;
+  }
+  return `<MSG${parts.join('')}><NOMETA/></MSG>`;
 }
 
 async function baselineMs(c: Case): Promise<number> {

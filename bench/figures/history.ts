@@ -112,7 +112,7 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
   const w = log.weeks;
   const env = { ...BENCH_ENV, MSGX_HISTORY_KEEP_DAYS: String(KEEP_DAYS) };
   const cfg = loadConfig({ ...env, MSGX_DATABASE_URL: log.db.url });
-  const pool = createPool(log.db.url, { max: 3, applicationName: APP });
+  const pool = createPool(log.db.url, { max: 6, applicationName: APP }) // a rebuild takes its session and two write lanes, and reads beside them;
   try {
     progress(`history ${w} w: full rebuild of ${log.events} decisions`);
     const r0 = nowMs();

@@ -6,6 +6,7 @@ import { outcomeOf } from '../harness/domainMirror.ts';
 import { row, type Figure, type FigureResult } from '../harness/figure.ts';
 import { untilRecords } from '../harness/kafkaRecords.ts';
 import { sampleActivity } from '../harness/activitySampler.ts';
+import { backendCpu, cpuOfPids, cpuSince } from '../harness/backendCpu.ts';
 import { progress } from '../harness/progress.ts';
 import { median, nowMs, round } from '../harness/stats.ts';
 import { waitUntil } from '../harness/waitUntil.ts';
@@ -66,6 +67,9 @@ export const planSnapshotFigure: Figure = {
 
       progress(`plan: inserting the DNLD of ${FLIGHTS} flights into CMINMSGS`);
       const sampler = await sampleActivity(db.url, db.name);
+      // CPU beside the wall times: on the shared machine wall time is mostly waiting for a core.
+      const pgCpuBefore = await backendCpu(pool);
+      const childCpuBefore = cpuOfPids([child.pid]);
       const id = await insertOne(my.pool, plan);
       const t0 = nowMs();
       const schd = schdHas(planFlids);
@@ -99,6 +103,7 @@ export const planSnapshotFigure: Figure = {
       );
       const msgSent = untilRecords(broker, 'msg', (records) => records.length >= msgBefore + FLIGHTS + 1, TIMEOUT_MS);
       const [tIngested, tDecided, tRead, tSchd, tOutbox, tMsg] = await Promise.all([ingested, decided, readModel, schd, outboxFed, msgSent]);
+      const cpu = { childSeconds: round(cpuSince(childCpuBefore, cpuOfPids([child.pid])), 2), postgresSeconds: round(cpuSince(pgCpuBefore, await backendCpu(pool)), 2) };
       const serverTime = await sampler.stop();
       const payloadBytes = await scalar("SELECT octet_length(payload::text)::text AS v FROM decision_event WHERE msg_id = $1 AND kind = 'Applied'", [id]);
       const state = await scalar('SELECT state AS v FROM proc_state WHERE msg_id = $1', [id]);
@@ -108,10 +113,13 @@ export const planSnapshotFigure: Figure = {
       return {
         rows: [
           row('insert → read model', { value: ms(tRead), unit: 'ms' }, { value: base.ms, unit: 'ms', what: "pump's evaluate() in-process (decode+decide)" }, 'lower', {
-            text: '≤ 2,000 ms',
-            met: ms(tRead) <= 2000,
+            text: '≤ 1,500 ms',
+            met: ms(tRead) <= 1500,
           }),
-          row('insert → schd delivered', { value: ms(tSchd), unit: 'ms' }, { value: base.ms, unit: 'ms', what: "pump's evaluate() in-process (decode+decide)" }, 'lower'),
+          row('insert → schd delivered', { value: ms(tSchd), unit: 'ms' }, { value: base.ms, unit: 'ms', what: "pump's evaluate() in-process (decode+decide)" }, 'lower', {
+            text: '≤ 2,000 ms',
+            met: ms(tSchd) <= 2000,
+          }),
         ],
         details: {
           flights: FLIGHTS,
@@ -125,6 +133,8 @@ export const planSnapshotFigure: Figure = {
             msgDelivered: round(ms(tMsg)),
             schdDelivered: round(ms(tSchd)),
           },
+          // From the insert until everything is delivered (msg and schd): the writer child, and the database's backends.
+          cpuSeconds: cpu,
           decisionPayloadBytes: Number(payloadBytes),
           postgresActiveStatementsSampled: serverTime,
           baselineSamplesMs: base.samples.map((s) => round(s)),

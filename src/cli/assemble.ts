@@ -1,7 +1,6 @@
-import { adminRoutes } from '../operations/http/adminRoutes.ts';
 import { createWriterServices, type WriterServicesOptions } from './writerServices.ts';
 import { createHttpServer, type Route } from '../read-api/httpServer.ts';
-import { createMetricsRoute, createReadApi } from '../read-api/readApi.ts';
+import { createMetricsRoute } from '../read-api/metrics/metricsRoute.ts';
 import { createModeProbe, modeName, readRunMode, type ModeName, type ModeProbe, type RunMode } from '../platform/runMode.ts';
 import type { Decider } from '../domain/decide.ts';
 import type { Runtime } from '../platform/runtime.ts';
@@ -24,7 +23,7 @@ export interface App {
   start(): Promise<void>;
   stop(): Promise<void>;
   httpPort(): number;
-  /** Why the app stopped itself, if it did (the writer lost its lock): the process must exit non-zero. */
+  /** Why the app stopped itself, if it did (the writer lost its lock, a standby's model was refused): the process must exit non-zero. */
   failure(): Error | undefined;
   /** The run mode as recorded in the database (or forced by --shadow / MSGX_SHADOW). */
   mode(): Promise<ModeName>;
@@ -72,6 +71,8 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   routes.push(createMetricsRoute(rt, mode, writerRole ? fencedCount : undefined));
   if (opts.role === 'all' || opts.role === 'api') {
     // GraphQL (+ SSE subscriptions), POST /cminmsgs/send; the live-update feed runs as a service.
+    // Loaded for these roles only: a writer (role writer) starts without GraphQL's modules.
+    const [{ adminRoutes }, { createReadApi }] = await Promise.all([import('../operations/http/adminRoutes.ts'), import('../read-api/readApi.ts')]);
     routes.push(...adminRoutes(rt).routes); // /admin/*: operator actions for the console (404 unless MSGX_ADMIN_TOKEN)
     const readApi = createReadApi(rt, { mode });
     routes.push(...readApi.routes);
@@ -108,7 +109,12 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
     // A warm standby (docs/operations.md "Warm standby"): its write model follows the log while it
     // waits for the lock, so that its pump starts from the head, not from a snapshot or position 0.
     const model = new WriteModel({ newestImage });
-    const follower = opts.standby ? createModelFollower(rt, model, { follow: true }) : undefined;
+    // A standby whose model needs archived history stops like a writer's start refuses (startCommand).
+    const onRefused = (err: Error) => {
+      failure ??= err;
+      process.kill(process.pid, 'SIGTERM');
+    };
+    const follower = opts.standby ? createModelFollower(rt, model, { follow: true, onRefused }) : undefined;
     if (follower) services.push(follower);
     services.push(lock, { name: 'writer-lock-taken', start: async () => void (lockTaken = true), stop: async () => undefined });
     // Everything else of the writer is built once the lock is held: its mode (shadow, cut-over) is

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig, type Config } from '../platform/config.ts';
 import type { Faults } from '../platform/faults.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { MsgxError } from '../platform/errors.ts';
-import { commands, type Command } from './commands.ts';
+import { loadCommand, loadCommands, type Command } from './commands.ts';
 import { installFatalHandler } from './fatalHandler.ts';
 import { usageMessage } from './usageError.ts';
 
@@ -23,13 +23,9 @@ export interface MainOptions {
 /** Parse the command line, load config, run one command. Returns the process exit code. */
 export async function main(argv: readonly string[], opts: MainOptions = {}): Promise<number> {
   const [name, ...rest] = argv;
-  const list = Object.entries(commands)
-    .map(([n, c]) => `  ${n.padEnd(18)} ${c.summary}`)
-    .join('\n');
-  const usage = USAGE.replace('{COMMANDS}', list);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     if (name === 'help' && rest.length > 0) {
-      const topic = commands[rest[0]!];
+      const topic = rest.length === 1 ? await loadCommand(rest[0]!) : undefined;
       if (!topic || rest.length > 1) {
         process.stderr.write(`msgx help: unknown command '${rest.join(' ')}' (msgx help lists them)\n`);
         return 2;
@@ -37,10 +33,11 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
       process.stdout.write(commandHelp(rest[0]!, topic));
       return 0;
     }
-    (name ? process.stdout : process.stderr).write(usage + '\n');
+    const list = (await loadCommands()).map(([n, c]) => `  ${n.padEnd(18)} ${c.summary}`).join('\n');
+    (name ? process.stdout : process.stderr).write(USAGE.replace('{COMMANDS}', list) + '\n');
     return name ? 0 : 2;
   }
-  const cmd = commands[name];
+  const cmd = await loadCommand(name);
   if (!cmd) {
     process.stderr.write(`msgx: unknown command '${name}' (msgx help lists them)\n`);
     return 2;

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { RefusedError } from '../platform/errors.ts';
 import { openRuntime } from '../platform/runtime.ts';
 import { UsageError } from './usageError.ts';
 import type { Command } from './commands.ts';
@@ -110,6 +111,8 @@ export const startCommand: Command = {
     await stopped;
     const failure = app.failure();
     if (failure) {
+      // A standby's model refused (archived history): the same "msgx start: …" line and exit code as a writer's start refusal.
+      if (failure instanceof RefusedError) throw failure;
       // Not a requested stop: exit non-zero, so that a supervisor (systemd Restart=on-failure) starts it again.
       log.error({ err: failure }, 'msgx stopped itself: writer lock lost; exiting with code 1');
       return 1;

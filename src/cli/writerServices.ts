@@ -29,6 +29,7 @@ import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
 import { createSnapshotWriter, type SnapshotWriter } from '../write/snapshot/snapshotWriter.ts';
 import { newestImage } from '../write/snapshot/warmModel.ts';
+import { outboxSettled } from '../write/snapshot/outboxSettled.ts';
 
 export interface WriterServicesOptions {
   /** Default PRODUCTION_MODE. */
@@ -87,8 +88,14 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     ...(opts.bigHeadSlicing ? { slicing: opts.bigHeadSlicing } : {}),
   });
   const ingest = createIngest(wrt);
-  // A snapshot is encoded once the projectors have passed it (or SNAPSHOT_SETTLE_MAX_MS): not beside a plan's projection.
-  const snapshots = createSnapshotWriter(wrt, model, opts.parts === 'core' ? {} : { settle: (position) => reads.passed(position, SNAPSHOT_SETTLE_MAX_MS) });
+  // A snapshot is encoded once the projectors have passed it and the outbox has sent it (each at
+  // most SNAPSHOT_SETTLE_MAX_MS): not beside a plan's projection or delivery.
+  const snapshots = createSnapshotWriter(wrt, model, opts.parts === 'core' ? {} : {
+    settle: async (position, signal) => {
+      await reads.passed(position, SNAPSHOT_SETTLE_MAX_MS);
+      await outboxSettled(wrt.pool, position, SNAPSHOT_SETTLE_MAX_MS, signal);
+    },
+  });
   // The write model from its newest snapshot first (docs/recovery.md "Write-model snapshots"). No
   // write-back in shadow mode: nothing is registered for it, and the scanner does not run.
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];

@@ -54,9 +54,11 @@ function created(change: Extract<FlightChange, { type: 'FlightCreated' }>, befor
   };
 }
 
-function applyFlightChange(state: FlightState, change: FlightChange): FlightState {
+/** `inPlace`: change `state` itself (a state an owned fold made, see FoldOwnership) instead of a copy. */
+function applyFlightChange(state: FlightState, change: FlightChange, inPlace: boolean): FlightState {
   if (change.type === 'FlightCreated') return created(change, state);
-  const next = { ...state, stateVersion: state.stateVersion + 1 };
+  const next = inPlace ? state : { ...state };
+  next.stateVersion = state.stateVersion + 1;
   switch (change.type) {
     case 'FlightUpdated': {
       // Field keys only: a stray key in a stored change must not overwrite flid or operationDay.
@@ -91,13 +93,17 @@ function applyFlightChange(state: FlightState, change: FlightChange): FlightStat
     case 'VipGuestsReplaced':
     case 'PushbacksReplaced':
     case 'TowsReplaced':
-      (next as Record<string, unknown>)[listOf(change)] = copyItems<object>(change.items);
+      (next as unknown as Record<string, unknown>)[listOf(change)] = copyItems<object>(change.items);
       return next;
   }
 }
 
 /** The flight after `change`; undefined when there is (still / no longer) no such flight. */
 export function evolve(state: FlightState | undefined, change: Change): FlightState | undefined {
+  return evolveFlight(state, change, false);
+}
+
+function evolveFlight(state: FlightState | undefined, change: Change, inPlace: boolean): FlightState | undefined {
   switch (change.type) {
     case 'PlanSnapshotApplied':
     case 'PlanRequested':
@@ -112,7 +118,7 @@ export function evolve(state: FlightState | undefined, change: Change): FlightSt
       return state;
     default:
       if (state === undefined) return change.type === 'FlightCreated' ? created(change, undefined) : undefined;
-      return state.flid === change.flid ? applyFlightChange(state, change) : state;
+      return state.flid === change.flid ? applyFlightChange(state, change, inPlace) : state;
   }
 }
 
@@ -146,6 +152,31 @@ function addKeysSet(change: FlightChange, keys: string[]): void {
 }
 
 /**
+ * The states (and `sources` records) an owned fold made and nobody else holds (docs/projections.md
+ * "Rebuild", the owned fold): `applyDecision` with an ownership changes these in place instead of
+ * copying them, and marks as owned every state and record it makes. A fold may own what it hands to
+ * nobody before its next decision — a rebuild's replay, whose flights are only written out, not
+ * read by anyone else meanwhile. A state it did not make (a snapshot's, a journaled map's before
+ * `begin`) is copied at its first change, as without an ownership, and owned from then on. `release`
+ * gives everything up: from then on the fold copies again (before a journal must keep old states).
+ */
+export class FoldOwnership {
+  private owned = new WeakSet<object>();
+
+  owns(x: object): boolean {
+    return this.owned.has(x);
+  }
+
+  adopt(x: object): void {
+    this.owned.add(x);
+  }
+
+  release(): void {
+    this.owned = new WeakSet();
+  }
+}
+
+/**
  * Fold one decision's changes into `flights` (mutated: entries are replaced, never edited in
  * place, so earlier snapshots stay valid — only states made by this call are written to) and stamp
  * lastPosition/lastMsgId/updatedAt on every flight it touched. Returns the touched flids; a returned flid that is no longer in the map was
@@ -155,20 +186,24 @@ function addKeysSet(change: FlightChange, keys: string[]): void {
  * version, interface.md), however many changes of the decision touch it. A decision caused by a
  * message also records, in `sources`, that message as the setter of each field and list it set
  * (what the stale rule of a replayed message compares against, see stale.ts).
+ *
+ * With `own` (FoldOwnership) the states and records it owns are edited in place instead; the
+ * resulting states are equal to those of the fold without it.
  */
-export function applyDecision(flights: Map<string, FlightState>, event: AppliedEvent): Set<string> {
-  return runSteps(applyDecisionSteps(flights, event));
+export function applyDecision(flights: Map<string, FlightState>, event: AppliedEvent, own?: FoldOwnership): Set<string> {
+  return runSteps(applyDecisionSteps(flights, event, own));
 }
 
 /**
  * `applyDecision` in steps (src/domain/steps.ts): the pump folds a plan's 70,000 changes into its
  * overlay a slice at a time. Nothing else may read `flights` before the steps are done.
  */
-export function* applyDecisionSteps(flights: Map<string, FlightState>, event: AppliedEvent): Steps<Set<string>> {
+export function* applyDecisionSteps(flights: Map<string, FlightState>, event: AppliedEvent, own?: FoldOwnership): Steps<Set<string>> {
   const step = stepCounter();
   const touched = new Set<string>();
-  // States evolve made in this call: no one else holds them yet, so they are stamped in place.
+  // States made in this call: no one else holds them, so they are stamped in place (and so are owned ones).
   const fresh = new Set<FlightState>();
+  const inPlace = (s: FlightState): boolean => fresh.has(s) || (own?.owns(s) ?? false);
   const versionBefore = new Map<string, number>();
   const setKeys = event.msgId === null ? null : new Map<string, string[]>();
   for (const change of event.changes) {
@@ -181,16 +216,20 @@ export function* applyDecisionSteps(flights: Map<string, FlightState>, event: Ap
     }
     if (!isFlightChange(change)) continue;
     const before = flights.get(change.flid);
-    const next = evolve(before, change);
+    const version = before?.stateVersion ?? 0; // read before an in-place change bumps it
+    const next = evolveFlight(before, change, before !== undefined && inPlace(before));
     if (next === undefined) continue;
-    if (!versionBefore.has(change.flid)) versionBefore.set(change.flid, before?.stateVersion ?? 0);
+    if (!versionBefore.has(change.flid)) versionBefore.set(change.flid, version);
     if (setKeys !== null) {
       let keys = setKeys.get(change.flid);
       if (keys === undefined) setKeys.set(change.flid, (keys = []));
       addKeysSet(change, keys);
     }
-    if (next !== before) fresh.add(next);
-    flights.set(change.flid, next);
+    if (next !== before) {
+      fresh.add(next);
+      own?.adopt(next);
+      flights.set(change.flid, next);
+    }
     touched.add(change.flid);
   }
   for (const flid of touched) {
@@ -199,8 +238,8 @@ export function* applyDecisionSteps(flights: Map<string, FlightState>, event: Ap
     if (state === undefined) continue;
     const stateVersion = (versionBefore.get(flid) ?? state.stateVersion - 1) + 1;
     const keys = setKeys?.get(flid);
-    const sources = keys === undefined || keys.length === 0 ? state.sources : withSources(state.sources, keys, event.msgId!);
-    if (fresh.has(state)) {
+    const sources = keys === undefined || keys.length === 0 ? state.sources : withSources(state.sources, keys, event.msgId!, own);
+    if (inPlace(state)) {
       state.lastPosition = event.position;
       state.lastMsgId = event.msgId;
       state.updatedAt = event.recordedAt;
@@ -209,6 +248,7 @@ export function* applyDecisionSteps(flights: Map<string, FlightState>, event: Ap
     } else {
       const next: FlightState = { ...state, lastPosition: event.position, lastMsgId: event.msgId, updatedAt: event.recordedAt, stateVersion };
       if (sources !== undefined) next.sources = sources;
+      own?.adopt(next);
       flights.set(flid, next);
     }
   }
@@ -247,10 +287,20 @@ export function emptySources(): SourcesRecord {
 
 const LAST_SOURCE_KEY = LIST_NAMES[LIST_NAMES.length - 1]!;
 
-/** `before` with `keys` set to `msgId`, as a new record (`before` may be shared by earlier states). */
-function withSources(before: Readonly<Record<string, string | undefined>> | undefined, keys: readonly string[], msgId: string): Record<string, string> {
+/**
+ * `before` with `keys` set to `msgId`, as a new record (`before` may be shared by earlier states),
+ * or `before` itself, changed, when `own` owns it.
+ */
+function withSources(
+  before: Readonly<Record<string, string | undefined>> | undefined,
+  keys: readonly string[],
+  msgId: string,
+  own: FoldOwnership | undefined,
+): Record<string, string> {
   let out: SourcesRecord;
-  if (before !== undefined && Object.hasOwn(before, FIELD_NAMES[0]!) && Object.hasOwn(before, LAST_SOURCE_KEY)) {
+  if (before !== undefined && own?.owns(before)) {
+    out = before as SourcesRecord; // made by this fold (of the full shape) and held by one state only
+  } else if (before !== undefined && Object.hasOwn(before, FIELD_NAMES[0]!) && Object.hasOwn(before, LAST_SOURCE_KEY)) {
     out = { ...before }; // already of the full shape (made here): the fast clone
   } else {
     // None yet, or one with only the keys set (read back from field_sources): widen it once.
@@ -258,5 +308,6 @@ function withSources(before: Readonly<Record<string, string | undefined>> | unde
     if (before !== undefined) for (const k in before) out[k] = before[k];
   }
   for (const k of keys) out[k] = msgId;
+  own?.adopt(out);
   return out as Record<string, string>;
 }

@@ -5,7 +5,7 @@
  */
 import { isFlightChange } from '../domain/changes.ts';
 import type { FlightState } from '../domain/flight.ts';
-import { applyDecisionSteps } from '../domain/evolve.ts';
+import { applyDecisionSteps, type FoldOwnership } from '../domain/evolve.ts';
 import { runSteps, type Steps } from '../domain/steps.ts';
 import type { Queryable } from '../platform/db.ts';
 import { appliedEvent, hasChanges, type DecisionEvent } from '../log/readDecisions.ts';
@@ -33,15 +33,21 @@ export function referencedFlids(events: readonly DecisionEvent[]): string[] {
   return [...out];
 }
 
-export function foldEvents(flights: Map<string, FlightState>, events: readonly DecisionEvent[], pending: PendingWrites): void {
-  runSteps(foldEventsSteps(flights, events, pending));
+/** `own`: the fold owns its states and edits them in place (FoldOwnership, src/domain/evolve.ts). */
+export function foldEvents(flights: Map<string, FlightState>, events: readonly DecisionEvent[], pending: PendingWrites, own?: FoldOwnership): void {
+  runSteps(foldEventsSteps(flights, events, pending, own));
 }
 
 /** `foldEvents` in steps (src/domain/steps.ts): the live projector folds a plan's decision a slice at a time. */
-export function* foldEventsSteps(flights: Map<string, FlightState>, events: readonly DecisionEvent[], pending: PendingWrites): Steps<void> {
+export function* foldEventsSteps(
+  flights: Map<string, FlightState>,
+  events: readonly DecisionEvent[],
+  pending: PendingWrites,
+  own?: FoldOwnership,
+): Steps<void> {
   for (const e of events) {
     if (!hasChanges(e)) continue;
-    for (const flid of yield* applyDecisionSteps(flights, appliedEvent(e))) pending.dirty.add(flid);
+    for (const flid of yield* applyDecisionSteps(flights, appliedEvent(e), own)) pending.dirty.add(flid);
     for (const c of e.changes) if (c.type === 'PlanSnapshotApplied') pending.snapshots.push(snapshotRow(e, c));
   }
 }

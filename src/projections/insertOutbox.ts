@@ -5,7 +5,8 @@
  * Bounded (docs/projections.md "Big decisions"): a statement carries at most OUTBOX_CHUNK_ROWS rows
  * and about OUTBOX_CHUNK_BYTES of JSON, always 8 bind parameters (one array per column, sqlBatch.ts),
  * so a plan snapshot of 150k flights (~450k rows) is ~230 statements of bounded size, not one of
- * hundreds of MB, and the feeder holds one chunk of serialised rows at a time.
+ * hundreds of MB. A chunk is built while the one before it runs (the connection runs them in
+ * order), so the feeder holds at most two chunks of serialised rows.
  */
 import type { Queryable } from '../platform/db.ts';
 import type { OutboxRow, OutboxTarget } from './decisionOutbox.ts';
@@ -18,7 +19,7 @@ const COLUMNS: readonly ColumnSpec[] = [
   { name: 'seq', type: 'integer' },
   { name: 'msg_id', type: 'bigint' },
   { name: 'flid', type: 'text' },
-  { name: 'payload', type: 'jsonb' },
+  { name: 'payload', type: 'json' },
   { name: 'headers', type: 'jsonb' },
 ];
 
@@ -37,12 +38,18 @@ export function outboxInserter(q: Queryable, createdAt: Date): OutboxInserter {
   const added = new Map<OutboxTarget, number>();
   let cells: CellValue[][] = [];
   let chars = 0;
+  /** The statement of the chunk sent last; its failure is thrown by the next flush or by finish. */
+  let running: Promise<void> = Promise.resolve();
   const flush = async (): Promise<void> => {
     if (cells.length === 0) return;
     const chunk = cells;
     cells = [];
     chars = 0;
-    for (const [target, n] of await insertCells(q, chunk, createdAt)) added.set(target, (added.get(target) ?? 0) + n);
+    await running; // one statement at a time; the chunk after it is built meanwhile
+    running = insertCells(q, chunk, createdAt).then((counts) => {
+      for (const [target, n] of counts) added.set(target, (added.get(target) ?? 0) + n);
+    });
+    running.catch(() => undefined); // awaited by the next flush or by finish; no unhandled rejection meanwhile
   };
   return {
     async add(r) {
@@ -54,6 +61,7 @@ export function outboxInserter(q: Queryable, createdAt: Date): OutboxInserter {
     },
     async finish() {
       await flush();
+      await running;
       return added;
     },
   };

@@ -4,11 +4,11 @@
  * as a fallback and share that interval as the listener's reconnect delay. With MSGX_ESDB_URL set,
  * a third projector forwards the log to EventStoreDB/KurrentDB (src/projections/esdb).
  */
-import { EventStoreDBClient } from '@eventstore/db-client';
 import type { Runtime } from '../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
 import { createDecisionListener } from './decisionListener.ts';
-import { createEsdbForwarder, ESDB_PROJECTOR } from './esdb/esdbForwarder.ts';
+import type { Projector } from './projector.ts';
+import { ESDB_PROJECTOR } from './esdb/streamNames.ts';
 import { createFlightProjector } from './flightProjector.ts';
 import { createOutboxFeeder, type OutboxFeederOptions, type SharedFold } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
@@ -81,19 +81,38 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   return { services, readiness };
 }
 
-/** The EventStoreDB forwarder: a projector like the others, its client closed after its loop. */
+/**
+ * The EventStoreDB forwarder: a projector like the others, its client closed after its loop. The
+ * client's modules (~200 files with gRPC) are loaded when its service starts, not while `msgx
+ * start` loads (docs/scaling.md "Restart, takeover and stop").
+ */
 function esdbServices(rt: Runtime, url: string, wakeup: Wakeup): { services: Service[]; readiness: ReadinessCheck } {
   const log = rt.log.child({ role: 'projections', projector: ESDB_PROJECTOR });
-  const client = EventStoreDBClient.connectionString(url);
+  let forwarder: { projector: Projector; dispose(): Promise<void> } | undefined;
+  const loaded = (): Projector => {
+    if (!forwarder) throw new Error('the EventStoreDB forwarder is used before its client started');
+    return forwarder.projector;
+  };
+  const projector: Projector = {
+    name: ESDB_PROJECTOR,
+    apply: (client, events, from) => loaded().apply(client, events, from),
+    committed: () => forwarder?.projector.committed?.(),
+    rolledBack: () => forwarder?.projector.rolledBack?.(),
+  };
   const loop = createProjectorLoop({
-    pool: rt.pool, projector: createEsdbForwarder(client, log, { maxAppendBytes: rt.cfg.esdbMaxAppendBytes }), wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs, faults: rt.faults,
+    pool: rt.pool, projector, wakeup, clock: rt.clock, log, pollIntervalMs: rt.cfg.pollIntervalMs, faults: rt.faults,
     stallReadyMs: rt.cfg.headStallReadyMs,
   });
   const services: Service[] = [
     {
       name: 'esdb-client',
-      start: async () => log.info('forwarding the decision log to EventStoreDB/KurrentDB'),
-      stop: () => client.dispose(),
+      async start() {
+        const [{ EventStoreDBClient }, { createEsdbForwarder }] = await Promise.all([import('@eventstore/db-client'), import('./esdb/esdbForwarder.ts')]);
+        const client = EventStoreDBClient.connectionString(url);
+        forwarder = { projector: createEsdbForwarder(client, log, { maxAppendBytes: rt.cfg.esdbMaxAppendBytes }), dispose: () => client.dispose() };
+        log.info('forwarding the decision log to EventStoreDB/KurrentDB');
+      },
+      stop: async () => forwarder?.dispose(),
     },
     loop,
   ];

@@ -13,7 +13,7 @@ import { json, type Route } from './httpServer.ts';
 import { pageRoutes, serveGraphiql, wantsGraphiql } from './pages/pageRoutes.ts';
 import { createFlightFeed, type FlightFeed } from './live/flightFeed.ts';
 import { createStreamAdmission, wantsEventStream, type StreamAdmission } from './live/streamAdmission.ts';
-import { createMetrics, type Metrics } from './metrics/createMetrics.ts';
+import { readsFromReplica } from './metrics/metricsRoute.ts';
 import { pipelineStatus } from '../readModel/pipelineStatus.ts';
 
 export interface ReadApi {
@@ -118,34 +118,10 @@ export function graphqlHandler(yoga: ReadYoga, streams?: StreamAdmission): Route
   };
 }
 
-/** GET /metrics (Prometheus text format), for every role. */
-export function metricsRoute(metrics: Metrics): Route {
-  return {
-    method: 'GET',
-    path: '/metrics',
-    async handler(_req, res) {
-      const text = await metrics.scrape();
-      res.writeHead(200, { 'content-type': metrics.registry.contentType });
-      res.end(text);
-    },
-  };
-}
-
-/** MSGX_READ_DATABASE_URL names another server than the writer's (a streaming replica). */
-function readsFromReplica(rt: Pick<Runtime, 'cfg'>): boolean {
-  return rt.cfg.readDatabaseUrl !== undefined && rt.cfg.readDatabaseUrl !== rt.cfg.databaseUrl;
-}
-
 /** Throws (not ready) when the replica is more than MSGX_REPLICA_READY_LAG_MS behind; an unknown lag (primary unreachable) does not. */
 async function replicaWithinLag(rt: Pick<Runtime, 'cfg' | 'pool' | 'readPool' | 'clock'>): Promise<void> {
   const { replica } = await pipelineStatus(rt.readPool, { now: rt.clock.now(), tz: rt.cfg.airportTz }, { primary: rt.pool });
   if (replica?.seconds != null && replica.seconds * 1000 > rt.cfg.replicaReadyLagMs) {
     throw new Error(`replica ${replica.positions} positions and ${replica.seconds.toFixed(1)} s behind (limit ${rt.cfg.replicaReadyLagMs} ms)`);
   }
-}
-
-export function createMetricsRoute(rt: Pick<Runtime, 'readPool' | 'clock' | 'cfg'> & Partial<Pick<Runtime, 'mailbox' | 'pool'>>, mode?: ModeProbe, fenced?: { readonly value: number }): Route {
-  return metricsRoute(
-    createMetrics({ db: rt.readPool, ...(rt.pool && readsFromReplica(rt) ? { primary: rt.pool } : {}), clock: rt.clock, tz: rt.cfg.airportTz, mode: mode ?? createModeProbe(rt.readPool), ...(rt.mailbox ? { mailbox: rt.mailbox } : {}), ...(fenced ? { fenced } : {}) }),
-  );
 }

@@ -6,8 +6,11 @@ import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
 import { FencedError, type FencedCount, type WriterFence } from '../platform/writerFence.ts';
 
-/** How often a standby tries to take the lock. */
-export const STANDBY_RETRY_MS = 1000;
+/**
+ * How often a standby tries to take the lock, on the one connection it keeps for that: after a
+ * writer's death the standby takes over within this (docs/operations.md "Single writer and standby").
+ */
+export const STANDBY_RETRY_MS = 250;
 /**
  * Liveness of the held lock (docs/security.md): a round trip on the lock's own connection every
  * PROBE_INTERVAL_MS. A holder whose last answered probe is older than LEASE_MS cannot prove it
@@ -52,7 +55,7 @@ export interface WriterLock extends Service, WriterFence {
 /**
  * Invariant 5 (single writer): a session-level `pg_try_advisory_lock` on a dedicated connection.
  * When it is taken, `start()` fails with WriterLockHeldError naming the holder, or — standby —
- * retries every STANDBY_RETRY_MS until the holder's session ends (a killed process's connection is
+ * retries every STANDBY_RETRY_MS on one connection until the holder's session ends (a killed process's connection is
  * closed by its kernel, so PostgreSQL frees the lock at once).
  */
 export function createWriterLock(opts: WriterLockOptions): WriterLock {
@@ -73,7 +76,8 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
     opts.onLost(err);
   };
 
-  async function tryOnce(): Promise<boolean> {
+  /** A connection for the lock, with TCP keepalive on both sides. */
+  async function lockConnection(): Promise<pg.Client> {
     // TCP keepalive on our side too: a silently dropped connection errors instead of hanging.
     const c = new pg.Client({ connectionString: opts.url, application_name: 'msgx-writer-lock', keepAlive: true, keepAliveInitialDelayMillis: 5000 });
     c.on('error', (err) => lose(err, 'writer lock connection lost: this process must stop writing'));
@@ -83,21 +87,30 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
     } catch (err) {
       opts.log.debug({ err }, 'writer lock: server keepalive settings not available');
     }
+    return c;
+  }
+
+  /** Try the lock on `c`; taken: `c` is the lock's connection from now on. */
+  async function tryOn(c: pg.Client): Promise<boolean> {
     const { rows } = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [WRITER_LOCK_KEY]);
-    if (rows[0]?.ok) {
-      // A new epoch for every holder: what this process decides and sends is fenced with it.
-      const bumped = await c.query<{ epoch: string }>(
-        `UPDATE writer_fence SET epoch = epoch + 1, holder = $1, taken_at = now() WHERE id = 1 RETURNING epoch::text AS epoch`,
-        [`pid ${process.pid}`],
-      );
-      epoch = bumped.rows[0]?.epoch;
-      client = c;
-      holding = true;
-      confirmedAt = now();
-      c.once('end', () => lose(new Error('writer lock connection closed'), 'writer lock connection closed: this process must stop writing'));
-      probing = probeLoop(c);
-      return true;
-    }
+    if (!rows[0]?.ok) return false;
+    // A new epoch for every holder: what this process decides and sends is fenced with it.
+    const bumped = await c.query<{ epoch: string }>(
+      `UPDATE writer_fence SET epoch = epoch + 1, holder = $1, taken_at = now() WHERE id = 1 RETURNING epoch::text AS epoch`,
+      [`pid ${process.pid}`],
+    );
+    epoch = bumped.rows[0]?.epoch;
+    client = c;
+    holding = true;
+    confirmedAt = now();
+    c.once('end', () => lose(new Error('writer lock connection closed'), 'writer lock connection closed: this process must stop writing'));
+    probing = probeLoop(c);
+    return true;
+  }
+
+  async function tryOnce(): Promise<boolean> {
+    const c = await lockConnection();
+    if (await tryOn(c)) return true;
     await c.end().catch(() => undefined);
     return false;
   }
@@ -206,20 +219,28 @@ export function createWriterLock(opts: WriterLockOptions): WriterLock {
       if (!opts.standby) throw new WriterLockHeldError(who);
       opts.log.info({ holder: who }, 'standby: waiting for the writer lock');
       const unmark = await markStandby();
+      // One connection for the tries (a new one only after it failed): a try is one round trip,
+      // so it can come often without a backend started for each.
+      let waiting: pg.Client | undefined;
       try {
         while (!stop.signal.aborted) {
           await opts.clock.sleep(STANDBY_RETRY_MS, stop.signal);
           if (stop.signal.aborted) break;
           try {
-            if (await tryOnce()) {
+            waiting ??= await lockConnection();
+            if (await tryOn(waiting)) {
+              waiting = undefined;
               opts.log.info('standby: writer lock taken, taking over');
               return;
             }
           } catch (err) {
             opts.log.warn({ err }, 'standby: cannot reach PostgreSQL');
+            await waiting?.end().catch(() => undefined);
+            waiting = undefined;
           }
         }
       } finally {
+        await waiting?.end().catch(() => undefined);
         await unmark();
       }
       throw new Error('stopped while waiting for the writer lock');

@@ -1,14 +1,15 @@
 /**
  * Property tests: the codec never throws, whatever it is given; decide + evolve are deterministic,
  * survive a JSON round trip of the log (as the pump/projectors replay it from jsonb), keep the
- * operation day and count versions exactly, and re-delivering a message changes nothing more.
+ * operation day and count versions exactly, and re-delivering a message changes nothing more; an
+ * owned fold (editing its own states in place) reaches the same states as the copying one.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decode, type DecodeResult } from '../../src/domain/codec/decode.ts';
 import { isFlightChange, type Change } from '../../src/domain/changes.ts';
 import { decide } from '../../src/domain/decide.ts';
-import { applyDecision } from '../../src/domain/evolve.ts';
+import { applyDecision, FoldOwnership, type AppliedEvent } from '../../src/domain/evolve.ts';
 import type { FlightState } from '../../src/domain/flight.ts';
 import { flopXml, fltr, schdXml } from './support/buildXml.ts';
 import { corpusXmls } from '../support/corpusDir.ts';
@@ -169,6 +170,35 @@ describe('decide + evolve', { timeout: 60_000 }, () => {
       const last = decodeOk(xmls[xmls.length - 1]!);
       applyDecision(flights, { position: 'x', msgId: null, recordedAt: '', changes: decide(flights, last).changes });
       expect(decide(flights, last).changes.filter(isFlightChange)).toEqual([]);
+    }), { numRuns: STREAM_RUNS });
+  });
+
+  it('an owned fold (FoldOwnership) reaches the states of the copying fold and never edits a state it does not own', () => {
+    const texts = (m: ReadonlyMap<string, FlightState>): string => JSON.stringify([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const cuts = fc.tuple(fc.nat(), fc.nat());
+    fc.assert(fc.property(stream, cuts, fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }), (xmls, [c1, c2], operator) => {
+      const stored = JSON.parse(JSON.stringify(run(xmls).log)) as Change[][];
+      // Some decisions without a message (operator decisions): no sources for them.
+      const event = (i: number): AppliedEvent => ({
+        position: String(i + 1), msgId: operator[i] ? null : String(i + 1), recordedAt: `2025-03-14T00:00:${String(i).padStart(2, '0')}Z`, changes: stored[i]!,
+      });
+      const copying = new Map<string, FlightState>();
+      stored.forEach((_, i) => applyDecision(copying, event(i)));
+      // The owned fold starts from states it did not make (a snapshot's), and releases them midway.
+      const [from, mid] = [c1 % (stored.length + 1), c2 % (stored.length + 1)].sort((a, b) => a - b) as [number, number];
+      const shared = new Map<string, FlightState>();
+      for (let i = 0; i < from; i++) applyDecision(shared, event(i));
+      const sharedBefore = texts(shared);
+      const owned = new Map(shared);
+      const own = new FoldOwnership();
+      for (let i = from; i < mid; i++) applyDecision(owned, event(i), own);
+      own.release();
+      const released = new Map(owned);
+      const releasedBefore = texts(released);
+      for (let i = mid; i < stored.length; i++) applyDecision(owned, event(i), own);
+      expect(texts(owned)).toBe(texts(copying));
+      expect(texts(shared)).toBe(sharedBefore);
+      expect(texts(released)).toBe(releasedBefore);
     }), { numRuns: STREAM_RUNS });
   });
 });

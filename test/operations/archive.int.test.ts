@@ -27,6 +27,7 @@ import { warmModel } from '../../src/write/snapshot/warmModel.ts';
 import { monthRows as rowsOf, seedMonth, snapshotAtHead as snapshotOf } from '../support/historyMonths.ts';
 import { captureLog } from '../reliability/support/captureLog.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { spawnMsgx } from '../support/msgxProcess.ts';
 
 const MONTHS = ['2026-01', '2026-02', '2026-03'] as const;
 const PER_MONTH = 120;
@@ -148,6 +149,24 @@ describe('msgx archive / msgx restore', () => {
         new RefusedError(`the write model (no snapshot of this fold code: the stored ones were made by other fold code) reads the log from position 0, but positions up to ${2 * PER_MONTH} are archived (2026-01, 2026-02); ` +
           `restore them first: msgx restore ${path.join(dir, 'msgx-history-2026-01.sha256')}; msgx restore ${path.join(dir, 'msgx-history-2026-02.sha256')}`),
       );
+    } finally {
+      await db.pool.query('UPDATE write_model_snapshot SET fingerprint = $1', [foldFingerprint()]);
+    }
+  });
+
+  it('a standby without a usable snapshot exits 1 naming the restore commands, like a writer start (it does not wait and retry)', { timeout: 120_000 }, async () => {
+    await db.pool.query(`UPDATE write_model_snapshot SET fingerprint = '0:other-fold-code'`);
+    try {
+      const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], {
+        MSGX_DATABASE_URL: db.url, MSGX_HTTP_PORT: '0', MSGX_HTTP_HOST: '127.0.0.1', MSGX_DATA_DIR: dir, MSGX_LOG_LEVEL: 'info',
+      });
+      const exit = await standby.exit;
+      expect(exit.code).toBe(1);
+      expect(standby.stderr()).toContain(
+        `msgx start: the write model (no snapshot of this fold code: the stored ones were made by other fold code) reads the log from position 0, but positions up to ${2 * PER_MONTH} are archived (2026-01, 2026-02); ` +
+          `restore them first: msgx restore ${path.join(dir, 'msgx-history-2026-01.sha256')}; msgx restore ${path.join(dir, 'msgx-history-2026-02.sha256')}`,
+      );
+      expect(standby.stderr()).not.toContain('folding on in the background');
     } finally {
       await db.pool.query('UPDATE write_model_snapshot SET fingerprint = $1', [foldFingerprint()]);
     }

@@ -18,7 +18,7 @@ const cfg = loadConfig({ MSGX_DATABASE_URL: 'postgres://unused@127.0.0.1:1/unuse
 
 /** The CLI's refusal: the UsageError's message. */
 async function cliRefusal(action: string, args: string[]): Promise<string> {
-  const err = await commands[action]!.run(args, { cfg, log: silentLogger }).then(
+  const err = await (await commands[action]!()).run(args, { cfg, log: silentLogger }).then(
     () => undefined,
     (e: unknown) => e,
   );

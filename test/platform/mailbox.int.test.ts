@@ -138,6 +138,19 @@ describe.each(adapters)('mailbox adapter: %s', (_name, make) => {
     expect(Math.abs(asMs(row.processed!) - asMs(now))).toBeLessThan(60_000);
   });
 
+  it('backfills a batch of every status in one call, each row with its own status; rows outside the batch are left alone', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await h.mailbox.insertInbound(`<MSG>${i}</MSG>`, new Date()));
+    const at = new Date('2025-03-14T02:00:05Z');
+    const statuses = ['PARKED', 'PROCESSED', 'DEAD', 'PROCESSED', 'SKIPPED'] as const;
+    await h.mailbox.backfill(statuses.map((status, i) => ({ id: ids[i]!, status, processedAt: at })));
+    // A batch without some statuses (their lists are empty).
+    await h.mailbox.backfill([{ id: ids[2]!, status: 'DEAD', processedAt: at }]);
+    const rows = await Promise.all(ids.map((id) => h.inboxRow(id)));
+    expect(rows.map((r) => r.status)).toEqual([...statuses, null]);
+    expect(rows.map((r) => r.processed !== null)).toEqual([true, true, true, true, true, false]);
+  });
+
   it('inserts outbound rows with ROUTINGID', async () => {
     const id = await h.mailbox.insertOutbound({ xml: '<MSG><RQFD/></MSG>', routingId: 'OMMS01', insertedAt: new Date('2025-03-14T00:00:00Z') });
     expect(Number(id)).toBeGreaterThan(0);

@@ -79,7 +79,7 @@ describe('CMINMSGS backfill', () => {
     }
   });
 
-  it('a stop ends after the batch in flight, however long the backlog; the rest stays pending and the next start writes it back', { timeout: 120_000 }, async () => {
+  it('a stop ends after the chunks in flight, however long the backlog; the rest stays pending and the next start writes it back', { timeout: 120_000 }, async () => {
     // Stores of its own: the messages of the tests above stay out of the counts.
     const [db, my] = await Promise.all([createTestDatabase('backfillstop'), createTestMailbox('backfillstop')]);
     dropAfter.push(db, my);
@@ -100,13 +100,15 @@ describe('CMINMSGS backfill', () => {
     const gated: Mailbox = { ...real, async backfill(items) { batches++; await gate; return real.backfill(items); } };
     const rt2 = testRuntime(db, my, { mailbox: gated });
     const w2 = await startWriter(rt2, { ingest: false });
-    await waitFor(() => batches === 1, { what: 'the first write-back batch in flight' });
+    await waitFor(() => batches >= 1, { what: 'the first write-back batch in flight' });
     const stopped = w2.stop();
     release();
     await stopped;
     await rt2.close();
-    expect(batches).toBe(1);
-    expect(await pending()).toBe(1200 - 500);
+    // The chunks in flight when the stop came (at most two) are written; no chunk starts after it.
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(batches).toBeLessThanOrEqual(2);
+    expect(await pending()).toBe(1200 - 500 * batches);
 
     const rt3 = testRuntime(db, my);
     const w3 = await startWriter(rt3, { ingest: false });

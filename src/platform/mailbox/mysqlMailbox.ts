@@ -1,7 +1,7 @@
 import mysql from 'mysql2/promise';
 import { localDateTime, localDateTimeReader } from '../localTime.ts';
 import { batchOfRows, fittingCount } from './inboxBatch.ts';
-import type { BackfillItem, InboxBatch, InboxRow, InboxRowSize, Mailbox, OutboundRow } from './port.ts';
+import type { BackfillItem, BackfillStatus, InboxBatch, InboxRow, InboxRowSize, Mailbox, OutboundRow } from './port.ts';
 
 interface CminRow extends mysql.RowDataPacket {
   id: string;
@@ -36,6 +36,25 @@ const READ_BATCH = `SELECT CMINMSGS_ID AS id, CMINMSGS_CLOB_MSG AS xml, CMINMSGS
                    FROM CMINMSGS WHERE CMINMSGS_ID > ? ORDER BY CMINMSGS_ID LIMIT ?) w) s
         WHERE ? + running - bytes = 0 OR ? + running <= ?)
  ORDER BY CMINMSGS_ID LIMIT ?`;
+
+/**
+ * The write-back of a batch (backfill): the processed time from the mailbox server's clock
+ * (interface.md), so it compares with CMINMSGS_DATE_RECEIVED, and each row's status by the list
+ * its id is in. Constant text: the four lists and the whole batch travel as parameters
+ * (backfillParams), an empty list as `(NULL)`, which matches nothing.
+ */
+const BACKFILL = `UPDATE CMINMSGS SET CMINMSGS_DATE_PROCESSED = NOW(),
+       CMINMSGS_STATUS = CASE WHEN CMINMSGS_ID IN (?) THEN 'PROCESSED' WHEN CMINMSGS_ID IN (?) THEN 'SKIPPED'
+                              WHEN CMINMSGS_ID IN (?) THEN 'DEAD' WHEN CMINMSGS_ID IN (?) THEN 'PARKED' END
+ WHERE CMINMSGS_ID IN (?)`;
+
+const BACKFILL_ORDER: readonly BackfillStatus[] = ['PROCESSED', 'SKIPPED', 'DEAD', 'PARKED'];
+
+/** BACKFILL's parameters: the ids of each status in BACKFILL_ORDER (`[null]` for none), then every id. */
+export function backfillParams(items: readonly BackfillItem[]): (string | null)[][] {
+  const lists = BACKFILL_ORDER.map((status) => items.filter((it) => it.status === status).map((it) => it.id));
+  return lists.map((ids): (string | null)[] => (ids.length > 0 ? ids : [null])).concat([items.map((it) => it.id)]);
+}
 
 const toSize = (r: SizeRow): InboxRowSize => ({ id: String(r.id), bytes: Number(r.bytes ?? 0) });
 
@@ -140,23 +159,10 @@ export function createMysqlMailbox(url: string, timeZone: string): Mailbox {
     },
     async backfill(items: readonly BackfillItem[]) {
       if (items.length === 0) return;
-      const conn = await pool.getConnection();
-      try {
-        await conn.beginTransaction();
-        for (const it of items) {
-          // The mailbox server's clock (interface.md), so it compares with CMINMSGS_DATE_RECEIVED.
-          await conn.execute(
-            'UPDATE CMINMSGS SET CMINMSGS_DATE_PROCESSED = NOW(), CMINMSGS_STATUS = ? WHERE CMINMSGS_ID = ?',
-            [it.status, it.id],
-          );
-        }
-        await conn.commit();
-      } catch (err) {
-        await conn.rollback().catch(() => undefined);
-        throw err;
-      } finally {
-        conn.release();
-      }
+      // One statement for the whole batch (one round trip, one commit, atomic): under load each
+      // round trip waits for both processes to be scheduled, and a statement per row did not keep
+      // up with the pump (docs/scaling.md "Restart, takeover and stop").
+      await pool.query(BACKFILL, backfillParams(items));
     },
     async insertOutbound(row: OutboundRow) {
       const [res] = await pool.execute<mysql.ResultSetHeader>(

@@ -12,9 +12,11 @@ import type { Logger } from '../../platform/logger.ts';
 import type { DecisionEvent } from '../../log/readDecisions.ts';
 import type { Projector } from '../projector.ts';
 import { readDecisionRange } from '../../log/readDecisions.ts';
+import { ESDB_PROJECTOR } from './streamNames.ts';
 import { isAfter, planAppends, type EventOrigin, type PlannedEvent } from './planAppends.ts';
 
-export const ESDB_PROJECTOR = 'esdb';
+export { ESDB_PROJECTOR }; // its tests and callers name it from here
+
 /** EventStoreDB's default MaxAppendSize: 1 MiB per append (the server may be set up to 16 MiB). */
 export const DEFAULT_MAX_APPEND_BYTES = 1024 * 1024;
 const HEAD_SCAN = 100;

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 
+/** The forwarder's projector name (its projection_checkpoint row). */
+export const ESDB_PROJECTOR = 'esdb';
+
 /** Per-flight stream: one event per change touching that flight. */
 export const flightStream = (flid: string): string => `msgx-flight-${flid}`;
 

@@ -21,6 +21,7 @@
 import { CancelledError } from '../../platform/errors.ts';
 import { pushAll } from '../../platform/arrays.ts';
 import type { FlightState } from '../../domain/flight.ts';
+import { FoldOwnership } from '../../domain/evolve.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -134,6 +135,10 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
   const started = clock.now().getTime();
   const tracker = new ProgressTracker(clock, opts.onProgress);
   const fold = new JournaledMap<string, FlightState>();
+  // Until the switch nobody but this fold reads its states (the writes behind only serialise them,
+  // and a flight changed after its write is dirty again): the fold edits them in place. The switch
+  // folds with copies, so its journal can restore the states before it.
+  const own = new FoldOwnership();
   const pending = emptyPending();
   const behind = new WriteBehind({ lanes, tables: SCRATCH, chunk, coldAfter: opts.writeBehindAfter ?? WRITE_BEHIND_AFTER, minFlights: Math.ceil(chunk / 4) });
   let position = '0';
@@ -161,7 +166,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
       if (last === undefined) return read;
       const more = page.length === pageSize;
       if (more) next = readDecisionsAfter(session, last.position, pageSize);
-      foldEvents(fold, page, pending);
+      foldEvents(fold, page, pending, phase === 'switch' ? undefined : own);
       read += page.length;
       events += page.length;
       if (phase === 'replay') behind.folded(page, events, fold, pending);

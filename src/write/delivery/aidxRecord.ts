@@ -1,5 +1,5 @@
 import type { SinkRecord } from './kafkaSink.ts';
-import type { OutboxRow } from './outboxRows.ts';
+import { payloadOf, type OutboxRow } from './outboxRows.ts';
 
 /**
  * An AIDX row → its record on the AIDX topic (docs/delivery.md "AIDX"): key = FLID, value = the
@@ -7,7 +7,7 @@ import type { OutboxRow } from './outboxRows.ts';
  * decision), headers msg-id (when the decision came from a message), event-id and log-position.
  */
 export function aidxRecord(row: OutboxRow): SinkRecord {
-  const payload = row.payload as { xml?: unknown } | null;
+  const payload = payloadOf(row) as { xml?: unknown } | null;
   if (typeof payload?.xml !== 'string') throw new Error(`AIDX row ${row.eventId} has no xml payload`);
   const headers: Record<string, string> = {};
   if (row.msgId !== null) headers['msg-id'] = row.msgId;

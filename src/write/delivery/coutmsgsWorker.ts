@@ -1,7 +1,7 @@
 import type { Mailbox } from '../../platform/mailbox/port.ts';
 import { deliverRows, IDLE, notYetDue, WORKED, type DeliveryContext, type StepResult, type TargetWorker } from './deliverRows.ts';
 import { DeliveryFailure } from './deliveryFailure.ts';
-import { readHead } from './outboxRows.ts';
+import { payloadOf, readHead } from './outboxRows.ts';
 
 /**
  * COUTMSGS: one outbound mailbox row per msg_event row. The payload is `{ clobMsg, routingId? }`
@@ -17,7 +17,7 @@ export function createCoutmsgsWorker(ctx: DeliveryContext, mailbox: Mailbox, rou
       const wait = notYetDue(head, ctx.clock.now());
       if (wait) return wait;
       await deliverRows(ctx, 'COUTMSGS', [head], [head], async () => {
-        const out = outboundRow(head.payload, routingId);
+        const out = outboundRow(payloadOf(head), routingId);
         try {
           const coutmsgsId = await mailbox.insertOutbound({ ...out, insertedAt: ctx.clock.now() });
           return [{ coutmsgsId }];

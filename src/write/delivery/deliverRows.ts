@@ -44,6 +44,8 @@ export type SendOutcome = { readonly ok: true } | { readonly ok: false; readonly
 /**
  * Send `rows` with `send` (one delivery_ref per row, same order) and record the outcome:
  * all rows SENT, or the `blamed` rows (the head, or a whole schd batch) marked failed.
+ * `claimed`: the rows were claimed with this process's epoch by the statement that read them
+ * (schdBatch.ts); the lock is still proven before the send.
  */
 export async function deliverRows(
   ctx: DeliveryContext,
@@ -51,8 +53,9 @@ export async function deliverRows(
   rows: readonly OutboxRow[],
   blamed: readonly OutboxRow[],
   send: () => Promise<readonly unknown[]>,
+  claimed = false,
 ): Promise<SendOutcome> {
-  await claimOrThrow(ctx, target, rows);
+  await claimOrThrow(ctx, target, rows, claimed);
   let refs: readonly unknown[];
   try {
     refs = await send();
@@ -92,7 +95,7 @@ export async function deliverRows(
  * lock this process does not hold, or a fence past its epoch, stops the process (WriterFence.fenced);
  * rows a predecessor still claims are tried again once its claim ages out.
  */
-async function claimOrThrow(ctx: DeliveryContext, target: Target, rows: readonly OutboxRow[]): Promise<void> {
+async function claimOrThrow(ctx: DeliveryContext, target: Target, rows: readonly OutboxRow[], claimed: boolean): Promise<void> {
   const fence = ctx.fence;
   if (!fence) return;
   // Not holding the lock (or a fence moved past ours) is never retried: the fence stops the process.
@@ -107,7 +110,7 @@ async function claimOrThrow(ctx: DeliveryContext, target: Target, rows: readonly
   const epoch = fence.epoch();
   await fence.confirm?.();
   held();
-  if (epoch === undefined) return;
+  if (epoch === undefined || claimed) return;
   const claim = await claimRows(ctx.pool, rows.map((r) => r.eventId), epoch, ctx.claimGraceMs);
   if (!claim.ok && claim.reason === 'fenced') {
     const err = new FencedError(`${target}: not sending, another writer took the lock (writer_fence moved past epoch ${epoch})`);

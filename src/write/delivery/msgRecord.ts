@@ -1,20 +1,23 @@
 import type { SinkRecord } from './kafkaSink.ts';
-import type { OutboxRow } from './outboxRows.ts';
+import { payloadOf, type OutboxRow } from './outboxRows.ts';
 
 /**
- * A KAFKA_MSG row → its record on the `msg` topic: key = FLID, value = the payload as JSON,
- * headers msg-id (when the change came from a message), event-id and log-position.
+ * A KAFKA_MSG row → its record on the `msg` topic: key = FLID, value = the payload as stored,
+ * headers msg-id (when the change came from a message), event-id and log-position. The payload is
+ * parsed only for a row whose headers lack the msg-id or whose column lacks the FLID (then the
+ * payload's fields are asked): the feeder's rows have both wherever there is one.
  */
 export function msgRecord(row: OutboxRow): SinkRecord {
-  const payload = asObject(row.payload);
-  const msgId = text(row.headers.msgId) ?? text(payload.msgId) ?? row.msgId;
+  let parsed: Record<string, unknown> | undefined;
+  const payload = (): Record<string, unknown> => (parsed ??= asObject(payloadOf(row)));
+  const msgId = text(row.headers.msgId) ?? text(payload().msgId) ?? row.msgId;
   const headers: Record<string, string> = {};
   if (msgId !== null) headers['msg-id'] = msgId;
   headers['event-id'] = row.eventId;
   headers['log-position'] = row.sourcePosition;
   return {
-    key: row.flid ?? text(payload.flid),
-    value: JSON.stringify(row.payload),
+    key: row.flid ?? text(payload().flid),
+    value: row.payloadJson,
     headers,
     eventIds: [row.eventId],
   };

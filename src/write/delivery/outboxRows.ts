@@ -8,7 +8,11 @@ export interface OutboxRow {
   readonly sourcePosition: string;
   readonly msgId: string | null;
   readonly flid: string | null;
-  readonly payload: unknown;
+  /**
+   * The payload as stored (msg_event.payload is json, migration 340): the text the outbox feeder
+   * wrote, sent as it is (a record's value) or parsed where a field of it is needed.
+   */
+  readonly payloadJson: string;
   readonly headers: Readonly<Record<string, unknown>>;
   readonly attempts: number;
   readonly nextAttemptAt: Date | null;
@@ -16,7 +20,12 @@ export interface OutboxRow {
 }
 
 export const OUTBOX_COLUMNS = `event_id AS "eventId", target, source_position AS "sourcePosition", msg_id AS "msgId",
-  flid, payload, headers, attempts, next_attempt_at AS "nextAttemptAt", batch_id AS "batchId"`;
+  flid, payload::text AS "payloadJson", headers, attempts, next_attempt_at AS "nextAttemptAt", batch_id AS "batchId"`;
+
+/** The payload parsed, where a field of it is needed (the stored text is valid JSON: the column is json). */
+export function payloadOf(row: Pick<OutboxRow, 'payloadJson'>): unknown {
+  return JSON.parse(row.payloadJson);
+}
 
 /** The first `limit` PENDING rows of a target in event_id order: the head and what follows it. */
 export async function readHead(db: Queryable, target: Target, limit: number): Promise<OutboxRow[]> {

@@ -25,17 +25,35 @@ export async function countUnclaimedSchd(db: Queryable, cap: number): Promise<nu
   return rows[0]?.n ?? 0;
 }
 
-/** Claim the first `limit` unclaimed pending rows as one batch (batch_id = its first event_id). */
-export async function claimSchdBatch(db: Queryable, limit: number): Promise<OutboxRow[]> {
-  const { rows } = await db.query<OutboxRow>(
+/** A claimed batch; `fenced`: every row also carries the writer's epoch claim (claimRows.ts), so the send needs no claim of its own. */
+export interface SchdBatch {
+  readonly rows: OutboxRow[];
+  readonly fenced: boolean;
+}
+
+/**
+ * Claim the first `limit` unclaimed pending rows as one batch (batch_id = its first event_id).
+ * With `fence` (docs/security.md "Fenced deliveries") the same statement also makes claimRows'
+ * claim, under claimRows' conditions (the fence at `epoch`, no other epoch's claim younger than
+ * the grace): one UPDATE of the rows instead of two. Where a condition fails the rows are only
+ * batched, and the send claims them as before (and is refused as before).
+ */
+export async function claimSchdBatch(db: Queryable, limit: number, fence?: { readonly epoch: string; readonly graceMs: number }): Promise<SchdBatch> {
+  const { rows } = await db.query<OutboxRow & { claimed: boolean }>(
     `WITH picked AS (
        SELECT event_id AS pid FROM msg_event
         WHERE target = 'KAFKA_SCHD' AND state = 'PENDING' AND batch_id IS NULL
-        ORDER BY event_id LIMIT $1)
-     UPDATE msg_event m SET batch_id = (SELECT min(pid) FROM picked)
+        ORDER BY event_id LIMIT $1),
+     fence AS (SELECT epoch = $2::bigint AS ours FROM writer_fence WHERE id = 1)
+     UPDATE msg_event m SET batch_id = (SELECT min(pid) FROM picked),
+            (claim_epoch, claimed_at) = (SELECT CASE WHEN ok THEN $2::bigint ELSE m.claim_epoch END, CASE WHEN ok THEN clock_timestamp() ELSE m.claimed_at END
+                                           FROM (SELECT coalesce((SELECT ours FROM fence), false)
+                                                        AND (m.claim_epoch IS NULL OR m.claim_epoch = $2::bigint
+                                                             OR m.claimed_at < clock_timestamp() - make_interval(secs => $3::double precision / 1000)) AS ok) c)
        FROM picked WHERE m.event_id = picked.pid
-     RETURNING ${OUTBOX_COLUMNS}`,
-    [limit],
+     RETURNING ${OUTBOX_COLUMNS}, coalesce((SELECT ours FROM fence), false) AND m.claim_epoch IS NOT DISTINCT FROM $2::bigint AS claimed`,
+    [limit, fence?.epoch ?? null, fence?.graceMs ?? 0],
   );
-  return byEventId(rows);
+  const fenced = fence !== undefined && rows.length > 0 && rows.every((r) => r.claimed);
+  return { rows: byEventId(rows.map(({ claimed: _, ...r }) => r)), fenced };
 }

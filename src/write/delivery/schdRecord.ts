@@ -24,7 +24,7 @@ export const SCHD_KEY = 'schd';
 
 /**
  * A whole KAFKA_SCHD batch → ONE record on the `schd` topic: value = JSON array of the newest
- * flight record per FLID. Headers name the batch (first/last event id, highest log position,
+ * flight record per FLID, each as stored (msg_event.payload is json text, migration 340). Headers name the batch (first/last event id, highest log position,
  * number of flights); eventIds lists every row the record settles, superseded ones included.
  */
 export function schdRecord(batch: readonly OutboxRow[]): SinkRecord {
@@ -33,7 +33,7 @@ export function schdRecord(batch: readonly OutboxRow[]): SinkRecord {
   const positions = batch.map((r) => r.sourcePosition).sort(compareIds);
   return {
     key: SCHD_KEY,
-    value: JSON.stringify(kept.map((r) => r.payload)),
+    value: `[${kept.map((r) => r.payloadJson).join(',')}]`,
     headers: {
       'event-id-first': ids[0] ?? '',
       'event-id-last': ids[ids.length - 1] ?? '',

@@ -1,5 +1,6 @@
 import { deliverRows, IDLE, notYetDue, WORKED, type DeliveryContext, type StepResult, type TargetWorker } from './deliverRows.ts';
 import type { KafkaSink } from './kafkaSink.ts';
+import { CLAIM_GRACE_MS } from './claimRows.ts';
 import { claimSchdBatch, countUnclaimedSchd, readOpenSchdBatch } from './schdBatch.ts';
 import { schdRecord } from './schdRecord.ts';
 
@@ -20,11 +21,11 @@ export interface SchdWorkerOptions {
 export function createSchdWorker(ctx: DeliveryContext, sink: KafkaSink, opts: SchdWorkerOptions): TargetWorker {
   let nextFlushAt = ctx.clock.now().getTime() + opts.flushMs;
 
-  const deliver = async (batch: Awaited<ReturnType<typeof readOpenSchdBatch>>): Promise<StepResult> => {
+  const deliver = async (batch: Awaited<ReturnType<typeof readOpenSchdBatch>>, claimed = false): Promise<StepResult> => {
     await deliverRows(ctx, 'KAFKA_SCHD', batch, batch, async () => {
       const [ref] = await sink.send(opts.topic, [schdRecord(batch)]);
       return batch.map(() => ref);
-    });
+    }, claimed);
     return WORKED;
   };
 
@@ -39,8 +40,10 @@ export function createSchdWorker(ctx: DeliveryContext, sink: KafkaSink, opts: Sc
       if (pending === 0) return IDLE;
       if (pending < opts.flushLimit && now.getTime() < nextFlushAt) return { kind: 'wait', until: new Date(nextFlushAt) };
       nextFlushAt = now.getTime() + opts.flushMs;
-      const batch = await claimSchdBatch(ctx.pool, opts.flushLimit);
-      return batch.length > 0 ? deliver(batch) : IDLE;
+      // Batched and claimed for this epoch in one statement (schdBatch.ts) where the writer is fenced.
+      const epoch = ctx.fence?.epoch();
+      const batch = await claimSchdBatch(ctx.pool, opts.flushLimit, epoch === undefined ? undefined : { epoch, graceMs: ctx.claimGraceMs ?? CLAIM_GRACE_MS });
+      return batch.rows.length > 0 ? deliver(batch.rows, batch.fenced) : IDLE;
     },
   };
 }

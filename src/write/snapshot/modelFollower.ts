@@ -7,6 +7,7 @@
  */
 import { outageRetryDelay } from '../../platform/config.ts';
 import { Channels } from '../../platform/channels.ts';
+import { RefusedError } from '../../platform/errors.ts';
 import { createWakingListener } from '../../platform/listen.ts';
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
@@ -15,7 +16,17 @@ import { Wakeup } from '../../platform/wakeup.ts';
 import type { WriteModel } from '../pump/writeModel.ts';
 import { warmModel } from './warmModel.ts';
 
-export function createModelFollower(rt: Runtime, model: WriteModel, opts: { readonly follow: boolean }): Service {
+export interface ModelFollowerOptions {
+  readonly follow: boolean;
+  /**
+   * A standby's model cannot be brought up without archived history (no usable snapshot after
+   * `msgx archive`), found by its background fold after start: the process must stop and name the
+   * restores (docs/recovery.md "Archived history"). A refusal at start rejects start() instead.
+   */
+  readonly onRefused?: (err: RefusedError) => void;
+}
+
+export function createModelFollower(rt: Runtime, model: WriteModel, opts: ModelFollowerOptions): Service {
   const log = rt.log.child({ role: opts.follow ? 'standby' : 'writer' });
   const wakeup = new Wakeup();
   const listener = createWakingListener(wakeup, {
@@ -33,22 +44,44 @@ export function createModelFollower(rt: Runtime, model: WriteModel, opts: { read
     resumedMsg: 'standby folds the log again',
     wakeup,
     async step() {
-      await model.catchUp(rt.pool);
+      // Not brought up yet (its start failed): from the newest snapshot, never a fold from 0 over archived months.
+      if (!warmed) await warm().catch((err: unknown) => refused(err));
+      else await model.catchUp(rt.pool);
       return rt.cfg.pollIntervalMs;
     },
     retryMs: (failures) => outageRetryDelay(rt.cfg, failures),
   });
   let following = false;
+  let warmed = false;
+  const warm = async (): Promise<void> => {
+    await warmModel(rt.pool, model, log, () => rt.clock.now().getTime());
+    warmed = true;
+  };
+  /** Rethrows; a refusal is also handed to onRefused (once), which stops the process. */
+  let gaveUp = false;
+  const refused = (err: unknown): never => {
+    if (err instanceof RefusedError && !gaveUp) {
+      gaveUp = true;
+      log.fatal({ err }, 'standby: the write model cannot be brought up without archived history; stopping');
+      opts.onRefused?.(err);
+    }
+    throw err;
+  };
 
   return {
     name: opts.follow ? 'standby-model' : 'write-model',
     async start() {
       if (!opts.follow) {
-        await warmModel(rt.pool, model, log, () => rt.clock.now().getTime());
+        await warm();
         return;
       }
-      // A standby must wait for the lock whatever happens here: its loop folds on after a failure.
-      await warmModel(rt.pool, model, log, () => rt.clock.now().getTime()).catch((err: unknown) => log.warn({ err }, 'standby: write model not caught up yet; folding on in the background'));
+      // A standby waits for the lock whatever happens here — its loop folds on after a failure —
+      // except when history it needs is archived (no usable snapshot past it): like a writer's
+      // start, it refuses, naming the restore commands (docs/recovery.md "Archived history").
+      await warm().catch((err: unknown) => {
+        if (err instanceof RefusedError) throw err;
+        log.warn({ err }, 'standby: write model not caught up yet; folding on in the background');
+      });
       following = true;
       await listener.start();
       loop.start();

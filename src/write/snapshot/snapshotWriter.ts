@@ -23,11 +23,12 @@ export interface SnapshotWriter extends Service {
 export interface SnapshotWriterOptions {
   /**
    * Awaited between taking a snapshot and encoding it, with the snapshot's position: the writer
-   * waits until its projectors have passed it (sharedReads.ts `passed`, bounded), so a plan's
-   * snapshot is encoded after the plan is projected, not while (docs/recovery.md "Write-model
-   * snapshots"). Absent: encoded at once.
+   * waits until its projectors have passed it (sharedReads.ts `passed`, bounded) and the outbox has
+   * delivered it (outboxSettled.ts, bounded), so a plan's snapshot is encoded after the plan is
+   * projected and sent, not while (docs/recovery.md "Write-model snapshots"). `signal` aborts at
+   * stop. Absent: encoded at once. Never rejects.
    */
-  readonly settle?: (position: string) => Promise<void>;
+  readonly settle?: (position: string, signal: AbortSignal) => Promise<void>;
 }
 
 export function createSnapshotWriter(rt: Runtime, model: WriteModel, opts: SnapshotWriterOptions = {}): SnapshotWriter {
@@ -38,10 +39,10 @@ export function createSnapshotWriter(rt: Runtime, model: WriteModel, opts: Snaps
   let writing: Promise<void> | undefined;
   let unwatch: (() => void) | undefined;
   let stopped = false;
-  let stopping!: () => void;
+  const stopCtl = new AbortController();
   /** Resolves at stop: a snapshot waiting to settle is then given up at once. */
   const stoppedSignal = new Promise<void>((resolve) => {
-    stopping = resolve;
+    stopCtl.signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
   function due(): boolean {
@@ -51,7 +52,7 @@ export function createSnapshotWriter(rt: Runtime, model: WriteModel, opts: Snaps
   }
 
   async function write(image: ModelImage): Promise<void> {
-    if (opts.settle) await Promise.race([opts.settle(image.position), stoppedSignal]);
+    if (opts.settle) await Promise.race([opts.settle(image.position, stopCtl.signal), stoppedSignal]);
     if (stopped) return;
     const t0 = performance.now();
     try {
@@ -88,7 +89,7 @@ export function createSnapshotWriter(rt: Runtime, model: WriteModel, opts: Snaps
     },
     async stop() {
       stopped = true;
-      stopping();
+      stopCtl.abort();
       unwatch?.();
       await writing; // a snapshot being encoded ends at its next slice (stopped) or its INSERT
     },

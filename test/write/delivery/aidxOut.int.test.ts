@@ -124,7 +124,7 @@ describe('AIDX out in a shadow run', () => {
       close: async () => undefined,
     };
     const shadow = shadowTopics(sink, { ...PRODUCTION_MODE, shadow: true, topicPrefix: 'shadow.' });
-    const row = { eventId: '1', target: 'AIDX' as const, sourcePosition: '5', msgId: null, flid: '9', payload: { xml: '<x/>' }, headers: {}, attempts: 0, nextAttemptAt: null, batchId: null };
+    const row = { eventId: '1', target: 'AIDX' as const, sourcePosition: '5', msgId: null, flid: '9', payloadJson: JSON.stringify({ xml: '<x/>' }), headers: {}, attempts: 0, nextAttemptAt: null, batchId: null };
     await shadow.send(app.cfg.kafka.topicAidx, [aidxRecord(row)]);
     expect(sent).toEqual(['shadow.aidx']);
   });

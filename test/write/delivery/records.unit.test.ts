@@ -12,7 +12,7 @@ const row = (eventId: string, flid: string | null, payload: unknown, extra: Part
   sourcePosition: String(Number(eventId) * 10),
   msgId: null,
   flid,
-  payload,
+  payloadJson: JSON.stringify(payload),
   headers: {},
   attempts: 0,
   nextAttemptAt: null,
@@ -31,6 +31,18 @@ describe('msg records', () => {
       headers: { 'msg-id': '77', 'event-id': '42', 'log-position': '420' },
       eventIds: ['42'],
     });
+  });
+
+  it('the value is the stored payload text as it is, not re-serialised (msg_event.payload is json)', () => {
+    const stored = '{"type":"FlightUpdated","flid":"3001","change":{"b":1,"a":2}}';
+    const r = msgRecord({ ...row('43', '3001', null, { target: 'KAFKA_MSG', msgId: '77', headers: { msgId: '77', position: '430' } }), payloadJson: stored });
+    expect(r.value).toBe(stored);
+  });
+
+  it('a row whose headers lack the msg-id takes the payload\'s; a row without a FLID column takes the payload\'s as key', () => {
+    const r = msgRecord(row('44', null, { type: 'FlightUpdated', flid: '3002', msgId: '78' }, { target: 'KAFKA_MSG' }));
+    expect(r.key).toBe('3002');
+    expect(r.headers['msg-id']).toBe('78');
   });
 
   it('a change not caused by a message has no msg-id header; a change without a flight has no key', () => {
@@ -58,6 +70,7 @@ describe('schd batches', () => {
     expect(JSON.parse(r.value)).toEqual([{ flid: 'B', v: 1 }, { flid: 'C', v: 1 }, { flid: 'A', v: 3 }]);
     expect(r.key).toBe('schd');
     expect(r.eventIds).toEqual(['9', '10', '11', '12', '100']);
+    expect(r.value).toBe('[{"flid":"B","v":1},{"flid":"C","v":1},{"flid":"A","v":3}]');
     expect(r.headers).toEqual({ 'event-id-first': '9', 'event-id-last': '100', 'log-position': '1000', flights: '3' });
   });
 });

@@ -1,0 +1,80 @@
+/**
+ * A KAFKA_SCHD batch is batched and claimed for the writer's epoch in one statement
+ * (src/write/delivery/schdBatch.ts), under claimRows' conditions; where one fails the rows are only
+ * batched and the send claims them itself (and is refused as before). markSent gives a batch's
+ * rows their one ref, and a msg send's rows each their own.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { claimSchdBatch } from '../../../src/write/delivery/schdBatch.ts';
+import { markSent } from '../../../src/write/delivery/markDelivered.ts';
+import { fileDatabase } from '../../support/fileDatabase.ts';
+
+const db = fileDatabase('schdclaim');
+
+async function rows(n: number, target = 'KAFKA_SCHD'): Promise<void> {
+  await db.pool.query(
+    `INSERT INTO msg_event (target, source_position, seq, flid, payload, created_at)
+     SELECT $1, 1, g, g::text, json_build_object('flid', g::text), now() FROM generate_series(0, $2 - 1) g`,
+    [target, n],
+  );
+}
+
+const claims = async () =>
+  (await db.pool.query<{ epoch: string | null; batch: string | null }>('SELECT claim_epoch::text AS epoch, batch_id::text AS batch FROM msg_event ORDER BY event_id')).rows;
+
+beforeEach(async () => {
+  await db.pool.query('TRUNCATE msg_event');
+  await db.pool.query('UPDATE writer_fence SET epoch = 7 WHERE id = 1');
+});
+
+describe('a schd batch claimed in one statement', () => {
+  it('the fence at our epoch: rows batched and claimed, in event order, their payload as stored', async () => {
+    await rows(3);
+    const b = await claimSchdBatch(db.pool, 2, { epoch: '7', graceMs: 10_000 });
+    expect(b.fenced).toBe(true);
+    expect(b.rows.map((r) => r.payloadJson)).toEqual(['{"flid" : "0"}', '{"flid" : "1"}']);
+    expect(b.rows[0]).not.toHaveProperty('claimed');
+    const c = await claims();
+    expect(c.map((r) => r.epoch)).toEqual(['7', '7', null]);
+    expect(new Set(c.slice(0, 2).map((r) => r.batch)).size).toBe(1);
+  });
+
+  it('the fence past our epoch: rows only batched, no claim; unfenced: no claim either', async () => {
+    await rows(2);
+    const b = await claimSchdBatch(db.pool, 1, { epoch: '6', graceMs: 10_000 });
+    expect(b).toMatchObject({ fenced: false });
+    expect(b.rows).toHaveLength(1);
+    const u = await claimSchdBatch(db.pool, 1);
+    expect(u).toMatchObject({ fenced: false });
+    expect((await claims()).map((r) => [r.epoch, r.batch !== null])).toEqual([[null, true], [null, true]]);
+  });
+
+  it('a row another epoch claimed within the grace keeps its claim, and the batch is not claimed as a whole', async () => {
+    await rows(2);
+    await db.pool.query(`UPDATE msg_event SET claim_epoch = 5, claimed_at = clock_timestamp() WHERE seq = 1`);
+    const b = await claimSchdBatch(db.pool, 2, { epoch: '7', graceMs: 10_000 });
+    expect(b.fenced).toBe(false);
+    expect((await claims()).map((r) => r.epoch)).toEqual(['7', '5']);
+    await db.pool.query(`UPDATE msg_event SET batch_id = NULL, claimed_at = clock_timestamp() - interval '1 minute'`);
+    expect((await claimSchdBatch(db.pool, 2, { epoch: '7', graceMs: 10_000 })).fenced).toBe(true);
+  });
+});
+
+describe('markSent', () => {
+  it('one ref for every row of a batch; each row its own ref otherwise; only PENDING rows change', async () => {
+    await rows(2);
+    await rows(2, 'KAFKA_MSG');
+    const ids = (await db.pool.query<{ id: string }>('SELECT event_id::text AS id FROM msg_event ORDER BY event_id')).rows.map((r) => r.id);
+    const batchRef = { topic: 'schd', partition: 0, offset: '12' };
+    await markSent(db.pool, ids.slice(0, 2).map((eventId) => ({ eventId, ref: batchRef })), new Date());
+    await markSent(db.pool, [{ eventId: ids[2]!, ref: { offset: '1' } }, { eventId: ids[3]!, ref: null }], new Date());
+    await markSent(db.pool, [{ eventId: ids[0]!, ref: { offset: 'again' } }], new Date());
+    const got = (await db.pool.query<{ state: string; ref: unknown }>('SELECT state, delivery_ref AS ref FROM msg_event ORDER BY event_id')).rows;
+    expect(got).toEqual([
+      { state: 'SENT', ref: batchRef },
+      { state: 'SENT', ref: batchRef },
+      { state: 'SENT', ref: { offset: '1' } },
+      { state: 'SENT', ref: null },
+    ]);
+  });
+});
