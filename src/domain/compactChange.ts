@@ -27,10 +27,20 @@ export interface CompactFlightCreated {
 }
 
 export function compactCreated(c: FlightCreated): CompactFlightCreated {
+  // for…in, not Object.entries: the same keys in the same order, without a [key, value] array per
+  // field (55 per flight: 70,000 created flights made 3.9 million of them, most of the payload text's time).
   const fields: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(c.fields)) if (v !== null && v !== undefined) fields[k] = v;
+  const fullFields = c.fields as unknown as Record<string, unknown>;
+  for (const k in fullFields) {
+    const v = fullFields[k];
+    if (v !== null && v !== undefined) fields[k] = v;
+  }
   const lists: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(c.lists)) if (Array.isArray(v) && v.length > 0) lists[k] = v;
+  const fullLists = c.lists as unknown as Record<string, unknown>;
+  for (const k in fullLists) {
+    const v = fullLists[k];
+    if (Array.isArray(v) && v.length > 0) lists[k] = v;
+  }
   return { type: 'FlightCreated', flid: c.flid, operationDay: c.operationDay, fields: fields as Partial<FlightFields>, lists: lists as Partial<FlightLists> };
 }
 
