@@ -18,7 +18,7 @@ import type { Runtime } from '../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
 import type { WriterFence } from '../platform/writerFence.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
-import { createForeground } from '../platform/slicing.ts';
+import { createForeground, type Foreground } from '../platform/slicing.ts';
 import { createBackfill, type Backfill } from '../write/backfill/backfillService.ts';
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
 import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
@@ -40,6 +40,8 @@ export interface WriterServicesOptions {
   readonly decide?: Decider;
   /** How the pump slices a big head (default the pump's BIG_HEAD_SLICING); tests inject one that holds a turn. */
   readonly bigHeadSlicing?: PumpOptions['slicing'];
+  /** What the projectors and the dispatcher give way to while the pump works on a big head (default a new one: src/platform/slicing.ts). */
+  readonly foreground?: Foreground;
   /**
    * 'all' (default): everything `msgx start` runs. 'core': ingest, pump and backfill only — the
    * write test harness, which drives the rest itself.
@@ -72,7 +74,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   // The projectors' one read of each decision; the pump hands them what it commits (sharedReads.ts).
   const reads = createSharedReads();
   // While the pump works on a big head, the projectors' slices give way (docs/projections.md "Big decisions").
-  const foreground = createForeground();
+  const foreground = opts.foreground ?? createForeground();
   const pump = createPump(wrt, {
     foreground,
     model,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import { INLINE_DECODE_CHARS } from '../../src/write/pump/headDecoder.ts';
+import { createForeground, type Foreground } from '../../src/platform/slicing.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { adft, badTime, estt, unsupported } from './support/messages.ts';
 import { decisions, insertCminmsgs, procStates, writeStage } from './support/writeHarness.ts';
@@ -169,6 +170,36 @@ describe('pump', () => {
     // A big one commits while it is folded: the model has every decision, in order.
     expect((await procStates(t.db)).map((p) => p.state)).toEqual(ids.map(() => 'SUCCEEDED'));
     expect(t.w.pump.model.flights.get('881003')).toMatchObject({ stateVersion: ids.length, lastMsgId: ids.at(-1) });
+  });
+
+  it('holds the foreground from the decode of a head of 1 MiB or more until the group after it has committed; not for a smaller big head', async () => {
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    const inner = createForeground();
+    const seen: { entered: number; ended: number; positionAtEnd?: string } = { entered: 0, ended: 0 };
+    const foreground: Foreground = {
+      ...inner,
+      enter() {
+        seen.entered += 1;
+        const end = inner.enter();
+        return () => {
+          seen.ended += 1;
+          seen.positionAtEnd = t.w.pump.model.position; // the write model after the last commit
+          end();
+        };
+      },
+    };
+    const padded = (xml: string, chars: number) => xml.replace('<MSG>', `<MSG><!--${'x'.repeat(chars)}-->`);
+    const ids: string[] = [];
+    for (const x of [adft(50, '881005'), padded(estt(51, '881005', '14MAR250812'), INLINE_DECODE_CHARS), padded(estt(52, '881005', '14MAR250813'), 1024 * 1024), estt(53, '881005', '14MAR250814')]) {
+      ids.push(await insertCminmsgs(t.my, x));
+    }
+    await t.start({ clock }, { ingest: false, foreground });
+    await t.w.ingest.pollOnce();
+    await t.w.pump.drained();
+    expect((await procStates(t.db)).map((p) => p.state)).toEqual(ids.map(() => 'SUCCEEDED'));
+    // Once, for the 1 MiB head only; ended (once) when the message after it had committed.
+    const { rows } = await t.db.pool.query<{ p: string }>('SELECT decided_position::text AS p FROM proc_state WHERE msg_id = $1', [ids[3]]);
+    expect(seen).toEqual({ entered: 1, ended: 1, positionAtEnd: rows[0]!.p });
   });
 
   it('one transaction per decision: a refused proc_state update appends nothing; INFRA is recorded and retried', async () => {

@@ -38,6 +38,13 @@ const PREFETCH = 500;
  */
 const GROUP = 50;
 
+/**
+ * A head of this many characters or more is foreground work (src/platform/slicing.ts) from its
+ * decode until the group after it has committed: the projectors and the dispatcher wait for it.
+ * A smaller big head takes tens of milliseconds; holding them back for it would only add lag.
+ */
+const FOREGROUND_FROM_CHARS = 1024 * 1024;
+
 export interface Pump extends Service {
   readonly model: WriteModel;
   /**
@@ -71,7 +78,7 @@ export interface PumpOptions {
    * that counts or holds its turns).
    */
   readonly slicing?: Pick<TimeSlicing, 'sliceMs' | 'turn'>;
-  /** Marks a big head's work, from its decode until the group after it has committed, as what the projectors give way to (src/platform/slicing.ts). */
+  /** Marks the work on a head of FOREGROUND_FROM_CHARS or more, from its decode until the group after it has committed, as what the projectors and the dispatcher give way to (src/platform/slicing.ts). */
   readonly foreground?: Foreground;
   /** Told what each group appended, once committed (the writer's projectors take the events from it: sharedReads.ts). */
   readonly onCommitted?: (appended: Appended) => void;
@@ -346,7 +353,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         // at most GROUP × INLINE_DECODE_CHARS (3.2 MiB) of XML.
         const big = head.rawXml.length >= INLINE_DECODE_CHARS;
         if (big && batch.length > 0) break;
-        if (big) endForeground = opts.foreground?.enter();
+        if (head.rawXml.length >= FOREGROUND_FROM_CHARS) endForeground = opts.foreground?.enter();
         const { decoded, ms } = await decoder.decode(head.rawXml, head.nulReplaced);
         batch.push({ head, read: readDecoded(head, decoded, cfg, now), decodeMs: ms });
         if (big) break;

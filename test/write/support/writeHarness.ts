@@ -9,6 +9,7 @@ import type { Mailbox } from '../../../src/platform/mailbox/port.ts';
 import type { Runtime } from '../../../src/platform/runtime.ts';
 import type { Service } from '../../../src/platform/service.ts';
 import { createWriterServices } from '../../../src/cli/writerServices.ts';
+import type { Foreground } from '../../../src/platform/slicing.ts';
 import type { Backfill } from '../../../src/write/backfill/backfillService.ts';
 import type { Ingest } from '../../../src/write/ingest/ingestService.ts';
 import type { Pump } from '../../../src/write/pump/pumpService.ts';
@@ -57,8 +58,8 @@ export interface Writer {
  * Ingest + pump + backfill as `msgx start` wires them (createWriterServices, the same function
  * assemble.ts uses; no writer lock, no jobs, projectors or delivery), started.
  */
-export async function startWriter(rt: Runtime, parts: { ingest?: boolean; backfill?: boolean } = {}): Promise<Writer> {
-  const { ingest, pump, backfill, model } = createWriterServices(rt, { parts: 'core' });
+export async function startWriter(rt: Runtime, parts: { ingest?: boolean; backfill?: boolean; foreground?: Foreground } = {}): Promise<Writer> {
+  const { ingest, pump, backfill, model } = createWriterServices(rt, { parts: 'core', ...(parts.foreground ? { foreground: parts.foreground } : {}) });
   const started: Service[] = [];
   if (parts.ingest !== false) started.push(ingest);
   started.push(pump);
