@@ -91,7 +91,11 @@ it(`a plan of ${RECORDS.toLocaleString('en')} records posted to /cminmsgs/send i
   planId = await post(plan);
   const goodId = await post(estt(2, String(FIRST_FLID), '14MAR251015'));
 
-  await waitFor(async () => (await stateOf(goodId)) !== 'PENDING' && (await stateOf(goodId)) !== null, { ...WAIT, what: 'the good message decided' });
+  // One read per probe: two reads could straddle the ingest (null, then PENDING) and pass early.
+  await waitFor(async () => {
+    const state = await stateOf(goodId);
+    return state !== null && state !== 'PENDING';
+  }, { ...WAIT, what: 'the good message decided' });
 
   // The plan first (its reason if not), then: /healthz was answered at the pump's first turn inside it, before it was decided.
   expect(await stateOf(planId), String(await scalar('SELECT last_error AS v FROM proc_state WHERE msg_id = $1', [planId]))).toBe('SUCCEEDED');
