@@ -120,6 +120,9 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
     const taken = Promise.all([lineAt(standby, 'standby: writer lock taken'), lineAt(standby, 'pump started')]);
     taken.catch(() => undefined); // awaited below; an early exit rejects it there
     try {
+      // Waiting for the lock (its first try failed): a kill before that try would let the standby
+      // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
+      await lineAt(standby, 'standby: waiting for the writer lock');
       await lineAt(standby, 'standby: write model follows the log');
       if (w.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(w.exited())}; its last output:\n${w.output().slice(-2000)}`);
       const killed = Date.now();

@@ -150,6 +150,9 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
     taken.catch(() => undefined); // awaited below; an early exit rejects it there
     let takeover: { kill: number; lock: number; pump: number };
     try {
+      // Waiting for the lock (its first try failed): a kill before that try would let the standby
+      // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
+      await lineAt(standby, 'standby: waiting for the writer lock');
       await lineAt(standby, 'standby: write model follows the log');
       if (second.p.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(second.p.exited())}; its last output:\n${second.p.output().slice(-2000)}`);
       const kill = Date.now();
