@@ -115,14 +115,22 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
 
     progress(`restart ${days} d: standby, then SIGKILL of the writer`);
     const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], env, { keep: 50_000 });
+    // Listened for from the spawn on: a line that came before the listener was registered can be
+    // cut from the kept output by the start-up check's mismatch lines (a run hung so).
+    const taken = Promise.all([lineAt(standby, 'standby: writer lock taken'), lineAt(standby, 'pump started')]);
+    taken.catch(() => undefined); // awaited below; an early exit rejects it there
     try {
+      // Waiting for the lock (its first try failed): a kill before that try would let the standby
+      // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
+      await lineAt(standby, 'standby: waiting for the writer lock');
       await lineAt(standby, 'standby: write model follows the log');
-      const taken = Promise.all([lineAt(standby, 'standby: writer lock taken'), lineAt(standby, 'pump started')]);
+      if (w.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(w.exited())}; its last output:\n${w.output().slice(-2000)}`);
       const killed = Date.now();
       w.kill('SIGKILL');
       const sent = await insertOne(my.pool, estt(lastFlid(2), lastDay, seqn++));
       const takeoverDecided = await decidedAt(pool, sent);
       const [sLock, sPump] = await taken;
+      if (sLock.time < killed) throw new Error(`the standby took the lock before the writer was killed (${killed - sLock.time} ms before); the writer's last output:\n${w.output().slice(-2000)}`);
       out.takeover = { killToDecidedMs: takeoverDecided - killed, killToLockMs: sLock.time - killed, lockToPumpMs: sPump.time - sLock.time, load: load() };
       progress(`restart ${days} d: ${JSON.stringify(out.takeover)}`);
       await w.exit;

@@ -144,13 +144,21 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
     const writerRss = await rssMb(second.p.pid);
     progress(`history ${w} w: standby, then SIGKILL of the writer`);
     const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], childEnv, { keep: 50_000 });
+    // Listened for from the spawn on: a line that came before the listener was registered can be
+    // cut from the kept output by the start-up check's 1,000 mismatch lines (a run hung so).
+    const taken = Promise.all([lineAt(standby, 'pump started'), lineAt(standby, 'standby: writer lock taken')]);
+    taken.catch(() => undefined); // awaited below; an early exit rejects it there
     let takeover: { kill: number; lock: number; pump: number };
     try {
+      // Waiting for the lock (its first try failed): a kill before that try would let the standby
+      // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
+      await lineAt(standby, 'standby: waiting for the writer lock');
       await lineAt(standby, 'standby: write model follows the log');
+      if (second.p.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(second.p.exited())}; its last output:\n${second.p.output().slice(-2000)}`);
       const kill = Date.now();
-      const taken = Promise.all([lineAt(standby, 'pump started'), lineAt(standby, 'standby: writer lock taken')]);
       second.p.kill('SIGKILL');
       const [pump, lock] = await taken;
+      if (lock.time < kill) throw new Error(`the standby took the lock before the writer was killed (${kill - lock.time} ms before); the writer's last output:\n${second.p.output().slice(-2000)}`);
       takeover = { kill, lock: lock.time, pump: pump.time };
     } finally {
       await standby.stop('SIGTERM', 30_000);
