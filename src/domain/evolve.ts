@@ -201,11 +201,7 @@ export function applyDecision(flights: Map<string, FlightState>, event: AppliedE
 export function* applyDecisionSteps(flights: Map<string, FlightState>, event: AppliedEvent, own?: FoldOwnership): Steps<Set<string>> {
   const step = stepCounter();
   const touched = new Set<string>();
-  // States made in this call: no one else holds them, so they are stamped in place (and so are owned ones).
-  const fresh = new Set<FlightState>();
-  const inPlace = (s: FlightState): boolean => fresh.has(s) || (own?.owns(s) ?? false);
-  const versionBefore = new Map<string, number>();
-  const setKeys = event.msgId === null ? null : new Map<string, string[]>();
+  const changed = new Map<string, Changed>();
   for (const change of event.changes) {
     if (step()) yield;
     if (change.type === 'FlightsArchived') {
@@ -216,17 +212,14 @@ export function* applyDecisionSteps(flights: Map<string, FlightState>, event: Ap
     }
     if (!isFlightChange(change)) continue;
     const before = flights.get(change.flid);
+    let seen = changed.get(change.flid);
     const version = before?.stateVersion ?? 0; // read before an in-place change bumps it
-    const next = evolveFlight(before, change, before !== undefined && inPlace(before));
+    const next = evolveFlight(before, change, before !== undefined && (seen?.state === before || (own?.owns(before) ?? false)));
     if (next === undefined) continue;
-    if (!versionBefore.has(change.flid)) versionBefore.set(change.flid, version);
-    if (setKeys !== null) {
-      let keys = setKeys.get(change.flid);
-      if (keys === undefined) setKeys.set(change.flid, (keys = []));
-      addKeysSet(change, keys);
-    }
+    if (seen === undefined) changed.set(change.flid, (seen = { version, keys: null, state: next }));
+    else seen.state = next;
+    if (event.msgId !== null) addKeysSet(change, (seen.keys ??= []));
     if (next !== before) {
-      fresh.add(next);
       own?.adopt(next);
       flights.set(change.flid, next);
     }
@@ -236,10 +229,11 @@ export function* applyDecisionSteps(flights: Map<string, FlightState>, event: Ap
     if (step()) yield;
     const state = flights.get(flid);
     if (state === undefined) continue;
-    const stateVersion = (versionBefore.get(flid) ?? state.stateVersion - 1) + 1;
-    const keys = setKeys?.get(flid);
-    const sources = keys === undefined || keys.length === 0 ? state.sources : withSources(state.sources, keys, event.msgId!, own);
-    if (inPlace(state)) {
+    const seen = changed.get(flid);
+    const stateVersion = (seen?.version ?? state.stateVersion - 1) + 1;
+    const keys = seen?.keys;
+    const sources = keys === undefined || keys === null || keys.length === 0 ? state.sources : withSources(state.sources, keys, event.msgId!, own);
+    if (seen?.state === state) {
       state.lastPosition = event.position;
       state.lastMsgId = event.msgId;
       state.updatedAt = event.recordedAt;
@@ -253,6 +247,16 @@ export function* applyDecisionSteps(flights: Map<string, FlightState>, event: Ap
     }
   }
   return touched;
+}
+
+/** What one decision did to one flight so far (applyDecisionSteps). */
+interface Changed {
+  /** The flight's stateVersion before the decision. */
+  readonly version: number;
+  /** The field and list keys the decision set (for `sources`); null: none yet, or a decision without a message. */
+  keys: string[] | null;
+  /** The state the decision made, or (owned) changed in place: no one else holds it, so it is changed and stamped in place. */
+  state: FlightState;
 }
 
 type SourcesRecord = Record<string, string | undefined>;

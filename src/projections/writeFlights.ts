@@ -13,7 +13,7 @@ import type { Queryable } from '../platform/db.ts';
 import { DETAIL_SPECS, FLIGHT_COLUMNS, detailRows, flightRow } from '../readModel/flightRows.ts';
 import { DOC_VERSION, flightDoc } from '../readModel/flightDoc.ts';
 import type { FlightTables } from '../readModel/flightTables.ts';
-import { columnArrays, columnNames, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
+import { columnLiterals, columnNames, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 
 /** The row's columns and, beside them, the flight's document (readModel/flightDoc.ts, migrations 170 and 310: json). */
 const ROW_COLUMNS: readonly ColumnSpec[] = [...FLIGHT_COLUMNS, { name: 'doc', type: 'json' }, { name: 'doc_version', type: 'integer' }];
@@ -50,7 +50,7 @@ export async function writeFlights(q: Queryable, tables: FlightTables, flights: 
   /** One `INSERT … SELECT * FROM ROWS FROM (unnest…)` over `rows`, its parameters numbered after those already taken. */
   const insert = (table: string, columns: readonly ColumnSpec[], rows: readonly (readonly CellValue[])[], tail = ''): string => {
     const text = `INSERT INTO ${table} (${columnNames(columns)}) SELECT * FROM ${unnestOf(columns, params.length + 1)}${tail}`;
-    pushAll(params, columnArrays(rows, columns));
+    pushAll(params, columnLiterals(rows, columns));
     return text;
   };
   sql.push(insert(tables.flight, ROW_COLUMNS, flights.map((f) => [...flightRow(f), JSON.stringify(flightDoc(f)), DOC_VERSION]), ` ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`));
