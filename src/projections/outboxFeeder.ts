@@ -138,6 +138,29 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
     return base;
   }
 
+  /**
+   * The flights decision `e` touched, taken from the shared fold instead of folding `e` again,
+   * when the shared fold holds every flight `e` names as of `e` itself (their last decision is
+   * `e`: the pump folded it, and nothing after it touched them). That is what folding and then
+   * `share` would leave in `flights`, without the second fold of a plan's thousands of flights
+   * (docs/benchmarks.md, figure 3). Undefined: `e` is folded here.
+   */
+  function adopted(e: DecisionEvent): Set<string> | undefined {
+    const other = opts.shared?.flights;
+    if (!other) return undefined;
+    const names = referencedFlids([e]);
+    if (names.length === 0) return undefined;
+    const states: FlightState[] = [];
+    for (const flid of names) {
+      const theirs = other.get(flid);
+      // Absent (archived or never created), or moved on since `e`: fold `e` here.
+      if (theirs === undefined || theirs.lastPosition !== e.position) return undefined;
+      states.push(theirs);
+    }
+    names.forEach((flid, i) => flights.set(flid, states[i]!));
+    return new Set(names);
+  }
+
   /** Hold the shared fold's state of each flight that is at the same decision there. */
   function share(touched: Iterable<string>): void {
     const other = opts.shared?.flights;
@@ -162,9 +185,9 @@ export function createOutboxFeeder(opts: OutboxFeederOptions): OutboxFeeder {
       for (const e of events) {
         if (!hasChanges(e)) continue;
         // A plan's decision (21,000–70,000 changes) is folded in slices, with the feeder's turns between them.
-        const touched = e.changes.length < SLICED_FROM_CHANGES
+        const touched = adopted(e) ?? (e.changes.length < SLICED_FROM_CHANGES
           ? applyDecision(flights, appliedEvent(e))
-          : (await runSliced(applyDecisionSteps(flights, appliedEvent(e)), { ...DEFAULT_TIME_SLICING, turn: () => (opts.slicing ?? DEFAULT_SLICING).turn() })).value;
+          : (await runSliced(applyDecisionSteps(flights, appliedEvent(e)), { ...DEFAULT_TIME_SLICING, turn: () => (opts.slicing ?? DEFAULT_SLICING).turn() })).value);
         share(touched);
         if (!isSentKind(e.kind)) continue;
         for (const row of outboxRowsOf(e, touched, flights, rules)) {

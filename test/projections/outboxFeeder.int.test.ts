@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import type { Change } from '../../src/domain/changes.ts';
 import { applyDecision } from '../../src/domain/evolve.ts';
@@ -29,6 +29,19 @@ import { waitFor } from '../support/waitFor.ts';
 import { appendAll, type DecisionInput } from '../support/decisions.ts';
 import { decideMessages } from './support/corpus.ts';
 import { readScenario } from '../support/corpusDir.ts';
+
+/** The positions the feeder's own fold was asked to apply (its applyDecision, counted). */
+const folded = vi.hoisted(() => ({ positions: [] as string[] }));
+vi.mock('../../src/domain/evolve.ts', async (importOriginal) => {
+  const evolve = await importOriginal<typeof import('../../src/domain/evolve.ts')>();
+  return {
+    ...evolve,
+    applyDecision: (...args: Parameters<typeof evolve.applyDecision>) => {
+      folded.positions.push(args[1].position);
+      return evolve.applyDecision(...args);
+    },
+  };
+});
 
 let db: TestDatabase;
 beforeEach(async () => {
@@ -200,6 +213,32 @@ describe('outbox feeder', () => {
     const behind = createOutboxFeeder({ tz: TZ, clock, shared: { position: '10', flights: new Map() } });
     await drain(behind, 50);
     expect(Object.fromEntries(behind.flights())).toEqual(Object.fromEntries(feeder.flights()));
+  });
+
+  it('takes the flights of a decision the shared fold holds as of that decision from it, without folding the decision again', async () => {
+    const decisions = corpusDecisions();
+    await appendAll(db.pool, decisions);
+    const model = new Map<string, FlightState>();
+    const touchedAt = new Map<string, string[]>();
+    decisions.forEach((d, i) => {
+      const changes = d.payload.changes ?? [];
+      if (changes.length > 0) touchedAt.set(String(i + 1), [...applyDecision(model, { position: String(i + 1), msgId: d.msgId, recordedAt: d.recordedAt.toISOString(), changes })]);
+    });
+    // A decision whose flights the shared fold holds as of that very decision (none changed after it).
+    const [position, flids] = [...touchedAt].reverse().find(([p, fs]) => fs.length > 0 && fs.every((f) => model.get(f)?.lastPosition === p))!;
+    // Marked, so that rows made from the shared states tell themselves apart from a second fold's.
+    for (const flid of flids) model.set(flid, { ...model.get(flid)!, airline: 'ZZ' });
+    const feeder = createOutboxFeeder({ tz: TZ, clock, shared: { position: String(decisions.length), flights: model } });
+    folded.positions.length = 0;
+    await drain(feeder, 50);
+    expect(folded.positions).not.toContain(position);
+
+    const schd = await outbox('KAFKA_SCHD');
+    const there = schd.filter((r) => r.source_position === position);
+    expect(there.map((r) => r.flid)).toEqual(flids);
+    for (const r of there) expect(r.payload.airline).toBe('ZZ');
+    expect(schd.filter((r) => r.source_position !== position && r.payload.airline === 'ZZ')).toEqual([]);
+    for (const flid of flids) expect(feeder.flights().get(flid)).toBe(model.get(flid));
   });
 
   it('restores its fold when a batch rolls back', async () => {
