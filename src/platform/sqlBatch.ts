@@ -59,15 +59,19 @@ export function columnLiterals(rows: readonly (readonly CellValue[])[], columns:
   });
   const parts = new Array<string>(rows.length);
   return columns.map((column, c) => {
-    if (isJson(column.type)) {
-      for (let r = 0; r < rows.length; r++) parts[r] = rows[r]![c] === null ? 'null' : String(rows[r]![c]);
-      return `[${parts.join(',')}]`;
-    }
+    const json = isJson(column.type);
     for (let r = 0; r < rows.length; r++) {
       const v = rows[r]![c];
-      parts[r] = v === null || v === undefined ? 'NULL' : quotedElement(typeof v === 'string' ? v : String(v));
+      if (json) parts[r] = v === null ? 'null' : String(v);
+      else parts[r] = v === null || v === undefined ? 'NULL' : quotedElement(typeof v === 'string' ? v : String(v));
     }
-    return `{${parts.join(',')}}`;
+    const [open, close] = json ? ['[', ']'] : ['{', '}'];
+    if (rows.length === 0) return open + close;
+    // The brackets go into the first and last element: `{${parts.join(',')}}` would be a rope that
+    // node-postgres flattens, a second copy of the whole text.
+    parts[0] = open + parts[0]!;
+    parts[rows.length - 1] += close;
+    return parts.join(',');
   });
 }
 
