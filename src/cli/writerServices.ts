@@ -65,6 +65,12 @@ export interface WriterServices {
 
 /** How long a write-model snapshot waits at most for the projectors to pass its position (snapshotWriter.ts `settle`). */
 export const SNAPSHOT_SETTLE_MAX_MS = 10_000;
+/**
+ * How long it then waits at most for the outbox's Kafka rows of its position to be sent. Short: a
+ * delivery that is stuck (an outage, a backoff, rows claimed by a writer that was killed) must not
+ * hold the snapshot back for long — with 10 s here, a crash run of short lives wrote none.
+ */
+export const SNAPSHOT_OUTBOX_MAX_MS = 2_000;
 
 export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = {}): WriterServices {
   const mode = opts.mode ?? PRODUCTION_MODE;
@@ -90,12 +96,12 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     ...(opts.bigHeadSlicing ? { slicing: opts.bigHeadSlicing } : {}),
   });
   const ingest = createIngest(wrt);
-  // A snapshot is encoded once the projectors have passed it and the outbox has sent it (each at
-  // most SNAPSHOT_SETTLE_MAX_MS): not beside a plan's projection or delivery.
+  // A snapshot is encoded once the projectors have passed it (at most SNAPSHOT_SETTLE_MAX_MS) and the
+  // outbox has sent it (at most SNAPSHOT_OUTBOX_MAX_MS): not beside a plan's projection or delivery.
   const snapshots = createSnapshotWriter(wrt, model, opts.parts === 'core' ? {} : {
     settle: async (position, signal) => {
       await reads.passed(position, SNAPSHOT_SETTLE_MAX_MS);
-      await outboxSettled(wrt.pool, position, SNAPSHOT_SETTLE_MAX_MS, signal);
+      await outboxSettled(wrt.pool, position, SNAPSHOT_OUTBOX_MAX_MS, signal);
     },
   });
   // The write model from its newest snapshot first (docs/recovery.md "Write-model snapshots"). No
