@@ -25,6 +25,7 @@
 import type pg from 'pg';
 import { fltr, schdXml } from '../../test/domain/support/buildXml.ts';
 import { estt } from '../../test/write/support/messages.ts';
+import { buildShape } from '../../test/reliability/support/decodeShapes.ts';
 import { startWriterStage } from '../harness/writerStage.ts';
 import { generateDay } from '../generate.ts';
 import { insertOne } from '../harness/cminmsgs.ts';
@@ -61,20 +62,8 @@ function cases(): Case[] {
     { name: 'min150k', plan: schdXml('ADFT', min(150_000), { seqn: '2' }), flid: '300001', estimate: '14MAR251020', records: 150_000, ends: 'DEAD' as const },
     { name: 'full16', plan: full.messages[0]!, flid: full.flights[0]!.flid, estimate: '15MAR251015', records: 21_000, ends: 'SUCCEEDED' as const },
     // The attribute flood of docs/security.md §13 at the largest size accepted: refused at once for the attributes limit.
-    { name: 'flood16', plan: attributeFlood(16 * 1024 * 1024 - 64), flid: '300002', estimate: '14MAR251025', records: 0, ends: 'DEAD' as const },
+    { name: 'flood16', plan: buildShape({ whole: 'attribute flood' }, 16 * 1024 * 1024 - 64), flid: '300002', estimate: '14MAR251025', records: 0, ends: 'DEAD' as const },
   ].filter((c) => ONLY === undefined || ONLY.includes(c.name));
-}
-
-/** `<MSG a0="" a1="" …><NOMETA/></MSG>` of about `chars` characters. */
-function attributeFlood(chars: number): string {
-  const parts: string[] = [];
-  let n = 0;
-  for (let i = 0; n < chars - 32; i++) {
-    const a = ` a${i.toString(36)}=""`;
-    parts.push(a);
-    n += a.length;
-  }
-  return `<MSG${parts.join('')}><NOMETA/></MSG>`;
 }
 
 async function baselineMs(c: Case): Promise<number> {

@@ -126,6 +126,10 @@ interface DecidedGroup {
 
 const FOLDED: Promise<void> = Promise.resolve();
 
+/** Milliseconds a FAILED head still waits for its backoff at `now` (0: it is ready). */
+const backoffLeftMs = (head: Head, now: Date): number =>
+  head.state === 'FAILED' && head.nextAttemptAt && head.nextAttemptAt > now ? head.nextAttemptAt.getTime() - now.getTime() : 0;
+
 /**
  * While a group is prepared, it lets pending I/O run every this many heads: the group before it is
  * committing meanwhile, and each of its round trips needs the event loop for a moment (an answer
@@ -320,108 +324,115 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
   }
 
   /**
+   * prepareGroup, and the foreground (src/platform/slicing.ts) of a head of FOREGROUND_FROM_CHARS or
+   * more from its decode on: such a head is decided alone, so it can only be the group's first.
+   * The group carries the foreground's end (the scan ends it once the group after it has committed);
+   * a group that fails to be decided ends it at once.
+   */
+  async function prepareGroup(heads: readonly Head[], from: number, on: GroupBasis): Promise<DecidedGroup> {
+    const first = heads[from];
+    const heavy = first !== undefined && first.rawXml.length >= FOREGROUND_FROM_CHARS && backoffLeftMs(first, clock.now()) === 0;
+    const foreground = heavy ? opts.foreground?.enter() : undefined;
+    if (foreground === undefined) return decideGroup(heads, from, on);
+    try {
+      return { ...(await decideGroup(heads, from, on)), foreground };
+    } catch (err) {
+      foreground();
+      throw err;
+    }
+  }
+
+  /**
    * Decide up to GROUP consecutive ready heads (a big one — INLINE_DECODE_CHARS or more — alone) against an overlay of
    * `on` (each one sees the changes of those before it), stopping after a failure. The heads are
    * decoded first, so the owners of all their identities come in one statement. `on` is the write
    * model, or the group before this one while that one is still being committed.
    */
-  async function prepareGroup(heads: readonly Head[], from: number, on: GroupBasis): Promise<DecidedGroup> {
+  async function decideGroup(heads: readonly Head[], from: number, on: GroupBasis): Promise<DecidedGroup> {
     const basis = on.position;
     const now = clock.now();
     const limit = singles > 0 ? 1 : GROUP;
     const batch: { head: Head; read: ReadHead; decodeMs: number }[] = [];
     let waitMs = 0;
-    /** Ends the foreground work of a big head (when it is folded, or when it is not applied). */
-    let endForeground: (() => void) | undefined;
-    try {
-      return await decideBatch();
-    } catch (err) {
-      endForeground?.();
-      throw err;
-    }
-
-    async function decideBatch(): Promise<DecidedGroup> {
-      for (let i = from; i < heads.length && batch.length < limit; i++) {
-        const head = heads[i]!;
-        if (head.state === 'FAILED' && head.nextAttemptAt && head.nextAttemptAt > now) {
-          // Head-of-line blocking: nothing behind a waiting head moves.
-          waitMs = Math.max(1, head.nextAttemptAt.getTime() - now.getTime());
-          break;
-        }
-        // A big head is decided in a group of its own: a backlog of plans is not one giant
-        // transaction, and its commit starts while it is folded (below). A group of small ones holds
-        // at most GROUP × INLINE_DECODE_CHARS (3.2 MiB) of XML.
-        const big = head.rawXml.length >= INLINE_DECODE_CHARS;
-        if (big && batch.length > 0) break;
-        if (head.rawXml.length >= FOREGROUND_FROM_CHARS) endForeground = opts.foreground?.enter();
-        const { decoded, ms } = await decoder.decode(head.rawXml, head.nulReplaced);
-        batch.push({ head, read: readDecoded(head, decoded, cfg, now), decodeMs: ms });
-        if (big) break;
-        if (batch.length % YIELD_EVERY === 0) await afterTurn();
+    for (let i = from; i < heads.length && batch.length < limit; i++) {
+      const head = heads[i]!;
+      const backoffMs = backoffLeftMs(head, now);
+      if (backoffMs > 0) {
+        // Head-of-line blocking: nothing behind a waiting head moves.
+        waitMs = Math.max(1, backoffMs);
+        break;
       }
-      const lookups = batch.map(({ head, read }) => identityToCheck(head, read));
-      const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
-
-      const overlay = new FlightOverlay(on.flights);
-      let reference = on.reference;
-      let planRequests = on.planRequests;
-      // Identities bound by this group and the ones decided before it in this scan (which may not be
-      // committed, so not visible to identityOwners, yet).
-      const bound = new Map(on.bound);
-      const group: Prepared[] = [];
-      let latest = on.latest;
-      let appended = 0n; // decisions of this group so far: positions basis+1 …
-      let folded = FOLDED;
-      for (const [k, { head, read, decodeMs }] of batch.entries()) {
-        const identity = lookups[k] ?? null;
-        const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
-        const big = head.rawXml.length >= INLINE_DECODE_CHARS;
-        const ctx: JudgeContext = { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) };
-        const judged = await run(judgeSteps(head, read, ctx), big);
-        const outcome = withinBudget(head, judged.value, decodeMs + judged.spentMs, now);
-        appended += 1n;
-        if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
-        let sweeps: SweepDecision[] = [];
-        let decision: NewDecision | undefined;
-        if (outcome.kind === 'Applied') {
-          const position = String(BigInt(basis) + appended);
-          const event: AppliedEvent = { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes };
-          const next = latestDayAfter(latest, outcome.changes);
-          const sweepOf = (change: FlightsArchived): SweepDecision => ({ change, keepDays: cfg.historyKeepDays, latestDay: next! });
-          const foldSweeps = (first: bigint) => sweeps.forEach((sw, k) => {
-            applyDecision(overlay, { position: String(BigInt(basis) + first + BigInt(k)), msgId: null, recordedAt: now.toISOString(), changes: [sw.change] });
-          });
-          if (big) {
-            // A big head (alone in its group) is made — flids, payload text, the sweeps it owes, read
-            // off its changes — before it is folded, and folded while it commits: the commit of a
-            // plan's megabytes and the fold of its flights overlap (docs/projections.md "Big decisions").
-            const made = decisionOf(head.msgId, outcome, (await run(flidsSteps(outcome.changes), big)).value);
-            decision = { ...made, storedText: (await run(storedPayloadText(made), big)).value };
-            sweeps = sweepOnAdvanceAfter(overlay, outcome.changes, latest, next, cfg.historyKeepDays).map(sweepOf);
-            const first = appended + 1n;
-            folded = Promise.resolve(run(applyDecisionSteps(overlay, event), big)).then(() => foldSweeps(first));
-            folded.catch(() => undefined); // awaited by settle and by the next group; dropped with a failed commit
-          } else {
-            applyDecision(overlay, event);
-            // History sweep in FIFO order: when this decision moved the latest operation day (traffic
-            // time, never the wall clock), the flights that fell out of the keep window leave right behind it.
-            sweeps = sweepOnAdvance(overlay, latest, next, cfg.historyKeepDays).map(sweepOf);
-            foldSweeps(appended + 1n);
-          }
-          appended += BigInt(sweeps.length);
-          reference = foldReference(reference, outcome.changes);
-          planRequests = foldPlanRequests(planRequests, outcome.changes);
-          latest = next;
-        }
-        const prepared: Prepared = sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome };
-        group.push(decision === undefined ? prepared : { ...prepared, decision });
-        if (outcome.kind === 'Failed') break;
-        if (group.length % YIELD_EVERY === 0) await afterTurn();
-      }
-      const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
-      const staged = stageCommit(group, basis, now, writeBack);
-      return { group, end: from + group.length, basis, waitMs, overlay, after, staged, folded, ...(endForeground ? { foreground: endForeground } : {}) };
+      // A big head is decided in a group of its own: a backlog of plans is not one giant
+      // transaction, and its commit starts while it is folded (below). A group of small ones holds
+      // at most GROUP × INLINE_DECODE_CHARS (3.2 MiB) of XML.
+      const big = head.rawXml.length >= INLINE_DECODE_CHARS;
+      if (big && batch.length > 0) break;
+      const { decoded, ms } = await decoder.decode(head.rawXml, head.nulReplaced);
+      batch.push({ head, read: readDecoded(head, decoded, cfg, now), decodeMs: ms });
+      if (big) break;
+      if (batch.length % YIELD_EVERY === 0) await afterTurn();
     }
+    const lookups = batch.map(({ head, read }) => identityToCheck(head, read));
+    const owners = await identityOwners(pool, lookups.filter((id): id is string => id !== null));
+
+    const overlay = new FlightOverlay(on.flights);
+    let reference = on.reference;
+    let planRequests = on.planRequests;
+    // Identities bound by this group and the ones decided before it in this scan (which may not be
+    // committed, so not visible to identityOwners, yet).
+    const bound = new Map(on.bound);
+    const group: Prepared[] = [];
+    let latest = on.latest;
+    let appended = 0n; // decisions of this group so far: positions basis+1 …
+    let folded = FOLDED;
+    for (const [k, { head, read, decodeMs }] of batch.entries()) {
+      const identity = lookups[k] ?? null;
+      const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
+      const big = head.rawXml.length >= INLINE_DECODE_CHARS;
+      const ctx: JudgeContext = { cfg, now, flights: overlay, reference, planRequests, owner, ...(opts.decide ? { decide: opts.decide } : {}) };
+      const judged = await run(judgeSteps(head, read, ctx), big);
+      const outcome = withinBudget(head, judged.value, decodeMs + judged.spentMs, now);
+      appended += 1n;
+      if (outcome.identity !== null) bound.set(outcome.identity, head.msgId);
+      let sweeps: SweepDecision[] = [];
+      let decision: NewDecision | undefined;
+      if (outcome.kind === 'Applied') {
+        const position = String(BigInt(basis) + appended);
+        const event: AppliedEvent = { position, msgId: head.msgId, recordedAt: now.toISOString(), changes: outcome.changes };
+        const next = latestDayAfter(latest, outcome.changes);
+        const sweepOf = (change: FlightsArchived): SweepDecision => ({ change, keepDays: cfg.historyKeepDays, latestDay: next! });
+        const foldSweeps = (owed: readonly SweepDecision[], first: bigint) => owed.forEach((sw, k) => {
+          applyDecision(overlay, { position: String(BigInt(basis) + first + BigInt(k)), msgId: null, recordedAt: now.toISOString(), changes: [sw.change] });
+        });
+        if (big) {
+          // A big head (alone in its group) is made — flids, payload text, the sweeps it owes, read
+          // off its changes — before it is folded, and folded while it commits: the commit of a
+          // plan's megabytes and the fold of its flights overlap (docs/projections.md "Big decisions").
+          const made = decisionOf(head.msgId, outcome, (await run(flidsSteps(outcome.changes), big)).value);
+          decision = { ...made, storedText: (await run(storedPayloadText(made), big)).value };
+          sweeps = sweepOnAdvanceAfter(overlay, outcome.changes, latest, next, cfg.historyKeepDays).map(sweepOf);
+          const first = appended + 1n;
+          folded = Promise.resolve(run(applyDecisionSteps(overlay, event), big)).then(() => foldSweeps(sweeps, first));
+          folded.catch(() => undefined); // awaited by settle and by the next group; dropped with a failed commit
+        } else {
+          applyDecision(overlay, event);
+          // History sweep in FIFO order: when this decision moved the latest operation day (traffic
+          // time, never the wall clock), the flights that fell out of the keep window leave right behind it.
+          sweeps = sweepOnAdvance(overlay, latest, next, cfg.historyKeepDays).map(sweepOf);
+          foldSweeps(sweeps, appended + 1n);
+        }
+        appended += BigInt(sweeps.length);
+        reference = foldReference(reference, outcome.changes);
+        planRequests = foldPlanRequests(planRequests, outcome.changes);
+        latest = next;
+      }
+      const prepared: Prepared = sweeps.length > 0 ? { head, outcome, sweeps } : { head, outcome };
+      group.push(decision === undefined ? prepared : { ...prepared, decision });
+      if (outcome.kind === 'Failed') break;
+      if (group.length % YIELD_EVERY === 0) await afterTurn();
+    }
+    const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
+    return { group, end: from + group.length, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack), folded };
   }
 
   /** The heads of a scan: the prefetched batch when it is still the front of the FIFO, else read now. */
