@@ -44,6 +44,17 @@ export interface AssembleOptions {
   readonly bigHeadSlicing?: WriterServicesOptions['bigHeadSlicing'];
 }
 
+let readApiModules: Promise<readonly [typeof import('../operations/http/adminRoutes.ts'), typeof import('../read-api/readApi.ts')]> | undefined;
+
+/**
+ * The read API's modules (GraphQL and its tree), loaded once. `msgx start` begins loading them
+ * while it connects to PostgreSQL — or waits for it after an outage — so that what runs once the
+ * database answers is only the start itself (docs/recovery.md "Outages").
+ */
+export function loadReadApi(): NonNullable<typeof readApiModules> {
+  return (readApiModules ??= Promise.all([import('../operations/http/adminRoutes.ts'), import('../read-api/readApi.ts')] as const));
+}
+
 /**
  * The composition root: which services run for a role, in start order (stopped in reverse).
  * writer = ingest, pump, projectors, dispatcher, jobs; api = HTTP (GraphQL, compat, health, metrics).
@@ -72,7 +83,7 @@ export async function assemble(rt: Runtime, opts: AssembleOptions): Promise<App>
   if (opts.role === 'all' || opts.role === 'api') {
     // GraphQL (+ SSE subscriptions), POST /cminmsgs/send; the live-update feed runs as a service.
     // Loaded for these roles only: a writer (role writer) starts without GraphQL's modules.
-    const [{ adminRoutes }, { createReadApi }] = await Promise.all([import('../operations/http/adminRoutes.ts'), import('../read-api/readApi.ts')]);
+    const [{ adminRoutes }, { createReadApi }] = await loadReadApi();
     routes.push(...adminRoutes(rt).routes); // /admin/*: operator actions for the console (404 unless MSGX_ADMIN_TOKEN)
     const readApi = createReadApi(rt, { mode });
     routes.push(...readApi.routes);

@@ -4,7 +4,7 @@ import { RefusedError } from '../platform/errors.ts';
 import { openRuntime } from '../platform/runtime.ts';
 import { UsageError } from './usageError.ts';
 import type { Command } from './commands.ts';
-import { assemble, ROLES, type Role } from './assemble.ts';
+import { assemble, loadReadApi, ROLES, type Role } from './assemble.ts';
 import { logLeftAtStop } from './leftAtStop.ts';
 
 export const startCommand: Command = {
@@ -47,6 +47,8 @@ export const startCommand: Command = {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
 
+    // The read API's modules load while PostgreSQL is connected to (or waited for); assemble awaits them.
+    if (role !== 'writer') loadReadApi().catch(() => undefined);
     let rt: Awaited<ReturnType<typeof openRuntime>>;
     try {
       // Started by a supervisor while PostgreSQL is down (restarting): wait for it rather than crash-loop.

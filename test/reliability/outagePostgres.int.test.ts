@@ -140,7 +140,10 @@ describe(`PostgreSQL unreachable for ${OUTAGE_MS / 1000} s (every connection cut
       // ---- recovery ----
       await proxy.restore();
       const restoredAt = Date.now();
-      await waitFor(async () => (await counts(dbs.db)).decisions > atRestore.decisions, { timeoutMs: RESUME_WITHIN_MS, intervalMs: 20, what: 'decisions to resume' });
+      await waitFor(async () => (await counts(dbs.db)).decisions > atRestore.decisions, { timeoutMs: RESUME_WITHIN_MS, intervalMs: 20, what: 'decisions to resume' }).catch((err: Error) => {
+        // What the restarted writer did since PostgreSQL answered (timed lines), for the next reader of a failure.
+        throw new Error(`${err.message} (load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})\n${writer.current().process.output()}`);
+      });
       const resumedMs = Date.now() - restoredAt;
       const total = before.length + during.length;
       await waitFor(async () => {
