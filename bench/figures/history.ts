@@ -21,6 +21,7 @@
  * Rows: the largest size against the smallest, measured in the same run.
  */
 import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { runCheck } from '../../src/consistency/runCheck.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { loadConfig } from '../../src/platform/config.ts';
@@ -36,10 +37,14 @@ import { HistoryBuilder, KEEP_DAYS, type HistoryLog } from '../harness/historyLo
 import { decidedAt, estt, insertEmulated } from '../harness/firstDecision.ts';
 import { progress } from '../harness/progress.ts';
 import { historyDay } from '../harness/weekDay.ts';
-import { nowMs, round } from '../harness/stats.ts';
+import { median, nowMs, round } from '../harness/stats.ts';
 
 const APP = 'msgx-bench-history';
 const LINE_TIMEOUT_MS = 20 * 60_000;
+/** MSGX_BENCH_HISTORY_ROUNDS: rounds of the start from a snapshot and the takeover (medians reported), default 3. */
+const ROUNDS = Math.max(1, Number(process.env.MSGX_BENCH_HISTORY_ROUNDS ?? 3));
+/** MSGX_BENCH_HISTORY_ONLY=start: skip the sample check and the rebuild from a snapshot (their rows read 0). */
+const ONLY_START = process.env.MSGX_BENCH_HISTORY_ONLY === 'start';
 
 /** MSGX_BENCH_HISTORY_WEEKS: ascending week counts, e.g. "1,4,13" (the default). */
 export function historyWeeks(text = process.env.MSGX_BENCH_HISTORY_WEEKS ?? '1,4,13'): number[] {
@@ -62,6 +67,19 @@ async function rssMb(pid: number): Promise<number> {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** One round of the start from the snapshot and the takeover after it. */
+interface StartRound {
+  startMs: number;
+  firstDecisionMs: number;
+  daysFetchedMs: number;
+  warm: Record<string, unknown>;
+  takeoverKillToPumpMs: number;
+  takeoverLockToPumpMs: number;
+  takeoverKillToDecidedMs: number;
+  /** 1-minute load average at the round's end. */
+  load: number;
+}
+
 interface SizeFigures {
   weeks: number;
   decisions: number;
@@ -79,7 +97,8 @@ interface SizeFigures {
   writerFirstDecisionMs: number;
   /** Lock taken → every day of the snapshot fetched (in the background; a decision waits only for its flights' days). */
   writerDaysFetchedMs: number;
-  warmFromSnapshot: Record<string, unknown>;
+  /** Each round's figures (the ones above are their medians). */
+  rounds: StartRound[];
   writerRssMb: number;
   takeoverKillToPumpMs: number;
   takeoverLockToPumpMs: number;
@@ -153,53 +172,72 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
     // liveFlights / 2,000 of the log): its day is fetched last unless a decision needs it first.
     const oldestLive = Math.max(0, log.days - Math.round(log.liveFlights / 2000));
     const flop = (n: number) => estt(String(2_000_000 + oldestLive * 10_000 + n), historyDay(oldestLive).day, 900_000_000 + n);
-    const waiting = await insertEmulated(pool, flop(1));
-    // Its days' bytes arrive beside the start, one day at a time; the first decision waits only
-    // for the day of the flight it reads (docs/recovery.md "Start cost").
-    const second = await startWriter('from the snapshot', ['write model: snapshot flights fetched']);
-    const daysIn = second.rest[0]!;
-    const firstDecision = await decidedAt(pool, waiting, LINE_TIMEOUT_MS);
-    const writerRss = await rssMb(second.p.pid);
-    progress(`history ${w} w: standby, then SIGKILL of the writer`);
-    const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], childEnv, { keep: 50_000 });
-    // Listened for from the spawn on: a line that came before the listener was registered can be
-    // cut from the kept output by the start-up check's 1,000 mismatch lines (a run hung so).
-    const taken = Promise.all([lineAt(standby, 'pump started'), lineAt(standby, 'standby: writer lock taken')]);
-    taken.catch(() => undefined); // awaited below; an early exit rejects it there
-    let takeover: { kill: number; lock: number; pump: number; decided: number };
-    try {
-      // Waiting for the lock (its first try failed): a kill before that try would let the standby
-      // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
-      await lineAt(standby, 'standby: waiting for the writer lock');
-      await lineAt(standby, 'standby: write model follows the log');
-      if (second.p.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(second.p.exited())}; its last output:\n${second.p.output().slice(-2000)}`);
-      const kill = Date.now();
-      second.p.kill('SIGKILL');
-      const sent = await insertEmulated(pool, flop(2));
-      const decided = await decidedAt(pool, sent, LINE_TIMEOUT_MS);
-      const [pump, lock] = await taken;
-      if (lock.time < kill) throw new Error(`the standby took the lock before the writer was killed (${kill - lock.time} ms before); the writer's last output:\n${second.p.output().slice(-2000)}`);
-      takeover = { kill, lock: lock.time, pump: pump.time, decided };
-    } finally {
-      await standby.stop('SIGTERM', 30_000);
-      await second.p.exit;
+    // Rounds: a start from the snapshot with a FLOP waiting, then a takeover by a standby. From
+    // the second round on, the start also folds the earlier rounds' FLOPs (decided after the
+    // snapshot), as a start after a snapshot folds the decisions since.
+    const rounds: StartRound[] = [];
+    let writerRss = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const waiting = await insertEmulated(pool, flop(2 * r + 1));
+      // Its days' bytes arrive beside the start, one day at a time; the first decision waits only
+      // for the day of the flight it reads (docs/recovery.md "Start cost").
+      const second = await startWriter(`from the snapshot, round ${r + 1}`, ['write model: snapshot flights fetched']);
+      const daysIn = second.rest[0]!;
+      const firstDecision = await decidedAt(pool, waiting, LINE_TIMEOUT_MS);
+      if (r === 0) writerRss = await rssMb(second.p.pid);
+      progress(`history ${w} w: standby, then SIGKILL of the writer (round ${r + 1})`);
+      const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], childEnv, { keep: 50_000 });
+      // Listened for from the spawn on: a line that came before the listener was registered can be
+      // cut from the kept output by the start-up check's 1,000 mismatch lines (a run hung so).
+      const taken = Promise.all([lineAt(standby, 'pump started'), lineAt(standby, 'standby: writer lock taken')]);
+      taken.catch(() => undefined); // awaited below; an early exit rejects it there
+      try {
+        // Waiting for the lock (its first try failed): a kill before that try would let the standby
+        // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
+        await lineAt(standby, 'standby: waiting for the writer lock');
+        await lineAt(standby, 'standby: write model follows the log');
+        if (second.p.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(second.p.exited())}; its last output:\n${second.p.output().slice(-2000)}`);
+        const kill = Date.now();
+        second.p.kill('SIGKILL');
+        const sent = await insertEmulated(pool, flop(2 * r + 2));
+        const decided = await decidedAt(pool, sent, LINE_TIMEOUT_MS);
+        const [pump, lock] = await taken;
+        if (lock.time < kill) throw new Error(`the standby took the lock before the writer was killed (${kill - lock.time} ms before); the writer's last output:\n${second.p.output().slice(-2000)}`);
+        rounds.push({
+          startMs: second.ms, firstDecisionMs: firstDecision - second.lockAt, daysFetchedMs: daysIn.time - second.lockAt,
+          warm: { from: second.caught.from, folded: second.caught.folded, ms: second.caught.ms, flights: second.caught.flights },
+          takeoverKillToPumpMs: pump.time - kill, takeoverLockToPumpMs: pump.time - lock.time, takeoverKillToDecidedMs: decided - kill, load: loadavg()[0]!,
+        });
+        progress(`history ${w} w: round ${r + 1} ${JSON.stringify(rounds.at(-1))}`);
+      } finally {
+        await standby.stop('SIGTERM', 30_000);
+        await second.p.exit;
+      }
     }
+    const med = (f: (r: StartRound) => number) => median(rounds.map(f));
 
-    progress(`history ${w} w: the start-up sample check (ratio ${cfg.consistency.sampleRatio})`);
-    await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot }); // warm-up
-    const cpu0 = await backendCpu(pool, APP);
-    const s0 = nowMs();
-    const sample = await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot });
-    const sampleSeconds = (nowMs() - s0) / 1000;
-    const sampleCpuMs = cpuSince(cpu0, await backendCpu(pool, APP)) * 1000;
+    const none = { checked: { flights: 0, decisions: 0, messages: 0, snapshot: { flights: 0 } }, mismatches: [] as unknown[] };
+    let sample: Pick<Awaited<ReturnType<typeof runCheck>>, 'checked' | 'mismatches'> = none as never;
+    let sampleSeconds = 0;
+    let sampleCpuMs = 0;
+    let fromSnapshotSeconds = 0;
+    if (!ONLY_START) {
+      progress(`history ${w} w: the start-up sample check (ratio ${cfg.consistency.sampleRatio})`);
+      await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot }); // warm-up
+      const cpu0 = await backendCpu(pool, APP);
+      const s0 = nowMs();
+      sample = await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot });
+      sampleSeconds = (nowMs() - s0) / 1000;
+      sampleCpuMs = cpuSince(cpu0, await backendCpu(pool, APP)) * 1000;
 
-    progress(`history ${w} w: rebuild from the newest snapshot`);
-    const b0 = nowMs();
-    const fromSnapshot = await rebuildFlights({
-      pool, clock: systemClock, log: benchLogger().child({ role: 'rebuild' }), startFrom: () => newestImage(pool),
-    });
-    const fromSnapshotSeconds = (nowMs() - b0) / 1000;
-    if (!fromSnapshot.ok) throw new Error('rebuild from a snapshot failed');
+      progress(`history ${w} w: rebuild from the newest snapshot`);
+      const b0 = nowMs();
+      const fromSnapshot = await rebuildFlights({
+        pool, clock: systemClock, log: benchLogger().child({ role: 'rebuild' }), startFrom: () => newestImage(pool),
+      });
+      fromSnapshotSeconds = (nowMs() - b0) / 1000;
+      if (!fromSnapshot.ok) throw new Error('rebuild from a snapshot failed');
+    }
 
     progress(`history ${w} w: database size`);
     return {
@@ -217,14 +255,14 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
       writerStartNoSnapshotMs: first.ms,
       foldNoSnapshotMs: first.caught.ms,
       snapshotRecorded: { bytes: recorded.bytes, encodeMs: recorded.encodeMs, totalMs: recorded.totalMs, flights: recorded.flights },
-      writerStartFromSnapshotMs: second.ms,
-      writerFirstDecisionMs: firstDecision - second.lockAt,
-      writerDaysFetchedMs: daysIn.time - second.lockAt,
-      warmFromSnapshot: { from: second.caught.from, folded: second.caught.folded, ms: second.caught.ms, flights: second.caught.flights },
+      writerStartFromSnapshotMs: med((r) => r.startMs),
+      writerFirstDecisionMs: med((r) => r.firstDecisionMs),
+      writerDaysFetchedMs: med((r) => r.daysFetchedMs),
+      rounds,
       writerRssMb: round(writerRss),
-      takeoverKillToPumpMs: takeover.pump - takeover.kill,
-      takeoverLockToPumpMs: takeover.pump - takeover.lock,
-      takeoverKillToDecidedMs: takeover.decided - takeover.kill,
+      takeoverKillToPumpMs: med((r) => r.takeoverKillToPumpMs),
+      takeoverLockToPumpMs: med((r) => r.takeoverLockToPumpMs),
+      takeoverKillToDecidedMs: med((r) => r.takeoverKillToDecidedMs),
       rebuildFromSnapshotSeconds: round(fromSnapshotSeconds, 2),
       storage: await storage(pool),
     };
