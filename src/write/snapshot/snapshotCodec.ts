@@ -6,11 +6,13 @@
  * and the chunk list (each chunk's operation day, flids, byte length and CRC-32). Each chunk is gzip of
  * the JSON array of one operation day's flights. A start fetches the head alone (MAGIC, length,
  * header: `substring` of the stored bytea, src/write/snapshot/newestSnapshot.ts) and the days'
- * bytes beside the rest of the start (SnapshotDays); the flights come as a LazyMap whose chunks
- * are decoded on first use (src/platform/lazyMap.ts), so a start costs the header, whatever the
- * number of days the model keeps. Every chunk's CRC-32 is checked when the days' bytes arrive
- * (milliseconds for tens of MB): a damaged day is found before the pump reads a flight of it, and
- * the model starts over from the log (WriteModel.ready), instead of failing one decision after another.
+ * bytes one day at a time beside the rest of the start, newest first and a day a decision reads
+ * ahead of the others (SnapshotDays); the flights come as a LazyMap whose chunks are decoded on
+ * first use (src/platform/lazyMap.ts), so a start costs the header, whatever the number of days
+ * the model keeps, and a decision waits only for the days it reads (a chunk read before its bytes
+ * are here throws DayNotFetched: WriteModel.deciding). Each chunk's CRC-32 is checked when its
+ * bytes arrive: a damaged day is never decoded, and the model starts over from the log
+ * (WriteModel.ready), instead of failing one decision after another.
  *
  * Encoding runs off the pump's path: the flights are stringified a slice at a time with a turn of
  * the event loop between slices, and gzip runs on libuv's thread pool, so no slice holds the loop
@@ -328,8 +330,8 @@ export function headLength(prefix: Buffer): number {
 
 /**
  * The image of a stored snapshot from its head (MAGIC, length, header) and its days' bytes, which
- * may still be coming: the reference store, plan requests, position and latest day are there at
- * once, each day's flights from the time `fetched` resolves (WriteModel.ready waits for it).
+ * may still be coming (whole, or day by day from a DayReader): the reference store, plan requests,
+ * position and latest day are there at once, each day's flights from the time its bytes are here.
  */
 export async function decodeHead(head: Buffer, days: Buffer | Promise<Buffer> | DayReader): Promise<ModelImage> {
   const headEnd = headLength(head);
