@@ -166,8 +166,9 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
     const recorded = first.rest[0]!.line;
     await first.p.stop('SIGTERM', 30_000);
 
-    // CMINMSGS ids above the fixture's message ids (the log already holds msg_id 1…N).
-    await pool.query("SELECT setval('mailbox.cminmsgs_cminmsgs_id_seq', $1::bigint)", [log.messages + 1_000_000]);
+    // CMINMSGS ids far above the fixture's message ids (the log holds msg_id 1…N, and the next
+    // sizes add theirs after N), and above the ingest's watermark of the smaller sizes.
+    await pool.query("SELECT setval('mailbox.cminmsgs_cminmsgs_id_seq', $1::bigint)", [9_000_000_000_000 + w * 1_000_000]);
     // A FLOP waits for a flight of the oldest live day (2,000 flights a day, the live days the last
     // liveFlights / 2,000 of the log): its day is fetched last unless a decision needs it first.
     const oldestLive = Math.max(0, log.days - Math.round(log.liveFlights / 2000));
@@ -238,6 +239,11 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
       fromSnapshotSeconds = (nowMs() - b0) / 1000;
       if (!fromSnapshot.ok) throw new Error('rebuild from a snapshot failed');
     }
+
+    // The rounds' FLOPs are decisions of the log too: the next size's days come after them.
+    const { rows: [head] } = await pool.query<{ head: string }>('SELECT last_position::text AS head FROM pipeline_lock WHERE id = 1');
+    log.events = Number(head!.head);
+    log.head = head!.head;
 
     progress(`history ${w} w: database size`);
     return {
