@@ -29,6 +29,10 @@ import { createPool } from '../../src/platform/db.ts';
 import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { checkSnapshot } from '../../src/write/snapshot/checkSnapshot.ts';
 import { newestImage } from '../../src/write/snapshot/warmModel.ts';
+import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
+import { foldModelUpTo } from '../../src/write/snapshot/foldUpTo.ts';
+import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';
+import { encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';
 import { spawnMsgx, type MsgxProcess } from '../../test/support/msgxProcess.ts';
 import { backendCpu, cpuSince } from '../harness/backendCpu.ts';
 import { BENCH_ENV, benchLogger } from '../harness/benchRuntime.ts';
@@ -43,7 +47,11 @@ const APP = 'msgx-bench-history';
 const LINE_TIMEOUT_MS = 20 * 60_000;
 /** MSGX_BENCH_HISTORY_ROUNDS: rounds of the start from a snapshot and the takeover (medians reported), default 3. */
 const ROUNDS = Math.max(1, Number(process.env.MSGX_BENCH_HISTORY_ROUNDS ?? 3));
-/** MSGX_BENCH_HISTORY_ONLY=start: skip the sample check and the rebuild from a snapshot (their rows read 0). */
+/**
+ * MSGX_BENCH_HISTORY_ONLY=start: only the start from a snapshot and the takeover (and the full
+ * rebuild the writer's projectors need): the snapshot is made in-process instead of by a start
+ * without one, and the sample check and the rebuild from a snapshot are skipped (their rows read 0).
+ */
 const ONLY_START = process.env.MSGX_BENCH_HISTORY_ONLY === 'start';
 
 /** MSGX_BENCH_HISTORY_WEEKS: ascending week counts, e.g. "1,4,13" (the default). */
@@ -162,9 +170,22 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
       const [lock, caught, pump, ...rest] = await Promise.all(['writer lock taken', 'write model caught up', 'pump started', ...more].map((t) => lineAt(p, t)));
       return { p, ms: pump!.time - lock!.time, lockAt: lock!.time, caught: caught!.line, rest };
     };
-    const first = await startWriter('no snapshot', ['write-model snapshot recorded']);
-    const recorded = first.rest[0]!.line;
-    await first.p.stop('SIGTERM', 30_000);
+    let first: { ms: number; caught: Record<string, unknown> } = { ms: 0, caught: {} };
+    let recorded: Record<string, unknown>;
+    if (!ONLY_START) {
+      const started = await startWriter('no snapshot', ['write-model snapshot recorded']);
+      first = started;
+      recorded = started.rest[0]!.line;
+      await started.p.stop('SIGTERM', 30_000);
+    } else {
+      // The snapshot a running writer would have recorded, made in-process (as bench/restartMeasure.ts does).
+      progress(`history ${w} w: a write-model snapshot at the head (in-process)`);
+      const t0 = nowMs();
+      const image = (await foldModelUpTo(pool, log.head)).capture();
+      const body = await encodeImage(image);
+      await saveSnapshot(pool, { position: image.position, fingerprint: foldFingerprint(), latestDay: image.latestDay, flights: image.flights.size, body, writeMs: 0 });
+      recorded = { bytes: body.length, encodeMs: null, totalMs: Math.round(nowMs() - t0), flights: image.flights.size };
+    }
 
     // CMINMSGS ids far above the fixture's message ids (the log holds msg_id 1…N, and the next
     // sizes add theirs after N), and above the ingest's watermark of the smaller sizes.
