@@ -33,6 +33,7 @@ import { HistoryBuilder, KEEP_DAYS, type HistoryLog } from './harness/historyLog
 import { progress } from './harness/progress.ts';
 import { historyDay } from './harness/weekDay.ts';
 import { waitUntil } from './harness/waitUntil.ts';
+import { decidedAt as decidedWithin, estt } from './harness/firstDecision.ts';
 
 const LINE_TIMEOUT_MS = 10 * 60_000;
 const BUSY = Number(process.env.MSGX_BENCH_RESTART_BUSY ?? 12_000);
@@ -45,27 +46,7 @@ async function lineAt(p: MsgxProcess, text: string): Promise<{ time: number; lin
   return { time: Date.parse(String(line.time)), line };
 }
 
-/** An ESTT FLOP for flight `flid` of operation day `day` (a sequence number of its own). */
-function estt(flid: string, day: string, seqn: number): string {
-  const [y, m, d] = day.split('-');
-  const mon = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'][Number(m) - 1];
-  return `<MSG><META><SNDR>AODB</SNDR><SEQN>${seqn}</SEQN><DTTM>${y}${m}${d}120000</DTTM><TYPE>FLOP</TYPE><STYP>ESTT</STYP></META>` +
-    `<FLOP><FLID>${flid}</FLID><ESTT>${d}${mon}${y!.slice(2)}${String(10 + (seqn % 10)).padStart(2, '0')}${String(seqn % 60).padStart(2, '0')}</ESTT></FLOP></MSG>`;
-}
-
-/** When the decision of message `msgId` was recorded (ms since the epoch), waiting for it. */
-async function decidedAt(pool: pg.Pool, msgId: string): Promise<number> {
-  let at = 0;
-  await waitUntil(
-    async () => {
-      const { rows } = await pool.query<{ at: Date }>('SELECT recorded_at AS at FROM decision_event WHERE msg_id = $1::bigint ORDER BY position LIMIT 1', [msgId]);
-      at = rows[0]?.at.getTime() ?? 0;
-      return at > 0;
-    },
-    { intervalMs: 20, timeoutMs: LINE_TIMEOUT_MS, what: `message ${msgId} decided` },
-  );
-  return at;
-}
+const decidedAt = (pool: pg.Pool, msgId: string) => decidedWithin(pool, msgId, LINE_TIMEOUT_MS);
 
 async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
   const days = source.days;

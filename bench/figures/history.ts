@@ -8,9 +8,12 @@
  *   - the start-up consistency check's sample (runCheck, selection sample at the configured ratio,
  *     with the write-back sample and the snapshot sample): seconds and PostgreSQL backend CPU;
  *   - writer start, a real `msgx start --role writer` child: lock taken → pump started, with no
- *     snapshot (it then records one, as the writer does) and from that snapshot; its RSS after start;
+ *     snapshot (it then records one, as the writer does) and from that snapshot; from the snapshot
+ *     also lock taken → the first decision, of an ESTT FLOP waiting in CMINMSGS for a flight of the
+ *     oldest live day (the day the snapshot's days are fetched last: it waits for its own day
+ *     only, docs/recovery.md "Start cost"); its RSS after start;
  *   - standby takeover: a `--standby` child waits beside the writer; SIGKILL of the writer → the
- *     standby's pump started;
+ *     standby's pump started, and → a FLOP inserted right after the kill decided;
  *   - rebuild from the newest snapshot (rebuildFlights' startFrom, as `msgx rebuild flights` does), s;
  *   - database size: pg_total_relation_size of the log, inbox, proc_state(_hst) and the read model,
  *     and per month of the decisions' recorded time (sum of pg_column_size of the rows, which works
@@ -18,6 +21,7 @@
  * Rows: the largest size against the smallest, measured in the same run.
  */
 import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { runCheck } from '../../src/consistency/runCheck.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { loadConfig } from '../../src/platform/config.ts';
@@ -25,16 +29,30 @@ import { createPool } from '../../src/platform/db.ts';
 import { rebuildFlights } from '../../src/projections/rebuild/rebuildFlights.ts';
 import { checkSnapshot } from '../../src/write/snapshot/checkSnapshot.ts';
 import { newestImage } from '../../src/write/snapshot/warmModel.ts';
+import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
+import { foldModelUpTo } from '../../src/write/snapshot/foldUpTo.ts';
+import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';
+import { encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';
 import { spawnMsgx, type MsgxProcess } from '../../test/support/msgxProcess.ts';
 import { backendCpu, cpuSince } from '../harness/backendCpu.ts';
 import { BENCH_ENV, benchLogger } from '../harness/benchRuntime.ts';
 import { row, type Figure, type FigureResult, type Row } from '../harness/figure.ts';
 import { HistoryBuilder, KEEP_DAYS, type HistoryLog } from '../harness/historyLog.ts';
+import { decidedAt, estt, insertEmulated } from '../harness/firstDecision.ts';
 import { progress } from '../harness/progress.ts';
-import { nowMs, round } from '../harness/stats.ts';
+import { historyDay } from '../harness/weekDay.ts';
+import { median, nowMs, round } from '../harness/stats.ts';
 
 const APP = 'msgx-bench-history';
 const LINE_TIMEOUT_MS = 20 * 60_000;
+/** MSGX_BENCH_HISTORY_ROUNDS: rounds of the start from a snapshot and the takeover (medians reported), default 3. */
+const ROUNDS = Math.max(1, Number(process.env.MSGX_BENCH_HISTORY_ROUNDS ?? 3));
+/**
+ * MSGX_BENCH_HISTORY_ONLY=start: only the start from a snapshot and the takeover (and the full
+ * rebuild the writer's projectors need): the snapshot is made in-process instead of by a start
+ * without one, and the sample check and the rebuild from a snapshot are skipped (their rows read 0).
+ */
+const ONLY_START = process.env.MSGX_BENCH_HISTORY_ONLY === 'start';
 
 /** MSGX_BENCH_HISTORY_WEEKS: ascending week counts, e.g. "1,4,13" (the default). */
 export function historyWeeks(text = process.env.MSGX_BENCH_HISTORY_WEEKS ?? '1,4,13'): number[] {
@@ -57,6 +75,19 @@ async function rssMb(pid: number): Promise<number> {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** One round of the start from the snapshot and the takeover after it. */
+interface StartRound {
+  startMs: number;
+  firstDecisionMs: number;
+  daysFetchedMs: number;
+  warm: Record<string, unknown>;
+  takeoverKillToPumpMs: number;
+  takeoverLockToPumpMs: number;
+  takeoverKillToDecidedMs: number;
+  /** 1-minute load average at the round's end. */
+  load: number;
+}
+
 interface SizeFigures {
   weeks: number;
   decisions: number;
@@ -70,12 +101,17 @@ interface SizeFigures {
   foldNoSnapshotMs: unknown;
   snapshotRecorded: Record<string, unknown>;
   writerStartFromSnapshotMs: number;
-  /** Lock taken → the snapshot's days fetched (the pump's first decision waits for them). */
+  /** Lock taken → the first decision (a FLOP waiting for a flight of the oldest live day). */
+  writerFirstDecisionMs: number;
+  /** Lock taken → every day of the snapshot fetched (in the background; a decision waits only for its flights' days). */
   writerDaysFetchedMs: number;
-  warmFromSnapshot: Record<string, unknown>;
+  /** Each round's figures (the ones above are their medians). */
+  rounds: StartRound[];
   writerRssMb: number;
   takeoverKillToPumpMs: number;
   takeoverLockToPumpMs: number;
+  /** SIGKILL of the writer → a FLOP inserted right after it decided by the standby. */
+  takeoverKillToDecidedMs: number;
   rebuildFromSnapshotSeconds: number;
   storage: { totalMb: number; tables: Record<string, number>; perMonthMb: Record<string, number> };
 }
@@ -134,52 +170,101 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
       const [lock, caught, pump, ...rest] = await Promise.all(['writer lock taken', 'write model caught up', 'pump started', ...more].map((t) => lineAt(p, t)));
       return { p, ms: pump!.time - lock!.time, lockAt: lock!.time, caught: caught!.line, rest };
     };
-    const first = await startWriter('no snapshot', ['write-model snapshot recorded']);
-    const recorded = first.rest[0]!.line;
-    await first.p.stop('SIGTERM', 30_000);
-
-    // Its days' bytes arrive beside the start; the pump decides only after them (docs/recovery.md "Start cost").
-    const second = await startWriter('from the snapshot', ['write model: snapshot flights fetched']);
-    const daysIn = second.rest[0]!;
-    const writerRss = await rssMb(second.p.pid);
-    progress(`history ${w} w: standby, then SIGKILL of the writer`);
-    const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], childEnv, { keep: 50_000 });
-    // Listened for from the spawn on: a line that came before the listener was registered can be
-    // cut from the kept output by the start-up check's 1,000 mismatch lines (a run hung so).
-    const taken = Promise.all([lineAt(standby, 'pump started'), lineAt(standby, 'standby: writer lock taken')]);
-    taken.catch(() => undefined); // awaited below; an early exit rejects it there
-    let takeover: { kill: number; lock: number; pump: number };
-    try {
-      // Waiting for the lock (its first try failed): a kill before that try would let the standby
-      // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
-      await lineAt(standby, 'standby: waiting for the writer lock');
-      await lineAt(standby, 'standby: write model follows the log');
-      if (second.p.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(second.p.exited())}; its last output:\n${second.p.output().slice(-2000)}`);
-      const kill = Date.now();
-      second.p.kill('SIGKILL');
-      const [pump, lock] = await taken;
-      if (lock.time < kill) throw new Error(`the standby took the lock before the writer was killed (${kill - lock.time} ms before); the writer's last output:\n${second.p.output().slice(-2000)}`);
-      takeover = { kill, lock: lock.time, pump: pump.time };
-    } finally {
-      await standby.stop('SIGTERM', 30_000);
-      await second.p.exit;
+    let first: { ms: number; caught: Record<string, unknown> } = { ms: 0, caught: {} };
+    let recorded: Record<string, unknown>;
+    if (!ONLY_START) {
+      const started = await startWriter('no snapshot', ['write-model snapshot recorded']);
+      first = started;
+      recorded = started.rest[0]!.line;
+      await started.p.stop('SIGTERM', 30_000);
+    } else {
+      // The snapshot a running writer would have recorded, made in-process (as bench/restartMeasure.ts does).
+      progress(`history ${w} w: a write-model snapshot at the head (in-process)`);
+      const t0 = nowMs();
+      const image = (await foldModelUpTo(pool, log.head)).capture();
+      const body = await encodeImage(image);
+      await saveSnapshot(pool, { position: image.position, fingerprint: foldFingerprint(), latestDay: image.latestDay, flights: image.flights.size, body, writeMs: 0 });
+      recorded = { bytes: body.length, encodeMs: null, totalMs: Math.round(nowMs() - t0), flights: image.flights.size };
     }
 
-    progress(`history ${w} w: the start-up sample check (ratio ${cfg.consistency.sampleRatio})`);
-    await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot }); // warm-up
-    const cpu0 = await backendCpu(pool, APP);
-    const s0 = nowMs();
-    const sample = await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot });
-    const sampleSeconds = (nowMs() - s0) / 1000;
-    const sampleCpuMs = cpuSince(cpu0, await backendCpu(pool, APP)) * 1000;
+    // CMINMSGS ids far above the fixture's message ids (the log holds msg_id 1…N, and the next
+    // sizes add theirs after N), and above the ingest's watermark of the smaller sizes.
+    await pool.query("SELECT setval('mailbox.cminmsgs_cminmsgs_id_seq', $1::bigint)", [9_000_000_000_000 + w * 1_000_000]);
+    // A FLOP waits for a flight of the oldest live day (2,000 flights a day, the live days the last
+    // liveFlights / 2,000 of the log): its day is fetched last unless a decision needs it first.
+    const oldestLive = Math.max(0, log.days - Math.round(log.liveFlights / 2000));
+    const flop = (n: number) => estt(String(2_000_000 + oldestLive * 10_000 + n), historyDay(oldestLive).day, 900_000_000 + n);
+    // Rounds: a start from the snapshot with a FLOP waiting, then a takeover by a standby. From
+    // the second round on, the start also folds the earlier rounds' FLOPs (decided after the
+    // snapshot), as a start after a snapshot folds the decisions since.
+    const rounds: StartRound[] = [];
+    let writerRss = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const waiting = await insertEmulated(pool, flop(2 * r + 1));
+      // Its days' bytes arrive beside the start, one day at a time; the first decision waits only
+      // for the day of the flight it reads (docs/recovery.md "Start cost").
+      const second = await startWriter(`from the snapshot, round ${r + 1}`, ['write model: snapshot flights fetched']);
+      const daysIn = second.rest[0]!;
+      const firstDecision = await decidedAt(pool, waiting, LINE_TIMEOUT_MS);
+      if (r === 0) writerRss = await rssMb(second.p.pid);
+      progress(`history ${w} w: standby, then SIGKILL of the writer (round ${r + 1})`);
+      const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], childEnv, { keep: 50_000 });
+      // Listened for from the spawn on: a line that came before the listener was registered can be
+      // cut from the kept output by the start-up check's 1,000 mismatch lines (a run hung so).
+      const taken = Promise.all([lineAt(standby, 'pump started'), lineAt(standby, 'standby: writer lock taken')]);
+      taken.catch(() => undefined); // awaited below; an early exit rejects it there
+      try {
+        // Waiting for the lock (its first try failed): a kill before that try would let the standby
+        // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
+        await lineAt(standby, 'standby: waiting for the writer lock');
+        await lineAt(standby, 'standby: write model follows the log');
+        if (second.p.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(second.p.exited())}; its last output:\n${second.p.output().slice(-2000)}`);
+        const kill = Date.now();
+        second.p.kill('SIGKILL');
+        const sent = await insertEmulated(pool, flop(2 * r + 2));
+        const decided = await decidedAt(pool, sent, LINE_TIMEOUT_MS);
+        const [pump, lock] = await taken;
+        if (lock.time < kill) throw new Error(`the standby took the lock before the writer was killed (${kill - lock.time} ms before); the writer's last output:\n${second.p.output().slice(-2000)}`);
+        rounds.push({
+          startMs: second.ms, firstDecisionMs: firstDecision - second.lockAt, daysFetchedMs: daysIn.time - second.lockAt,
+          warm: { from: second.caught.from, folded: second.caught.folded, ms: second.caught.ms, flights: second.caught.flights },
+          takeoverKillToPumpMs: pump.time - kill, takeoverLockToPumpMs: pump.time - lock.time, takeoverKillToDecidedMs: decided - kill, load: loadavg()[0]!,
+        });
+        progress(`history ${w} w: round ${r + 1} ${JSON.stringify(rounds.at(-1))}`);
+      } finally {
+        await standby.stop('SIGTERM', 30_000);
+        await second.p.exit;
+      }
+    }
+    const med = (f: (r: StartRound) => number) => median(rounds.map(f));
 
-    progress(`history ${w} w: rebuild from the newest snapshot`);
-    const b0 = nowMs();
-    const fromSnapshot = await rebuildFlights({
-      pool, clock: systemClock, log: benchLogger().child({ role: 'rebuild' }), startFrom: () => newestImage(pool),
-    });
-    const fromSnapshotSeconds = (nowMs() - b0) / 1000;
-    if (!fromSnapshot.ok) throw new Error('rebuild from a snapshot failed');
+    const none = { checked: { flights: 0, decisions: 0, messages: 0, snapshot: { flights: 0 } }, mismatches: [] as unknown[] };
+    let sample: Pick<Awaited<ReturnType<typeof runCheck>>, 'checked' | 'mismatches'> = none as never;
+    let sampleSeconds = 0;
+    let sampleCpuMs = 0;
+    let fromSnapshotSeconds = 0;
+    if (!ONLY_START) {
+      progress(`history ${w} w: the start-up sample check (ratio ${cfg.consistency.sampleRatio})`);
+      await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot }); // warm-up
+      const cpu0 = await backendCpu(pool, APP);
+      const s0 = nowMs();
+      sample = await runCheck(pool, { selection: { kind: 'sample', ratio: cfg.consistency.sampleRatio }, clock: systemClock, snapshot: checkSnapshot });
+      sampleSeconds = (nowMs() - s0) / 1000;
+      sampleCpuMs = cpuSince(cpu0, await backendCpu(pool, APP)) * 1000;
+
+      progress(`history ${w} w: rebuild from the newest snapshot`);
+      const b0 = nowMs();
+      const fromSnapshot = await rebuildFlights({
+        pool, clock: systemClock, log: benchLogger().child({ role: 'rebuild' }), startFrom: () => newestImage(pool),
+      });
+      fromSnapshotSeconds = (nowMs() - b0) / 1000;
+      if (!fromSnapshot.ok) throw new Error('rebuild from a snapshot failed');
+    }
+
+    // The rounds' FLOPs are decisions of the log too: the next size's days come after them.
+    const { rows: [head] } = await pool.query<{ head: string }>('SELECT last_position::text AS head FROM pipeline_lock WHERE id = 1');
+    log.events = Number(head!.head);
+    log.head = head!.head;
 
     progress(`history ${w} w: database size`);
     return {
@@ -197,12 +282,14 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
       writerStartNoSnapshotMs: first.ms,
       foldNoSnapshotMs: first.caught.ms,
       snapshotRecorded: { bytes: recorded.bytes, encodeMs: recorded.encodeMs, totalMs: recorded.totalMs, flights: recorded.flights },
-      writerStartFromSnapshotMs: second.ms,
-      writerDaysFetchedMs: daysIn.time - second.lockAt,
-      warmFromSnapshot: { from: second.caught.from, folded: second.caught.folded, ms: second.caught.ms, flights: second.caught.flights },
+      writerStartFromSnapshotMs: med((r) => r.startMs),
+      writerFirstDecisionMs: med((r) => r.firstDecisionMs),
+      writerDaysFetchedMs: med((r) => r.daysFetchedMs),
+      rounds,
       writerRssMb: round(writerRss),
-      takeoverKillToPumpMs: takeover.pump - takeover.kill,
-      takeoverLockToPumpMs: takeover.pump - takeover.lock,
+      takeoverKillToPumpMs: med((r) => r.takeoverKillToPumpMs),
+      takeoverLockToPumpMs: med((r) => r.takeoverLockToPumpMs),
+      takeoverKillToDecidedMs: med((r) => r.takeoverKillToDecidedMs),
       rebuildFromSnapshotSeconds: round(fromSnapshotSeconds, 2),
       storage: await storage(pool),
     };
@@ -231,15 +318,23 @@ export const historyFigure: Figure = {
     const vs = `${small.weeks} week(s), same run`;
     const label = (m: string) => `${m}, ${big.weeks} w`;
     const rows: Row[] = [
-      row(label('writer start from a snapshot, ms'), { value: big.writerStartFromSnapshotMs, unit: 'ms' }, { value: small.writerStartFromSnapshotMs, unit: 'ms', what: vs }, 'lower', {
+      row(label('writer start from a snapshot (lock → pump started), ms'), { value: big.writerStartFromSnapshotMs, unit: 'ms' }, { value: small.writerStartFromSnapshotMs, unit: 'ms', what: vs }, 'lower', {
         text: '≤ 1.5× and < 5 s',
         met: big.writerStartFromSnapshotMs <= 1.5 * small.writerStartFromSnapshotMs && big.writerStartFromSnapshotMs < 5000,
       }),
-      row(label('writer start, lock → snapshot days fetched, ms'), { value: big.writerDaysFetchedMs, unit: 'ms' }, { value: small.writerDaysFetchedMs, unit: 'ms', what: vs }, 'lower'),
+      row(label('writer start, lock → first decision (a FLOP of the oldest live day), ms'), { value: big.writerFirstDecisionMs, unit: 'ms' }, { value: small.writerFirstDecisionMs, unit: 'ms', what: vs }, 'lower', {
+        text: '≤ 1.5× and < 5 s',
+        met: big.writerFirstDecisionMs <= 1.5 * small.writerFirstDecisionMs && big.writerFirstDecisionMs < 5000,
+      }),
+      row(label('writer start, lock → every snapshot day fetched (background), ms'), { value: big.writerDaysFetchedMs, unit: 'ms' }, { value: small.writerDaysFetchedMs, unit: 'ms', what: vs }, 'lower'),
       row(label('writer start, no snapshot, ms'), { value: big.writerStartNoSnapshotMs, unit: 'ms' }, { value: small.writerStartNoSnapshotMs, unit: 'ms', what: vs }, 'lower'),
       row(label('standby takeover (kill -9 → pump started), ms'), { value: big.takeoverKillToPumpMs, unit: 'ms' }, { value: small.takeoverKillToPumpMs, unit: 'ms', what: vs }, 'lower', {
         text: '≤ 1.5× and < 5 s',
         met: big.takeoverKillToPumpMs <= 1.5 * small.takeoverKillToPumpMs && big.takeoverKillToPumpMs < 5000,
+      }),
+      row(label('standby takeover (kill -9 → a new FLOP decided), ms'), { value: big.takeoverKillToDecidedMs, unit: 'ms' }, { value: small.takeoverKillToDecidedMs, unit: 'ms', what: vs }, 'lower', {
+        text: '≤ 1.5× and < 5 s',
+        met: big.takeoverKillToDecidedMs <= 1.5 * small.takeoverKillToDecidedMs && big.takeoverKillToDecidedMs < 5000,
       }),
       row(label('rebuild from a snapshot, s'), { value: big.rebuildFromSnapshotSeconds, unit: 's' }, { value: small.rebuildFromSnapshotSeconds, unit: 's', what: vs }, 'lower', {
         text: '≤ 2×',

@@ -92,19 +92,25 @@ export const startCommand: Command = {
     if (signalled) {
       stopNow!(); // the signal came between start-up steps: do not start the services at all
     } else {
+      let cut = false;
       try {
         await app.start();
       } catch (err) {
-        if (signalled) {
-          await stopped; // a stop cut the start short (e.g. a standby waiting for the lock)
+        if (!signalled) {
+          await app.stop().catch(() => undefined);
+          await rt.close().catch(() => undefined);
+          throw err;
+        }
+        // A stop cut the start short (e.g. a standby waiting for the lock): requested (exit 0), or
+        // the standby's own refusal, found by its background fold meanwhile (below, as after a start).
+        await stopped;
+        if (!app.failure()) {
           log.info('msgx stopped during start-up');
           return 0;
         }
-        await app.stop().catch(() => undefined);
-        await rt.close().catch(() => undefined);
-        throw err;
+        cut = true;
       }
-      if (!signalled) {
+      if (!signalled && !cut) {
         const mode = await app.mode().catch(() => 'unknown');
         const base = `http://localhost:${app.httpPort()}`;
         log.info({ role, mode, console: `${base}/console`, http: `${base}/graphql` }, mode === 'shadow' ? 'msgx started in SHADOW mode' : 'msgx started');

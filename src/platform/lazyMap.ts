@@ -57,7 +57,13 @@ export class LazyMap<K, V> extends Map<K, V> {
       for (const [k, v] of other) if (!except.has(k)) this.set(k, v);
       return;
     }
+    const empty = super.size === 0 && this.#pending.size === 0;
     for (const [k, v] of mapEntries.call(other) as MapIterator<[K, V]>) if (!except.has(k)) this.set(k, v);
+    if (empty && except.size === 0) {
+      // Nothing here to replace (a restore, a capture): the pending keys in one native copy.
+      this.#pending = new Map((other as LazyMap<K, V>).#pending);
+      return;
+    }
     for (const [k, c] of (other as LazyMap<K, V>).#pending) {
       if (except.has(k)) continue;
       this.delete(k);

@@ -19,7 +19,7 @@ import { WriterLockHeldError } from '../../src/write/writerLock.ts';
 /** Errors that never reach an operator as a refusal: they are caught inside their module or are failures. */
 const PLAIN_ERRORS = new Set([
   'MsgxError', 'PortTakenError', 'FencedError', 'MissingCheckpointError', 'Conflict', 'SnapshotFormatError', 'DeliveryFailure',
-  'NotLean', 'XmlLimitError', 'BodyError', 'XmlSyntaxError', 'DecisionLogError', 'UnshardableError',
+  'NotLean', 'DayNotFetched', 'XmlLimitError', 'BodyError', 'XmlSyntaxError', 'DecisionLogError', 'UnshardableError',
 ]);
 
 async function* tsFiles(dir: string): AsyncGenerator<string> {

@@ -8,12 +8,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateDay } from '../../bench/generate.ts';
-import { DomainMirror } from '../../bench/harness/domainMirror.ts';
+import { DomainMirror, verdictOf } from '../../bench/harness/domainMirror.ts';
 import type { Change } from '../../src/domain/changes.ts';
 import { archiveBefore } from '../../src/domain/archive.ts';
 import { WriteModel } from '../../src/write/pump/writeModel.ts';
 import { foldFingerprint, FOLD_VERSION } from '../../src/write/snapshot/foldFingerprint.ts';
-import { decodeImage, encodeImage, SnapshotCancelled, SnapshotFormatError } from '../../src/write/snapshot/snapshotCodec.ts';
+import { decodeHead, decodeImage, encodeImage, headLength, SnapshotCancelled, SnapshotFormatError, type DayReader } from '../../src/write/snapshot/snapshotCodec.ts';
+import { DayNotFetched } from '../../src/write/snapshot/dayNotFetched.ts';
+import type { Queryable } from '../../src/platform/db.ts';
+import type { Outcome } from '../../src/write/pump/outcome.ts';
 
 interface LoggedDecision {
   readonly msgId: string | null;
@@ -21,13 +24,19 @@ interface LoggedDecision {
   readonly changes: readonly Change[];
 }
 
+/** The messages of two generated days (flights of the second day created later), in order. */
+function twoDays(seed: number): string[] {
+  return (['2025-03-13', '2025-03-14'] as const).flatMap((day, i) =>
+    generateDay({ seed: seed * 10 + i, day, flights: 12, flopsPerFlight: 4, firstFlid: 500_000 + i * 100, firstSeqn: 1_000_000 + i * 10_000, fullLists: true }).messages);
+}
+
 /** Two generated days (flights of the second day created later), decided in order. */
 async function decidedDays(seed: number): Promise<LoggedDecision[]> {
   const mirror = new DomainMirror();
   const out: LoggedDecision[] = [];
   let msg = 0;
-  for (const [i, day] of (['2025-03-13', '2025-03-14'] as const).entries()) {
-    const { messages } = generateDay({ seed: seed * 10 + i, day, flights: 12, flopsPerFlight: 4, firstFlid: 500_000 + i * 100, firstSeqn: 1_000_000 + i * 10_000, fullLists: true });
+  {
+    const messages = twoDays(seed);
     for (const raw of messages) {
       const msgId = String(++msg);
       const outcome = await mirror.evaluate(raw, msgId);
@@ -94,6 +103,97 @@ describe('write-model snapshot + fold of the rest = fold from 0', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('a start whose days arrive one at a time: a decision that reads a day not here waits for it (never decided without it); decisions and folds equal those of a fold from 0', { timeout: 120_000 }, async () => {
+    const days = [1, 2, 3].map(twoDays);
+    let waits = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(0, 1, 2),
+        fc.nat(),
+        // How many turns of the event loop each day's bytes take to arrive (in the order they are read).
+        fc.array(fc.nat({ max: 6 }), { minLength: 1, maxLength: 8 }),
+        // Per message after the cut: decided by this model (false), or by another writer and folded (true).
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }),
+        async (which, cut, delays, folded) => {
+          const messages = days[which]!;
+          const at = cut % messages.length;
+          const mirror = new DomainMirror();
+          const log: { position: string; msgId: string; recordedAt: Date; changes: readonly Change[] }[] = [];
+          const decide = async (k: number, outcome?: Outcome) => {
+            const msgId = String(k + 1);
+            const d = mirror.commit(msgId, outcome ?? (await mirror.evaluate(messages[k]!, msgId)));
+            log.push({ position: d.position, msgId, recordedAt: d.recordedAt, changes: outcome?.kind === 'Applied' ? outcome.changes : (d.decision.payload as { changes?: Change[] }).changes ?? [] });
+          };
+          for (let k = 0; k < at; k++) await decide(k);
+          const before = new WriteModel();
+          for (const e of log) expect(before.apply(e.position, e.msgId, e.recordedAt, e.changes)).toBe(true);
+          const body = await encodeImage(before.capture());
+          const headEnd = headLength(body);
+          let reads = 0;
+          const reader: DayReader = {
+            async read(offset, length) {
+              for (let t = delays[reads++ % delays.length]!; t > 0; t--) await new Promise((r) => setImmediate(r));
+              return body.subarray(headEnd + offset, headEnd + offset + length);
+            },
+            close: () => undefined,
+          };
+          const resumed = new WriteModel();
+          expect(resumed.restore(await decodeHead(body.subarray(0, headEnd), reader))).toBe(true);
+          // The log as readChangesAfter reads it, for the model's fold.
+          const q = {
+            query: async (_sql: string, [after, limit]: [string, number]) => ({
+              rows: log.filter((e) => BigInt(e.position) > BigInt(after)).slice(0, limit).map((e) => ({ position: e.position, msg_id: e.msgId, recorded_at: e.recordedAt, changes: e.changes })),
+            }),
+          } as unknown as Queryable;
+          const AGAIN = Symbol('again');
+          for (let k = at; k < messages.length; k++) {
+            const msgId = String(k + 1);
+            const expected = await verdictOf(mirror.flights, messages[k]!, msgId);
+            if (!folded[k % folded.length]) {
+              let got: Outcome | typeof AGAIN = AGAIN;
+              for (let tries = 0; got === AGAIN; tries++) {
+                expect(tries).toBeLessThan(20);
+                got = await resumed.deciding(() => verdictOf(resumed.flights, messages[k]!, msgId), AGAIN);
+                if (got === AGAIN) waits++;
+              }
+              expect(got).toEqual(expected);
+            }
+            await decide(k, expected);
+            await resumed.catchUp(q);
+            expect(resumed.position).toBe(mirror.position);
+          }
+          expect(await resumed.ready(q)).toBeUndefined();
+          expect(await resumed.readable()).toBe(true);
+          const whole = new WriteModel();
+          for (const e of log) whole.apply(e.position, e.msgId, e.recordedAt, e.changes);
+          expect(plain(resumed)).toEqual(plain(whole));
+        },
+      ),
+      { numRuns: 40 },
+    );
+    // The property went through the wait: some decisions read a day before it was here.
+    expect(waits).toBeGreaterThan(0);
+  });
+
+  it('a day that cannot be read: the decision waiting for it is not made, and the next ready starts the model over', async () => {
+    const log = await decidedDays(6);
+    const m = new WriteModel();
+    foldAll(m, log, 0, log.length);
+    const body = await encodeImage(m.capture());
+    const headEnd = headLength(body);
+    const reader: DayReader = { read: async () => Promise.reject(new Error('row gone')), close: () => undefined };
+    const resumed = new WriteModel({ newestImage: async () => undefined });
+    resumed.restore(await decodeHead(body.subarray(0, headEnd), reader));
+    const flid = [...m.flights.keys()][0]!;
+    expect(() => resumed.flights.get(flid)).toThrow(DayNotFetched);
+    expect(await resumed.deciding(async () => resumed.flights.get(flid), 'again' as const)).toBe('again');
+    const q = { query: async (_sql: string, [after, limit]: [string, number]) => ({
+      rows: log.map((d, i) => ({ position: String(i + 1), msg_id: d.msgId, recorded_at: d.recordedAt, changes: d.changes })).filter((r) => BigInt(r.position) > BigInt(after)).slice(0, limit),
+    }) } as unknown as Queryable;
+    expect((await resumed.ready(q))?.message).toBe('row gone');
+    expect(plain(resumed)).toEqual(plain(m));
   });
 
   it('a model that folded anything takes no snapshot; a bad document is a SnapshotFormatError; a stop cancels the encoding', async () => {

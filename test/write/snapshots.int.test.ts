@@ -101,8 +101,9 @@ describe('write-model snapshots', () => {
     const m = new WriteModel();
     const warmed = await warmModel(rt.pool, m, cap.log);
     expect(warmed).toMatchObject({ snapshot: newest, folded: Number(BigInt(head) - BigInt(newest)) });
-    // The start read the snapshot's head; its days arrive beside it, and the pump waits for them.
+    // The start read the snapshot's head; its days arrive beside it, one at a time (a decision waits for the ones it reads).
     expect(await m.ready(rt.pool)).toBeUndefined();
+    expect(await m.readable()).toBe(true);
     expect(cap.text()).toContain('write model: snapshot flights fetched');
     expect(contents(m)).toEqual(contents(await foldedFromZero()));
     expect(cap.text()).toContain('write model caught up');
@@ -236,7 +237,7 @@ describe('write-model snapshots', () => {
 
     const m = new WriteModel();
     expect(await warmModel(rt2.pool, m, captureLog('info').log)).toMatchObject({ snapshot: before.at(-1)!.position });
-    await m.ready(rt2.pool);
+    expect(await m.readable()).toBe(true);
     expect(contents(m)).toEqual(contents(await foldedFromZero()));
   });
 });

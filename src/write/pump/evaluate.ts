@@ -5,6 +5,7 @@ import type { Message } from '../../domain/message.ts';
 import type { PlanRequests } from '../../domain/planRequests.ts';
 import { EMPTY_REFERENCE, type ReferenceState } from '../../domain/reference/state.ts';
 import type { Config } from '../../platform/config.ts';
+import { DayNotFetched } from '../snapshot/dayNotFetched.ts';
 import { decodeHead, type DecodedHead } from './decodeHead.ts';
 import type { Head } from './findHeads.ts';
 import { failureVerdict, type HeadHistory, type Outcome, type ReferenceNotes } from './outcome.ts';
@@ -81,6 +82,8 @@ export function* judgeSteps(head: Pick<Head, 'msgId' | 'attempts' | 'firstFailur
     const reference = ctx.reference ?? EMPTY_REFERENCE;
     decision = ctx.decide ? ctx.decide(ctx.flights, message, reference, opts) : yield* decideSteps(ctx.flights, message, reference, opts);
   } catch (err) {
+    // A snapshot day not fetched yet is no verdict: the pump waits for it and decides again (WriteModel.deciding).
+    if (err instanceof DayNotFetched) throw err;
     const error = `decide failed: ${err instanceof Error ? err.message : String(err)}`;
     return { ...failureVerdict(ctx.cfg, ctx.now, head, 'CODEC_ERROR', error), identity, meta: message.meta };
   }

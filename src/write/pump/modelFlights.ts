@@ -23,6 +23,21 @@ export class ModelFlights extends LazyMap<string, FlightState> implements Flight
   /** Snapshot chunks still to index, per operation day (the day's lookup indexes them). */
   #chunkDays = new Map<string, Set<SnapshotChunk>>();
 
+  /**
+   * Resolves when the snapshot days of `flids` are here (at once when they are), reading them
+   * ahead of the other days still coming (docs/recovery.md "Start cost"); rejects when one cannot
+   * be read.
+   */
+  fetchedFor(flids: Iterable<string>): Promise<void> {
+    if (this.pendingCount === 0) return Promise.resolve();
+    const days = new Set<SnapshotChunk>();
+    for (const flid of flids) {
+      const chunk = this.chunkOf(flid);
+      if (chunk instanceof SnapshotChunk && !chunk.here) days.add(chunk);
+    }
+    return days.size === 0 ? Promise.resolve() : Promise.all([...days].map((c) => c.fetched)).then(() => undefined);
+  }
+
   operationDayOf(flid: string): string | undefined {
     const chunk = this.chunkOf(flid);
     return chunk instanceof SnapshotChunk ? chunk.day : this.get(flid)?.operationDay;
@@ -60,8 +75,9 @@ export class ModelFlights extends LazyMap<string, FlightState> implements Flight
     const day = key.slice(key.lastIndexOf('|') + 1);
     const chunks = this.#chunkDays.get(day);
     if (chunks !== undefined) {
-      this.#chunkDays.delete(day);
+      // Indexed before the day leaves the list: a chunk not fetched yet throws DayNotFetched, and the day is indexed at the next lookup.
       for (const chunk of chunks) this.#indexChunk(legs, chunk);
+      this.#chunkDays.delete(day);
     }
     return legs.flids(key);
   }

@@ -529,10 +529,10 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
         const events = await model.reload(pool);
         log.info({ events, position: model.position }, 'write model reloaded after a projection rebuild');
       }
-      // After a start from a snapshot, its days arrive beside the start (docs/recovery.md "Start cost").
+      // After a start from a snapshot, its days arrive beside the start; a scan that reads one not here yet waits for it and scans again (docs/recovery.md "Start cost").
       const unreadable = await model.ready(pool);
       if (unreadable) log.warn({ err: unreadable, position: model.position }, 'write model: the snapshot flights cannot be read; folded the log again before deciding');
-      return scan();
+      return model.deciding(scan, 0);
     },
     retryMs: (failures) => outageRetryDelay(cfg, failures),
     // The scan that just ended found nothing ready: whoever asked before it started has its answer.

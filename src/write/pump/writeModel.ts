@@ -1,5 +1,5 @@
 import { latestDayAfter } from '../../domain/archive.ts';
-import type { Change } from '../../domain/changes.ts';
+import { isFlightChange, type Change } from '../../domain/changes.ts';
 import { applyDecision } from '../../domain/evolve.ts';
 import type { Queryable } from '../../platform/db.ts';
 import { readChangesAfter } from '../../log/readDecisions.ts';
@@ -7,6 +7,7 @@ import { EMPTY_REFERENCE, foldReference, type ReferenceState } from '../../domai
 import { foldPlanRequests, NO_PLAN_REQUESTS, type PlanRequests } from '../../domain/planRequests.ts';
 import type { FlightOverlay } from './flightOverlay.ts';
 import { ModelFlights } from './modelFlights.ts';
+import { DayNotFetched } from '../snapshot/dayNotFetched.ts';
 import type { ModelImage } from '../snapshot/snapshotCodec.ts';
 
 const PAGE = 5000;
@@ -34,8 +35,14 @@ export class WriteModel {
   planRequests: PlanRequests = NO_PLAN_REQUESTS;
   private pos = 0n;
   private latest: string | null = null;
-  /** The days of the snapshot the model started from are readable (docs/recovery.md "Start cost"). */
+  /** Every day of the snapshot the model started from is here (docs/recovery.md "Start cost"). */
   private fetched: Promise<void> = Promise.resolve();
+  /** Why a day of that snapshot cannot be read, once known: `ready` starts the model over. */
+  private unreadable: Error | undefined;
+  /** Why the fold started the model over (a day it needed could not be read), for the next `ready` to tell. */
+  private startedOver: Error | undefined;
+  /** The position at which a pump step last waited for a day (a second wait there waits for them all). */
+  private waitedAt: bigint | undefined;
   private catchingUp: Promise<number> | undefined;
   private readonly watchers = new Set<() => void>();
 
@@ -68,35 +75,68 @@ export class WriteModel {
   /**
    * Start from a snapshot instead of position 0 (docs/recovery.md "Write-model snapshots"): only
    * a model that has folded nothing yet takes one. Returns false (and changes nothing) otherwise.
-   * The image's days may still be on their way (`image.fetched`): nothing reads a flight before
-   * they are here (`ready`, and the fold waits for them).
+   * The image's days may still be on their way (`image.fetched`): a read of a flight whose day is
+   * not here throws DayNotFetched (`deciding` waits for that day), and the fold waits for the days
+   * of the flights it folds.
    */
   restore(image: ModelImage): boolean {
     if (this.pos !== 0n || this.catchingUp !== undefined) return false;
-    this.fetched = image.fetched ?? Promise.resolve();
+    this.take(image);
+    return true;
+  }
+
+  private take(image: ModelImage): void {
+    const fetched = image.fetched ?? Promise.resolve();
+    this.fetched = fetched;
+    this.unreadable = undefined;
+    fetched.catch((err: unknown) => {
+      if (this.fetched === fetched) this.unreadable ??= err instanceof Error ? err : new Error(String(err));
+    });
     this.flights.copyFrom(image.flights);
     this.reference = image.reference;
     this.planRequests = image.planRequests;
     this.latest = image.latestDay;
     this.pos = BigInt(image.position);
-    return true;
   }
 
   /**
-   * Resolves when every flight of the model can be read: at once, except after a start from a
-   * snapshot whose days are still being fetched (docs/recovery.md "Start cost"). The pump and
-   * the outbox feeder wait on it before they read a flight. If the days cannot be read (the row
-   * went away, a broken document), the model starts over (`reload`: a newer snapshot, or
-   * position 0) and the reason is returned, for the caller's log line.
+   * Before a pump step (docs/recovery.md "Start cost"): at once, unless a day of the snapshot the
+   * model started from was found unreadable (the row went away, cut short, a damaged day) — then
+   * the model starts over (`reload`: a newer snapshot, or position 0) and the reason is returned,
+   * for the caller's log line. It does not wait for the days still coming: `deciding` waits for
+   * the ones a decision reads.
    */
   async ready(q: Queryable): Promise<Error | undefined> {
+    const told = this.startedOver;
+    this.startedOver = undefined;
+    const err = this.unreadable;
+    if (err === undefined) return told;
+    await this.reload(q);
+    return err;
+  }
+
+  /**
+   * Run `step` (one pump scan) against the model. When it reads a flight of a snapshot day not
+   * fetched yet (DayNotFetched: thrown before its group is committed, so nothing of that group is
+   * kept), wait for that day — read ahead of the others — and return `again`: the step is made
+   * again, from the model as it is. A second such wait at the same position waits for every day
+   * (a decision that reads many days, a plan's, does not step through them one scan at a time).
+   * A day that cannot be read makes the next `ready` start the model over.
+   */
+  async deciding<T, A = T>(step: () => Promise<T>, again: A): Promise<T | A> {
     try {
-      await this.fetched;
-      return undefined;
+      return await step();
     } catch (err) {
-      await this.reload(q);
-      await this.fetched;
-      return err instanceof Error ? err : new Error(String(err));
+      if (!(err instanceof DayNotFetched)) throw err;
+      const all = this.waitedAt === this.pos;
+      this.waitedAt = this.pos;
+      const fetched = this.fetched;
+      try {
+        await (all ? fetched : err.until);
+      } catch (cause) {
+        if (this.fetched === fetched) this.unreadable ??= cause instanceof Error ? cause : new Error(String(cause));
+      }
+      return again;
     }
   }
 
@@ -129,15 +169,21 @@ export class WriteModel {
    */
   async reload(q: Queryable): Promise<number> {
     await this.catchingUp?.catch(() => undefined);
+    await this.startOver(q);
+    return this.catchUp(q);
+  }
+
+  /** Empty, then the newest usable snapshot (its days read whole: newestImage) if there is one. */
+  private async startOver(q: Queryable): Promise<void> {
     this.flights.clear();
     this.fetched = Promise.resolve();
+    this.unreadable = undefined;
     this.reference = EMPTY_REFERENCE;
     this.planRequests = NO_PLAN_REQUESTS;
     this.pos = 0n;
     this.latest = null;
     const image = await this.opts.newestImage?.(q);
-    if (image !== undefined) this.restore(image);
-    return this.catchUp(q);
+    if (image !== undefined) this.take(image);
   }
 
   /**
@@ -181,7 +227,15 @@ export class WriteModel {
     let read = 0;
     for (;;) {
       const rows = await readChangesAfter(q, String(this.pos), PAGE);
-      if (rows.length > 0) await this.fetched;
+      // The snapshot days of the flights these decisions name (applyDecision reads no other; an archived one is only deleted).
+      try {
+        await this.flights.fetchedFor(namedFlids(rows));
+      } catch (err) {
+        // One cannot be read: start over (a newer snapshot, or position 0) and fold on from there.
+        this.startedOver = err instanceof Error ? err : new Error(String(err));
+        await this.startOver(q);
+        continue;
+      }
       for (const r of rows) {
         if (!this.apply(r.position, r.msgId, r.recordedAt, r.changes)) {
           throw new Error(`decision_event has a hole before position ${r.position} (model at ${this.position})`);
@@ -191,4 +245,9 @@ export class WriteModel {
       if (rows.length < PAGE) return read;
     }
   }
+}
+
+/** The flights the changes of `rows` fold into (the flids of their flight changes). */
+function* namedFlids(rows: readonly { readonly changes: readonly Change[] }[]): Iterable<string> {
+  for (const r of rows) for (const c of r.changes) if (isFlightChange(c)) yield c.flid;
 }

@@ -7,6 +7,7 @@
  */
 import { outageRetryDelay } from '../../platform/config.ts';
 import { Channels } from '../../platform/channels.ts';
+import { refuseArchivedAfter } from '../../log/archivedHistory.ts';
 import { RefusedError } from '../../platform/errors.ts';
 import { createWakingListener } from '../../platform/listen.ts';
 import type { Runtime } from '../../platform/runtime.ts';
@@ -19,9 +20,11 @@ import { warmModel } from './warmModel.ts';
 export interface ModelFollowerOptions {
   readonly follow: boolean;
   /**
-   * A standby's model cannot be brought up without archived history (no usable snapshot after
-   * `msgx archive`), found by its background fold after start: the process must stop and name the
-   * restores (docs/recovery.md "Archived history"). A refusal at start rejects start() instead.
+   * A standby's model cannot be brought up without archived history, found by its background fold
+   * after start — no usable snapshot after `msgx archive` (its warm-up failed at start for another
+   * reason), or decisions after its position archived while it lagged behind: the process must
+   * stop and name the restores (docs/recovery.md "Archived history"). A refusal at start rejects
+   * start() instead.
    */
   readonly onRefused?: (err: RefusedError) => void;
 }
@@ -46,7 +49,7 @@ export function createModelFollower(rt: Runtime, model: WriteModel, opts: ModelF
     async step() {
       // Not brought up yet (its start failed): from the newest snapshot, never a fold from 0 over archived months.
       if (!warmed) await warm().catch((err: unknown) => refused(err));
-      else await model.catchUp(rt.pool);
+      else await model.catchUp(rt.pool).catch((err: unknown) => gap(err));
       return rt.cfg.pollIntervalMs;
     },
     retryMs: (failures) => outageRetryDelay(rt.cfg, failures),
@@ -56,6 +59,16 @@ export function createModelFollower(rt: Runtime, model: WriteModel, opts: ModelF
   const warm = async (): Promise<void> => {
     await warmModel(rt.pool, model, log, () => rt.clock.now().getTime());
     warmed = true;
+  };
+  /**
+   * The fold of a warm model failed (a hole after its position, a lost connection): when decisions
+   * after its position are archived meanwhile (`msgx archive` while it lagged behind), it never
+   * can catch up — refuse, naming the restores; else rethrow (the loop retries with backoff).
+   */
+  const gap = async (err: unknown): Promise<never> => {
+    const at = model.position;
+    await refuseArchivedAfter(rt.pool, at, `the standby's write model (following the log at position ${at})`).catch((e: unknown) => refused(e));
+    throw err;
   };
   /** Rethrows; a refusal is also handed to onRefused (once), which stops the process. */
   let gaveUp = false;

@@ -6,11 +6,13 @@
  * and the chunk list (each chunk's operation day, flids, byte length and CRC-32). Each chunk is gzip of
  * the JSON array of one operation day's flights. A start fetches the head alone (MAGIC, length,
  * header: `substring` of the stored bytea, src/write/snapshot/newestSnapshot.ts) and the days'
- * bytes beside the rest of the start (SnapshotDays); the flights come as a LazyMap whose chunks
- * are decoded on first use (src/platform/lazyMap.ts), so a start costs the header, whatever the
- * number of days the model keeps. Every chunk's CRC-32 is checked when the days' bytes arrive
- * (milliseconds for tens of MB): a damaged day is found before the pump reads a flight of it, and
- * the model starts over from the log (WriteModel.ready), instead of failing one decision after another.
+ * bytes one day at a time beside the rest of the start, newest first and a day a decision reads
+ * ahead of the others (SnapshotDays); the flights come as a LazyMap whose chunks are decoded on
+ * first use (src/platform/lazyMap.ts), so a start costs the header, whatever the number of days
+ * the model keeps, and a decision waits only for the days it reads (a chunk read before its bytes
+ * are here throws DayNotFetched: WriteModel.deciding). Each chunk's CRC-32 is checked when its
+ * bytes arrive: a damaged day is never decoded, and the model starts over from the log
+ * (WriteModel.ready), instead of failing one decision after another.
  *
  * Encoding runs off the pump's path: the flights are stringified a slice at a time with a turn of
  * the event loop between slices, and gzip runs on libuv's thread pool, so no slice holds the loop
@@ -27,6 +29,7 @@ import type { PlanRequests, RequestedWindow } from '../../domain/planRequests.ts
 import type { RefFields } from '../../domain/reference/record.ts';
 import type { ReferenceState } from '../../domain/reference/state.ts';
 import { LazyMap, type LazyChunk } from '../../platform/lazyMap.ts';
+import { DayNotFetched } from './dayNotFetched.ts';
 
 /** The write model as of one position; every part is shared with the model and never edited (evolve.ts, state.ts). */
 export interface ModelImage {
@@ -79,42 +82,127 @@ const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
 
 /**
+ * Reads `length` bytes of a stored snapshot's days from `offset` (0: the first byte after the
+ * head): a start fetches one day at a time this way (src/write/snapshot/warmModel.ts).
+ */
+export interface DayReader {
+  read(offset: number, length: number): Promise<Buffer>;
+  /** Every day is in (no `err`), or one could not be read: nothing more is read. */
+  close(err?: unknown): void;
+}
+
+interface Deferred {
+  readonly promise: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((ok, no) => {
+    resolve = ok;
+    reject = no;
+  });
+  promise.catch(() => undefined); // observed by whoever awaits it
+  return { promise, resolve, reject };
+}
+
+/**
  * The days' part of a stored snapshot (every chunk after the header), which may still be on its
- * way from PostgreSQL: `fetched` resolves when it is here, and rejects when it cannot be read
- * (the row went away, it is shorter than the header's chunk list says, or a chunk's CRC-32 is not
- * the one the header gives).
+ * way from PostgreSQL: whole (a Buffer, or a Promise of one), or day by day from a DayReader —
+ * newest day first, and a day a reader needs (`need`) ahead of the rest (docs/recovery.md "Start
+ * cost"). `fetched` resolves when every day is here and rejects when one cannot be read (the row
+ * went away, it is shorter than the header's chunk list says, or a chunk's CRC-32 is not the one
+ * the header gives). Each day's CRC-32 is checked when its bytes arrive.
  */
 export class SnapshotDays {
-  #bytes: Buffer | undefined;
+  readonly #places: readonly ChunkPlace[];
+  readonly #bytes: (Buffer | undefined)[];
+  readonly #days: Deferred[];
+  /** Day indexes still to read from the reader, in the order they will be read. */
+  #queue: number[] = [];
   readonly fetched: Promise<void>;
 
-  constructor(bytes: Buffer | Promise<Buffer>, chunks: readonly ChunkPlace[]) {
-    const needed = chunks.reduce((n, c) => n + c.length, 0);
-    const check = (b: Buffer): void => {
-      if (b.length < needed) throw new SnapshotFormatError(`write-model snapshot is cut short in its flights (${b.length} of ${needed} bytes)`);
-      for (const c of chunks) {
-        if (zlib.crc32(b.subarray(c.offset, c.offset + c.length)) !== c.crc) throw new SnapshotFormatError(`write-model snapshot: the flights of ${c.day} are damaged (CRC-32)`);
+  constructor(bytes: Buffer | Promise<Buffer> | DayReader, chunks: readonly ChunkPlace[]) {
+    this.#places = chunks;
+    this.#bytes = chunks.map(() => undefined);
+    this.#days = chunks.map(() => deferred());
+    this.fetched = Promise.all(this.#days.map((d) => d.promise)).then(() => undefined);
+    this.fetched.catch(() => undefined); // observed by whoever awaits it
+    if (Buffer.isBuffer(bytes) || bytes instanceof Promise) {
+      const whole = (b: Buffer): void => {
+        const needed = chunks.reduce((n, c) => n + c.length, 0);
+        if (b.length < needed) throw new SnapshotFormatError(`write-model snapshot is cut short in its flights (${b.length} of ${needed} bytes)`);
+        chunks.forEach((c, i) => this.#take(i, b.subarray(c.offset, c.offset + c.length)));
+      };
+      const fail = (err: unknown): void => {
+        for (const d of this.#days) d.reject(err);
+      };
+      if (Buffer.isBuffer(bytes)) {
+        try {
+          whole(bytes);
+        } catch (err) {
+          fail(err);
+        }
+      } else {
+        bytes.then(whole).catch(fail);
       }
-      this.#bytes = b;
-    };
-    if (Buffer.isBuffer(bytes)) {
-      check(bytes);
-      this.fetched = Promise.resolve();
-    } else {
-      this.fetched = bytes.then(check);
-      this.fetched.catch(() => undefined); // observed by whoever awaits it
+      return;
     }
+    // Newest day first: the traffic of a start names today's flights and tomorrow's.
+    this.#queue = chunks.map((_, i) => i).sort((a, b) => (chunks[a]!.day < chunks[b]!.day ? 1 : chunks[a]!.day > chunks[b]!.day ? -1 : b - a));
+    void this.#readAll(bytes);
   }
 
-  slice(offset: number, length: number): Buffer {
-    if (this.#bytes === undefined) throw new Error('write-model snapshot: its days are not fetched yet (await WriteModel.ready first)');
-    return this.#bytes.subarray(offset, offset + length);
+  /** True when day `i`'s bytes are here (checked). */
+  has(i: number): boolean {
+    return this.#bytes[i] !== undefined;
+  }
+
+  /** Day `i`'s bytes, read ahead of the days not asked for yet; rejects when they cannot be read. */
+  need(i: number): Promise<void> {
+    const at = this.#queue.indexOf(i);
+    if (at > 0) {
+      this.#queue.splice(at, 1);
+      this.#queue.unshift(i);
+    }
+    return this.#days[i]!.promise;
+  }
+
+  slice(i: number, day: string): Buffer {
+    const b = this.#bytes[i];
+    if (b === undefined) throw new DayNotFetched(day, this.need(i));
+    return b;
+  }
+
+  #take(i: number, b: Buffer): void {
+    const c = this.#places[i]!;
+    if (b.length < c.length) throw new SnapshotFormatError(`write-model snapshot is cut short in the flights of ${c.day} (${b.length} of ${c.length} bytes)`);
+    if (zlib.crc32(b) !== c.crc) throw new SnapshotFormatError(`write-model snapshot: the flights of ${c.day} are damaged (CRC-32)`);
+    this.#bytes[i] = b;
+    this.#days[i]!.resolve();
+  }
+
+  /** One day after the other, in queue order; the first that cannot be read fails every day still to come. */
+  async #readAll(reader: DayReader): Promise<void> {
+    try {
+      for (let i = this.#queue.shift(); i !== undefined; i = this.#queue.shift()) {
+        const c = this.#places[i]!;
+        this.#take(i, await reader.read(c.offset, c.length));
+      }
+      reader.close();
+    } catch (err) {
+      for (const d of this.#days) d.reject(err);
+      reader.close(err);
+    }
   }
 }
 
 /**
  * One operation day's flights of a stored snapshot, gzip JSON, decoded on first use (once: the
- * model, the images it captures and the outbox feeder share it).
+ * model, the images it captures and the outbox feeder share it). Decoded before its bytes are
+ * here, it throws DayNotFetched (and its bytes are read next).
  */
 export class SnapshotChunk implements LazyChunk<string, FlightState> {
   private decoded: (readonly [string, FlightState])[] | undefined;
@@ -123,19 +211,26 @@ export class SnapshotChunk implements LazyChunk<string, FlightState> {
     readonly day: string,
     readonly keys: readonly string[],
     private readonly days: SnapshotDays,
+    /** Its place in the header's chunk list. */
+    private readonly index: number,
     /** Where its bytes start after the head, how many, and their CRC-32. */
     readonly offset: number,
     readonly length: number,
     readonly crc: number,
   ) {}
 
-  /** Resolves when the chunk's bytes are here. */
+  /** True when its bytes are here (decoding it does not wait). */
+  get here(): boolean {
+    return this.days.has(this.index);
+  }
+
+  /** Resolves when the chunk's bytes are here (read ahead of the days not asked for yet). */
   get fetched(): Promise<void> {
-    return this.days.fetched;
+    return this.days.need(this.index);
   }
 
   get body(): Buffer {
-    return this.days.slice(this.offset, this.length);
+    return this.days.slice(this.index, this.day);
   }
 
   load(): readonly (readonly [string, FlightState])[] {
@@ -235,10 +330,10 @@ export function headLength(prefix: Buffer): number {
 
 /**
  * The image of a stored snapshot from its head (MAGIC, length, header) and its days' bytes, which
- * may still be coming: the reference store, plan requests, position and latest day are there at
- * once, each day's flights from the time `fetched` resolves (WriteModel.ready waits for it).
+ * may still be coming (whole, or day by day from a DayReader): the reference store, plan requests,
+ * position and latest day are there at once, each day's flights from the time its bytes are here.
  */
-export async function decodeHead(head: Buffer, days: Buffer | Promise<Buffer>): Promise<ModelImage> {
+export async function decodeHead(head: Buffer, days: Buffer | Promise<Buffer> | DayReader): Promise<ModelImage> {
   const headEnd = headLength(head);
   if (head.length < headEnd) throw new SnapshotFormatError('write-model snapshot is cut short in its header');
   let header: Header;
@@ -259,7 +354,7 @@ export async function decodeHead(head: Buffer, days: Buffer | Promise<Buffer>): 
   });
   const stored = new SnapshotDays(days, places);
   const flights = new LazyMap<string, FlightState>();
-  header.chunks.forEach((c, i) => flights.addChunk(new SnapshotChunk(c.day, c.flids, stored, places[i]!.offset, c.bytes, c.crc)));
+  header.chunks.forEach((c, i) => flights.addChunk(new SnapshotChunk(c.day, c.flids, stored, i, places[i]!.offset, c.bytes, c.crc)));
   return {
     position: header.position,
     latestDay: header.latestDay ?? null,

@@ -6,12 +6,12 @@
  */
 import { refuseArchivedAfter } from '../../log/archivedHistory.ts';
 import { logHead } from '../../log/head.ts';
-import type { Pool, PoolClient, Queryable } from '../../platform/db.ts';
+import type { Pool, Queryable } from '../../platform/db.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { WriteModel } from '../pump/writeModel.ts';
 import { foldFingerprint } from './foldFingerprint.ts';
-import { newestSnapshot, snapshotDays, type SnapshotLookup } from './newestSnapshot.ts';
-import { decodeHead, type ModelImage } from './snapshotCodec.ts';
+import { newestSnapshot, snapshotDays, snapshotSlice, type SnapshotLookup } from './newestSnapshot.ts';
+import { decodeHead, type DayReader, type ModelImage } from './snapshotCodec.ts';
 
 export interface Warmed {
   /** Where the fold started: a snapshot, position 0, or the model as it was (a warm standby's). */
@@ -75,9 +75,10 @@ function caughtUp(log: Logger, model: WriteModel, from: Warmed['from'], snapshot
 }
 
 /**
- * The newest usable snapshot for a start: its head read now, its days' bytes fetched beside the
- * rest of the start (docs/recovery.md "Start cost") on the same REPEATABLE READ transaction, so a
- * writer deleting the row meanwhile does not take them away; the transaction ends when they are in.
+ * The newest usable snapshot for a start: its head read now, its days' bytes fetched one day at a
+ * time beside the rest of the start, newest first and any day a decision needs before the others
+ * (docs/recovery.md "Start cost"), on the same REPEATABLE READ transaction, so a writer deleting
+ * the row meanwhile does not take them away; the transaction ends when they are in.
  */
 async function openNewest(pool: Pool, fingerprint: string): Promise<{ found: SnapshotLookup; image: Promise<ModelImage> | undefined }> {
   const c = await pool.connect();
@@ -95,29 +96,15 @@ async function openNewest(pool: Pool, fingerprint: string): Promise<{ found: Sna
       end();
       return { found, image: undefined };
     }
-    const days = fetchDays(c, found.usable.id, found.usable.head.length, end);
-    const image = decodeHead(found.usable.head, days);
-    image.catch(() => undefined); // warmModel awaits it
+    const { id, head } = found.usable;
+    const reader: DayReader = { read: (offset, length) => snapshotSlice(c, id, head.length + offset, length), close: end };
+    const image = decodeHead(head, reader);
+    image.catch(() => end()); // warmModel awaits it; a header that cannot be read reads no day
     return { found, image };
   } catch (err) {
     end(err);
     throw err;
   }
-}
-
-function fetchDays(c: PoolClient, id: string, from: number, end: (err?: unknown) => void): Promise<Buffer> {
-  const days = snapshotDays(c, id, from).then(
-    (b) => {
-      end();
-      return b;
-    },
-    (err: unknown) => {
-      end(err);
-      throw err;
-    },
-  );
-  days.catch(() => undefined); // decodeHead's SnapshotDays observes it
-  return days;
 }
 
 /**
