@@ -24,7 +24,7 @@ import { backgroundSlicing, DEFAULT_SLICING, type Foreground, type Slicing } fro
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */
   coutmsgsRoutes?: readonly CoutmsgsRoute[];
-  /** The pump's write model, whose flight states the outbox feeder shares (outboxFeeder.ts). */
+  /** The pump's write model, whose flight states the outbox feeder shares (outboxFeeder.ts) and the flight projector takes where they are as of a decision it writes (flightProjector.ts). */
   sharedFold?: SharedFold;
   /** The newest write-model snapshot at or before a position, for the outbox feeder's refold (outboxFeeder.ts). */
   snapshot?: OutboxFeederOptions['snapshot'];
@@ -54,7 +54,7 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
     pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log,
   });
   const flights = createProjectorLoop({
-    pool: rt.pool, projector: createFlightProjector(undefined, opts.slicing?.flights ?? slicing), wakeup: flightsWake, clock: rt.clock,
+    pool: rt.pool, projector: createFlightProjector(undefined, opts.slicing?.flights ?? slicing, opts.sharedFold), wakeup: flightsWake, clock: rt.clock,
     log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('flights'), ...gate,
   });
   const outbox = createProjectorLoop({
