@@ -19,7 +19,7 @@ import type { PoolClient } from '../platform/db.ts';
 import { hasChanges, type DecisionEvent } from '../log/readDecisions.ts';
 import { emptyPending, flushPending, foldEventsSteps, referencedFlids, type PendingWrites } from './flightFold.ts';
 import { LIVE_TABLES, type FlightTables } from '../readModel/flightTables.ts';
-import { loadFlights } from './loadFlights.ts';
+import { loadFlights, storedFlids } from './loadFlights.ts';
 import type { Projector } from './projector.ts';
 import { FLIGHTS_PROJECTOR } from '../readModel/projectorNames.ts';
 import { DEFAULT_SLICING, DEFAULT_TIME_SLICING, runSliced, type Slicing } from '../platform/slicing.ts';
@@ -40,10 +40,7 @@ export function createFlightProjector(tables: FlightTables = LIVE_TABLES, slicin
       // Only the flights read back have rows to replace; the others are new (writeFlights.ts).
       const stored = new Set(flights.keys());
       const unread = [...new Set([...taken.values()].flatMap((states) => states.map((f) => f.flid)))].filter((flid) => !stored.has(flid));
-      if (unread.length > 0) {
-        const { rows } = await client.query<{ flid: string }>(`SELECT flid::text AS flid FROM ${tables.flight} WHERE flid = ANY($1::bigint[])`, [unread]);
-        for (const r of rows) stored.add(r.flid);
-      }
+      for (const flid of await storedFlids(client, unread, tables)) stored.add(flid);
       const pending = emptyPending();
       // Folded a slice of time at a time too: a plan's decision is 21,000–70,000 changes.
       await runSliced(foldOrTake(flights, events, pending, taken), { ...DEFAULT_TIME_SLICING, turn: () => slicing.turn() });
