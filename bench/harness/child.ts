@@ -39,9 +39,11 @@ export async function startChild(opts: ChildOptions): Promise<Child> {
   const log = createWriteStream(logFile);
   // MSGX_BENCH_PROFILE=1: every child writes a V8 CPU profile into its data folder on exit.
   const profile = process.env.MSGX_BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${dataDir}`] : [];
+  // MSGX_BENCH_NODE_ARGS: node options for every child, e.g. '--max-semi-space-size=64' (a V8 flag to try before it is made a default).
+  const nodeArgs = (process.env.MSGX_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const proc = spawnMsgx(opts.args, { ...BENCH_ENV, MSGX_DATA_DIR: dataDir, ...opts.env }, {
     script: opts.script,
-    nodeArgs: profile,
+    nodeArgs: [...profile, ...nodeArgs],
     keep: 0, // the log file has it all
     onOutput: (text) => log.write(text),
   });

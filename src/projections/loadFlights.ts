@@ -30,3 +30,10 @@ export async function loadFlights(
   }
   return flightsFromRows(rows, details);
 }
+
+/** Which of `flids` have a flight_schd row (the live projector's flights it did not read back, flightProjector.ts). */
+export async function storedFlids(q: Queryable, flids: readonly string[], tables: FlightTables = LIVE_TABLES): Promise<string[]> {
+  if (flids.length === 0) return [];
+  const { rows } = await q.query<{ flid: string }>(`SELECT flid::text AS flid FROM ${tables.flight} WHERE flid = ANY($1::bigint[])`, [flids]);
+  return rows.map((r) => r.flid);
+}

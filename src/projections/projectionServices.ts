@@ -19,12 +19,13 @@ import { Wakeup } from '../platform/wakeup.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Config } from '../platform/config.ts';
 import { aidxRules, type AidxRules, type AidxSkipReason } from '../domain/aidxOut/aidxMessage.ts';
-import { backgroundSlicing, DEFAULT_SLICING, type Foreground, type Slicing } from '../platform/slicing.ts';
+import { backgroundSlicing, createForeground, DEFAULT_SLICING, SLICED_FROM_CHANGES, type Foreground, type Slicing } from '../platform/slicing.ts';
+import type { DecisionEvent } from '../log/readDecisions.ts';
 
 export interface ProjectionServicesOptions {
   /** COUTMSGS routes of the outbox feeder (none by default, see docs/projections.md). */
   coutmsgsRoutes?: readonly CoutmsgsRoute[];
-  /** The pump's write model, whose flight states the outbox feeder shares (outboxFeeder.ts). */
+  /** The pump's write model, whose flight states the outbox feeder shares (outboxFeeder.ts) and the flight projector takes where they are as of a decision it writes (flightProjector.ts). */
   sharedFold?: SharedFold;
   /** The newest write-model snapshot at or before a position, for the outbox feeder's refold (outboxFeeder.ts). */
   snapshot?: OutboxFeederOptions['snapshot'];
@@ -53,15 +54,19 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const listener = createDecisionListener({
     pool: rt.pool, wakeups: [flightsWake, outboxWake, esdbWake, referenceWake], clock: rt.clock, log,
   });
+  // A big decision's flights before its outbox rows (docs/projections.md "Big decisions"): the feeder's
+  // slices give way to the flight projector's batch, at most FOREGROUND_MAX_WAIT_MS each time.
+  const flightsFirst = createForeground();
+  const outboxSlicing = opts.slicing?.outbox ?? slicing;
   const flights = createProjectorLoop({
-    pool: rt.pool, projector: createFlightProjector(undefined, opts.slicing?.flights ?? slicing), wakeup: flightsWake, clock: rt.clock,
+    pool: rt.pool, projector: first(createFlightProjector(undefined, opts.slicing?.flights ?? slicing, opts.sharedFold), flightsFirst), wakeup: flightsWake, clock: rt.clock,
     log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('flights'), ...gate,
   });
   const outbox = createProjectorLoop({
     pool: rt.pool, projector: createOutboxFeeder({
       clock: rt.clock, tz: rt.cfg.airportTz, routes: opts.coutmsgsRoutes, ...(opts.sharedFold ? { shared: opts.sharedFold } : {}),
       ...(opts.snapshot ? { snapshot: opts.snapshot } : {}),
-      slicing: opts.slicing?.outbox ?? slicing,
+      slicing: { every: outboxSlicing.every, turn: () => outboxSlicing.turn().then(() => flightsFirst.idle()) },
       ...aidxFeed(rt.cfg, log.child({ projector: 'outbox', target: 'AIDX' })),
     }), wakeup: outboxWake,
     clock: rt.clock, log: log.child({ projector: 'outbox' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('outbox'), ...gate,
@@ -79,6 +84,22 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
     readiness.push(esdb.readiness);
   }
   return { services, readiness };
+}
+
+/** `projector`, whose batches holding a big decision (SLICED_FROM_CHANGES changes or more) are foreground work of `fg`. */
+function first(projector: Projector, fg: Foreground): Projector {
+  const big = (events: readonly DecisionEvent[]): boolean => events.some((e) => (e.changes?.length ?? 0) >= SLICED_FROM_CHANGES);
+  return {
+    ...projector,
+    async apply(client, events, from) {
+      const end = big(events) ? fg.enter() : undefined;
+      try {
+        await projector.apply(client, events, from);
+      } finally {
+        end?.();
+      }
+    },
+  };
 }
 
 /**

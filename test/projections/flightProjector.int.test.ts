@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toFlightView } from '../../src/domain/flightView.ts';
 import { FakeClock } from '../../src/platform/clock.ts';
-import { createFlightProjector } from '../../src/projections/flightProjector.ts';
+import { createFlightProjector, type FlightsFold } from '../../src/projections/flightProjector.ts';
+import { applyDecision } from '../../src/domain/evolve.ts';
+import type { FlightState } from '../../src/domain/flight.ts';
 import { loadFlights } from '../../src/projections/loadFlights.ts';
 import { runBatch } from '../../src/projections/runBatch.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
@@ -18,8 +20,8 @@ afterEach(async () => {
   await db.drop();
 });
 
-async function drain(batchSize: number): Promise<number> {
-  const projector = createFlightProjector();
+async function drain(batchSize: number, shared?: FlightsFold): Promise<number> {
+  const projector = createFlightProjector(undefined, undefined, shared);
   const clock = new FakeClock();
   let batches = 0;
   for (;;) {
@@ -109,5 +111,42 @@ describe('flight projector over the corpus', () => {
       "SELECT count(*)::int AS n FROM flight_route_point WHERE flid IN (880001, 880004)",
     );
     expect(orphans.rows[0].n).toBe(0);
+  });
+});
+
+describe("flight projector beside the pump's fold", () => {
+  /** The decisions of a scenario and the fold of all of them, and which flights each decision left as last changed by it. */
+  function folded(name: string) {
+    const { decisions } = decideMessages(readScenario(name).files.map((f) => f.xml));
+    const model = new Map<string, FlightState>();
+    const touchedAt = new Map<string, string[]>();
+    decisions.forEach((d, i) => {
+      const changes = d.payload.changes ?? [];
+      if (changes.length > 0) touchedAt.set(String(i + 1), [...applyDecision(model, { position: String(i + 1), msgId: d.msgId, recordedAt: d.recordedAt.toISOString(), changes })]);
+    });
+    return { decisions, model, touchedAt };
+  }
+
+  it('writes the same rows when it takes the flights of a decision from that fold', async () => {
+    const { decisions, model } = folded('01-plan-and-operations');
+    await appendAll(db.pool, decisions);
+    await drain(4, { flights: model });
+    const loaded = await loadFlights(db.pool, [...model.keys()]);
+    expect(new Map([...loaded].sort())).toEqual(new Map([...model].sort()));
+  });
+
+  it('takes the states of a decision whose flights the fold holds as of that decision, and folds the others', async () => {
+    const { decisions, model, touchedAt } = folded('03-plan-snapshots');
+    await appendAll(db.pool, decisions);
+    const [position, flids] = [...touchedAt].reverse().find(([p, fs]) => fs.length > 1 && fs.every((f) => model.get(f)?.lastPosition === p))!;
+    // Marked, so that rows written from the fold's states tell themselves apart from a fold here.
+    const shared = new Map(model);
+    for (const flid of flids) shared.set(flid, { ...model.get(flid)!, airline: 'ZZ' });
+    await drain(500, { flights: shared });
+    const loaded = await loadFlights(db.pool, [...model.keys()]);
+    for (const [flid, state] of model) {
+      expect(loaded.get(flid), `flight ${flid}`).toEqual(flids.includes(flid) ? { ...state, airline: 'ZZ' } : state);
+    }
+    expect(position).not.toBe('1');
   });
 });

@@ -16,6 +16,8 @@ import { aidxRecord } from './aidxRecord.ts';
 import { createSchdWorker } from './schdWorker.ts';
 import { isTarget, TARGETS, type Target } from './targets.ts';
 import { runTargetLoop } from './targetLoop.ts';
+import { foregroundWorker } from './targetPriority.ts';
+import { createForeground } from '../../platform/slicing.ts';
 import { Channels } from '../../platform/channels.ts';
 
 export interface DispatcherDeps {
@@ -56,13 +58,16 @@ export interface Dispatcher extends Service {
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const log = deps.log;
   const ctx: DeliveryContext = { pool: deps.pool, clock: deps.clock, cfg: deps.cfg, log, fence: deps.fence, claimGraceMs: deps.claimGraceMs, faults: deps.faults };
+  // The schd loop first (docs/delivery.md "Which target first"): the msg and AIDX loops' steps wait while schd batches go out.
+  const schdFirst = createForeground();
+  const behindSchd = new Set<Target>(['KAFKA_MSG', 'AIDX']);
   const workers: Record<Target, TargetWorker> = {
     KAFKA_MSG: createMsgWorker(ctx, deps.sink, { topic: deps.cfg.kafka.topicMsg, batchMax: deps.msgBatchMax ?? 200 }),
-    KAFKA_SCHD: createSchdWorker(ctx, deps.sink, {
+    KAFKA_SCHD: foregroundWorker(createSchdWorker(ctx, deps.sink, {
       topic: deps.cfg.kafka.topicSchd,
       flushMs: deps.cfg.schdFlushMs,
       flushLimit: deps.cfg.schdFlushLimit,
-    }),
+    }), schdFirst),
     COUTMSGS: createCoutmsgsWorker(ctx, deps.mailbox, deps.cfg.coutmsgsRoutingId),
     // AIDX: KAFKA_MSG's rules (one record per row, strict event_id order), its own topic (docs/delivery.md "AIDX").
     AIDX: createMsgWorker(ctx, deps.sink, { topic: deps.cfg.kafka.topicAidx, batchMax: deps.msgBatchMax ?? 200, target: 'AIDX', record: aidxRecord }),
@@ -97,7 +102,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
           log: log.child({ target: t }),
           idlePollMs: deps.idlePollMs ?? 5000,
           errorPauseMs: 1000,
-          ...(deps.gate ? { gate: deps.gate } : {}),
+          ...(behindSchd.has(t)
+            ? { gate: async () => { await deps.gate?.(); await schdFirst.idle(); } }
+            : deps.gate ? { gate: deps.gate } : {}),
         }),
       );
     },

@@ -14,6 +14,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { KafkaSink, RecordRef, SinkRecord } from './kafkaSink.ts';
 import { kafkaFailure, needsNewProducer } from './kafkaErrors.ts';
 import { assertProducerGuarantees, buildProducerConfig, PRODUCER_GUARANTEES } from './producerConfig.ts';
+import { installFastCrc32c } from './crc32c.ts';
 
 export interface KafkajsSinkOptions {
   readonly brokers: readonly string[];
@@ -35,6 +36,8 @@ export interface KafkajsSinkOptions {
 export function createKafkajsSink(opts: KafkajsSinkOptions): KafkaSink {
   const producerConfig = buildProducerConfig(opts.producer);
   const log = opts.log;
+  // kafkajs checksums every record batch; its own CRC-32C is a byte-at-a-time loop (crc32c.ts).
+  if (!installFastCrc32c()) log.debug('kafkajs record batches keep its own CRC-32C (its encoder was loaded before)');
   const kafka = new Kafka({
     clientId: opts.clientId,
     brokers: [...opts.brokers],

@@ -1,7 +1,8 @@
 import { deliverRows, IDLE, notYetDue, WORKED, type DeliveryContext, type StepResult, type TargetWorker } from './deliverRows.ts';
 import type { KafkaSink, SinkRecord } from './kafkaSink.ts';
 import { msgRecord } from './msgRecord.ts';
-import { readHead, type OutboxRow } from './outboxRows.ts';
+import { claimFreshHead, readHead, type OutboxRow } from './outboxRows.ts';
+import { CLAIM_GRACE_MS } from './claimRows.ts';
 
 export interface MsgWorkerOptions {
   readonly topic: string;
@@ -29,6 +30,18 @@ export function createMsgWorker(ctx: DeliveryContext, sink: KafkaSink, opts: Msg
   return {
     target,
     async step(): Promise<StepResult> {
+      // Usually the head is fresh: read and claimed (for a fenced writer) in one statement.
+      const epoch = ctx.fence?.epoch();
+      if (epoch !== undefined && repeat === null) {
+        const fresh = await claimFreshHead(ctx.pool, target, opts.batchMax, { epoch, graceMs: ctx.claimGraceMs ?? CLAIM_GRACE_MS });
+        const head = fresh.rows[0];
+        if (head) {
+          const result = await deliverRows(ctx, target, fresh.rows, [head], () => sink.send(opts.topic, fresh.rows.map(record)), fresh.fenced);
+          repeat = !result.ok && result.failure.transient ? fresh.rows.map((r) => r.eventId) : null;
+          return WORKED;
+        }
+      }
+      // Empty, or a head tried before: its backoff, and after a transient failure the same rows again.
       const rows = await readHead(ctx.pool, target, opts.batchMax);
       const head = rows[0];
       if (!head) return IDLE;

@@ -48,3 +48,45 @@ export function compareIds(a: string, b: string): number {
   const y = BigInt(b);
   return x < y ? -1 : x > y ? 1 : 0;
 }
+
+/** A head claimed with its read (claimFreshHead); `fenced`: every row also carries the writer's epoch claim (claimRows.ts). */
+export interface ClaimedHead {
+  readonly rows: OutboxRow[];
+  readonly fenced: boolean;
+}
+
+/**
+ * The head of a target and the fresh rows right behind it (never tried, no backoff), read and
+ * claimed for `epoch` in one statement — the KAFKA_MSG and AIDX loops' usual step (msgWorker.ts):
+ * one UPDATE … RETURNING instead of a SELECT of the head and an UPDATE of the claim. The claim is
+ * claimRows' under its conditions (the fence at `epoch`, no row claimed by another epoch younger than
+ * the grace); where one fails the rows are returned unclaimed and the send claims them as before (and
+ * is refused as before). No rows: the target is empty, or its head was tried before (its backoff and
+ * repeat rules need the plain read, readHead).
+ */
+export async function claimFreshHead(
+  db: Queryable,
+  target: Target,
+  limit: number,
+  fence: { readonly epoch: string; readonly graceMs: number },
+): Promise<ClaimedHead> {
+  const { rows } = await db.query<OutboxRow & { claimed: boolean }>(
+    `WITH head AS (
+       SELECT event_id, attempts, next_attempt_at FROM msg_event
+        WHERE target = $1 AND state = 'PENDING'
+        ORDER BY event_id LIMIT $2),
+     tried AS (SELECT min(event_id) AS first FROM head WHERE attempts > 0 OR next_attempt_at IS NOT NULL),
+     picked AS (SELECT event_id AS pid FROM head WHERE event_id < coalesce((SELECT first FROM tried), 9223372036854775807)),
+     fence AS (SELECT epoch = $3::bigint AS ours FROM writer_fence WHERE id = 1)
+     UPDATE msg_event m SET
+            (claim_epoch, claimed_at) = (SELECT CASE WHEN ok THEN $3::bigint ELSE m.claim_epoch END, CASE WHEN ok THEN clock_timestamp() ELSE m.claimed_at END
+                                           FROM (SELECT coalesce((SELECT ours FROM fence), false)
+                                                        AND (m.claim_epoch IS NULL OR m.claim_epoch = $3::bigint
+                                                             OR m.claimed_at < clock_timestamp() - make_interval(secs => $4::double precision / 1000)) AS ok) c)
+       FROM picked WHERE m.event_id = picked.pid
+     RETURNING ${OUTBOX_COLUMNS}, coalesce((SELECT ours FROM fence), false) AND m.claim_epoch IS NOT DISTINCT FROM $3::bigint AS claimed`,
+    [target, limit, fence.epoch, fence.graceMs],
+  );
+  const fenced = rows.length > 0 && rows.every((r) => r.claimed);
+  return { rows: byEventId(rows.map(({ claimed: _, ...r }) => r)), fenced };
+}

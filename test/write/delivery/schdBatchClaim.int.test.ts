@@ -3,10 +3,12 @@
  * (src/write/delivery/schdBatch.ts), under claimRows' conditions; where one fails the rows are only
  * batched and the send claims them itself (and is refused as before). markSent gives a batch's
  * rows their one ref, and a msg send's rows each their own.
+ * The KAFKA_MSG loop reads its fresh head and claims it in one statement too (outboxRows.ts claimFreshHead).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { claimSchdBatch } from '../../../src/write/delivery/schdBatch.ts';
 import { markSent } from '../../../src/write/delivery/markDelivered.ts';
+import { claimFreshHead } from '../../../src/write/delivery/outboxRows.ts';
 import { fileDatabase } from '../../support/fileDatabase.ts';
 
 const db = fileDatabase('schdclaim');
@@ -76,5 +78,42 @@ describe('markSent', () => {
       { state: 'SENT', ref: { offset: '1' } },
       { state: 'SENT', ref: null },
     ]);
+  });
+});
+
+describe('a msg head read and claimed in one statement', () => {
+  const fence = { epoch: '7', graceMs: 10_000 };
+
+  it('the fresh head and the fresh rows behind it, claimed for our epoch, in event order, as stored', async () => {
+    await rows(4, 'KAFKA_MSG');
+    const h = await claimFreshHead(db.pool, 'KAFKA_MSG', 3, fence);
+    expect(h.fenced).toBe(true);
+    expect(h.rows.map((r) => r.payloadJson)).toEqual(['{"flid" : "0"}', '{"flid" : "1"}', '{"flid" : "2"}']);
+    expect(h.rows[0]).not.toHaveProperty('claimed');
+    expect((await claims()).map((r) => r.epoch)).toEqual(['7', '7', '7', null]);
+  });
+
+  it('stops before a row tried before; nothing when the head itself was tried (the plain read decides)', async () => {
+    await rows(4, 'KAFKA_MSG');
+    await db.pool.query(`UPDATE msg_event SET attempts = 1 WHERE seq = 2`);
+    expect((await claimFreshHead(db.pool, 'KAFKA_MSG', 10, fence)).rows.map((r) => r.flid)).toEqual(['0', '1']);
+    await db.pool.query(`UPDATE msg_event SET state = 'SENT' WHERE seq < 2`);
+    expect((await claimFreshHead(db.pool, 'KAFKA_MSG', 10, fence)).rows).toEqual([]);
+    await db.pool.query(`UPDATE msg_event SET attempts = 0, next_attempt_at = now() + interval '1 minute' WHERE seq = 2`);
+    expect((await claimFreshHead(db.pool, 'KAFKA_MSG', 10, fence)).rows).toEqual([]);
+    expect((await claimFreshHead(db.pool, 'KAFKA_SCHD', 10, fence)).rows).toEqual([]);
+  });
+
+  it('the fence past our epoch, or a row another epoch claimed within the grace: returned, not claimed as a whole', async () => {
+    await rows(2, 'KAFKA_MSG');
+    const past = await claimFreshHead(db.pool, 'KAFKA_MSG', 2, { epoch: '6', graceMs: 10_000 });
+    expect(past.fenced).toBe(false);
+    expect(past.rows).toHaveLength(2);
+    expect((await claims()).map((r) => r.epoch)).toEqual([null, null]);
+    await db.pool.query(`UPDATE msg_event SET claim_epoch = 5, claimed_at = clock_timestamp() WHERE seq = 1`);
+    expect((await claimFreshHead(db.pool, 'KAFKA_MSG', 2, fence)).fenced).toBe(false);
+    expect((await claims()).map((r) => r.epoch)).toEqual(['7', '5']);
+    await db.pool.query(`UPDATE msg_event SET claimed_at = clock_timestamp() - interval '1 minute' WHERE seq = 1`);
+    expect((await claimFreshHead(db.pool, 'KAFKA_MSG', 2, fence)).fenced).toBe(true);
   });
 });
