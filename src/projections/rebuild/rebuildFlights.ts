@@ -27,7 +27,6 @@ import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/d
 import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
 import { logHead } from '../../log/head.ts';
-import { readDecisionsAfter } from '../../log/readDecisions.ts';
 import { emptyPending, flushPending, foldEvents, type PendingWrites } from '../flightFold.ts';
 import { FLIGHTS_PROJECTOR } from '../../readModel/projectorNames.ts';
 import { FLIGHT_PROJECTION_TABLES, LIVE_TABLES, flightTables } from '../../readModel/flightTables.ts';
@@ -38,6 +37,7 @@ import { SCRATCH_SCHEMA, addScratchForeignKeys, createScratchTables, dropScratch
 import { swapTables } from './switchTables.ts';
 import { WriteBehind } from './writeBehind.ts';
 import { ScratchWrites } from './scratchWrites.ts';
+import { readRebuildPage } from './readPages.ts';
 import { foldInWorkers } from './foldWorkers.ts';
 import type { ShardResult } from './shardFold.ts';
 
@@ -157,19 +157,18 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
   };
 
   /**
-   * Fold pages after `position` until a page comes back short; returns how many events were read.
+   * Fold pages after `position` (readPages.ts) until the log's end; returns how many events were read.
    * The next page is requested before the current one is folded, so PostgreSQL and the fold overlap.
    */
   const replay = async (phase: RebuildPhase): Promise<number> => {
     let read = 0;
     checkAbort();
-    let next = readDecisionsAfter(session, position, pageSize);
+    let next = readRebuildPage(session, position, pageSize);
     for (;;) {
-      const page = await next;
+      const { events: page, more } = await next;
       const last = page[page.length - 1];
       if (last === undefined) return read;
-      const more = page.length === pageSize;
-      if (more) next = readDecisionsAfter(session, last.position, pageSize);
+      if (more) next = readRebuildPage(session, last.position, pageSize);
       foldEvents(fold, page, pending, phase === 'switch' ? undefined : own);
       read += page.length;
       events += page.length;
