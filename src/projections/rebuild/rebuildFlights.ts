@@ -37,7 +37,7 @@ import { SCRATCH_SCHEMA, addScratchForeignKeys, createScratchTables, dropScratch
 import { swapTables } from './switchTables.ts';
 import { WriteBehind } from './writeBehind.ts';
 import { ScratchWrites } from './scratchWrites.ts';
-import { readRebuildPage } from './readPages.ts';
+import { readRebuildPage } from '../../log/rebuildPages.ts';
 import { foldInWorkers } from './foldWorkers.ts';
 import type { ShardResult } from './shardFold.ts';
 
@@ -157,7 +157,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
   };
 
   /**
-   * Fold pages after `position` (readPages.ts) until the log's end; returns how many events were read.
+   * Fold pages after `position` (src/log/rebuildPages.ts) until the log's end; returns how many events were read.
    * The next page is requested before the current one is folded, so PostgreSQL and the fold overlap.
    */
   const replay = async (phase: RebuildPhase): Promise<number> => {

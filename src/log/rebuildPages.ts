@@ -12,11 +12,11 @@
  * 255 MB of jsonb); the small payloads of one page's text are bounded by PAGE_BYTES, so the text
  * stays far under PostgreSQL's 1 GB limit for one value.
  */
-import type { Change } from '../../domain/changes.ts';
-import { expandChanges } from '../../domain/compactChange.ts';
-import { decisionKindAt } from '../../domain/decisionPayload.ts';
-import type { Queryable } from '../../platform/db.ts';
-import type { DecisionEvent } from '../../log/readDecisions.ts';
+import type { Change } from '../domain/changes.ts';
+import { expandChanges } from '../domain/compactChange.ts';
+import { decisionKindAt } from '../domain/decisionPayload.ts';
+import type { Queryable } from '../platform/db.ts';
+import type { DecisionEvent } from './readDecisions.ts';
 
 /** A payload stored larger than this (pg_column_size: compressed bytes) is read on its own. */
 const BIG_BYTES = 1 << 20;

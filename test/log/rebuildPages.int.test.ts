@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDecisionsAfter, type DecisionEvent } from '../../src/log/readDecisions.ts';
-import { readRebuildPage, type PageBounds } from '../../src/projections/rebuild/readPages.ts';
+import { readRebuildPage, type PageBounds } from '../../src/log/rebuildPages.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { buildLog } from './support/log.ts';
+import { buildLog } from '../projections/support/log.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
