@@ -53,21 +53,35 @@ export function* foldEventsSteps(
 }
 
 /**
+ * How a chunk of flights is written (writeFlights by default; a rebuild copies a flight it has not
+ * written before: rebuild/scratchWrites.ts). The statements it sends on `q` run in order there
+ * while node builds the next chunk.
+ */
+export type FlightWriter<Q extends Queryable = Queryable> = (
+  q: Q,
+  tables: FlightTables,
+  flights: readonly FlightState[],
+  stored: StoredFlights,
+) => Promise<void>;
+
+/**
  * Write what `pending` names, `chunk` flights per statement set; empties `pending`. Returns flights
  * written. `lanes`: further connections that write chunks beside `q` (a rebuild's scratch tables,
  * outside any transaction); `q` alone when absent. On each connection one chunk's statements run
  * while node builds the next. `turn`: awaited after each chunk (the live projector's slicing, src/platform/slicing.ts).
- * `stored`: the flights that may already have rows (writeFlights.ts), all by default.
+ * `stored`: the flights that may already have rows (writeFlights.ts), all by default. `write`: how
+ * each chunk is written.
  */
-export async function flushPending(
-  q: Queryable,
+export async function flushPending<Q extends Queryable>(
+  q: Q,
   tables: FlightTables,
   flights: ReadonlyMap<string, FlightState>,
   pending: PendingWrites,
   chunk = 2000,
-  lanes: readonly Queryable[] = [],
+  lanes: readonly Q[] = [],
   turn?: () => Promise<void>,
   stored: StoredFlights = 'all',
+  write: FlightWriter<Q> = writeFlights,
 ): Promise<number> {
   const present: FlightState[] = [];
   const gone: string[] = [];
@@ -78,17 +92,17 @@ export async function flushPending(
   }
   await removeFlights(q, tables, gone);
   let next = 0;
-  const lane = async (c: Queryable): Promise<void> => {
+  const lane = async (c: Q): Promise<void> => {
     // A chunk is built while the one before it runs: the connection runs their statements in order.
     let running: Promise<void> = Promise.resolve();
     for (let i = next; i < present.length; i = next) {
       next = i + chunk;
-      const write = writeFlights(c, tables, present.slice(i, i + chunk), stored);
-      write.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+      const written = write(c, tables, present.slice(i, i + chunk), stored);
+      written.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
       const [before] = await Promise.allSettled([running]);
-      running = write;
+      running = written;
       if (before.status === 'rejected') {
-        await write.catch(() => undefined); // this lane's last statement ends before the failure is thrown
+        await written.catch(() => undefined); // this lane's last statement ends before the failure is thrown
         throw before.reason;
       }
       if (turn) await turn();

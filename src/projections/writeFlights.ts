@@ -16,7 +16,14 @@ import type { FlightTables } from '../readModel/flightTables.ts';
 import { columnLiterals, columnNames, unnestOf, type CellValue, type ColumnSpec } from '../platform/sqlBatch.ts';
 
 /** The row's columns and, beside them, the flight's document (readModel/flightDoc.ts, migrations 170 and 310: json). */
-const ROW_COLUMNS: readonly ColumnSpec[] = [...FLIGHT_COLUMNS, { name: 'doc', type: 'json' }, { name: 'doc_version', type: 'integer' }];
+export const ROW_COLUMNS: readonly ColumnSpec[] = [...FLIGHT_COLUMNS, { name: 'doc', type: 'json' }, { name: 'doc_version', type: 'integer' }];
+
+/** A flight's flight_schd row in ROW_COLUMNS order: its columns, its document's JSON text and the document version. */
+export function flightRowWithDoc(f: FlightState): CellValue[] {
+  const row = flightRow(f);
+  row.push(JSON.stringify(flightDoc(f)), DOC_VERSION);
+  return row;
+}
 
 const FLIGHT_UPDATE_SET = ROW_COLUMNS.filter((c) => c.name !== 'flid')
   .map((c) => `${c.name} = EXCLUDED.${c.name}`)
@@ -53,7 +60,7 @@ export async function writeFlights(q: Queryable, tables: FlightTables, flights: 
     pushAll(params, columnLiterals(rows, columns));
     return text;
   };
-  sql.push(insert(tables.flight, ROW_COLUMNS, flights.map((f) => [...flightRow(f), JSON.stringify(flightDoc(f)), DOC_VERSION]), ` ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`));
+  sql.push(insert(tables.flight, ROW_COLUMNS, flights.map(flightRowWithDoc), ` ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`));
   for (const spec of DETAIL_SPECS) {
     const rows: CellValue[][] = [];
     for (const f of flights) for (const r of detailRows(spec, f)) rows.push(r);

@@ -27,7 +27,6 @@ import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/d
 import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
 import { logHead } from '../../log/head.ts';
-import { readDecisionsAfter } from '../../log/readDecisions.ts';
 import { emptyPending, flushPending, foldEvents, type PendingWrites } from '../flightFold.ts';
 import { FLIGHTS_PROJECTOR } from '../../readModel/projectorNames.ts';
 import { FLIGHT_PROJECTION_TABLES, LIVE_TABLES, flightTables } from '../../readModel/flightTables.ts';
@@ -37,6 +36,8 @@ import { ProgressTracker, type ProgressSink, type RebuildPhase } from './progres
 import { SCRATCH_SCHEMA, addScratchForeignKeys, createScratchTables, dropScratchTables, findSwapBlockers } from './scratchTables.ts';
 import { swapTables } from './switchTables.ts';
 import { WriteBehind } from './writeBehind.ts';
+import { ScratchWrites } from './scratchWrites.ts';
+import { readRebuildPage } from '../../log/rebuildPages.ts';
 import { foldInWorkers } from './foldWorkers.ts';
 import type { ShardResult } from './shardFold.ts';
 
@@ -140,7 +141,10 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
   // folds with copies, so its journal can restore the states before it.
   const own = new FoldOwnership();
   const pending = emptyPending();
-  const behind = new WriteBehind({ lanes, tables: SCRATCH, chunk, coldAfter: opts.writeBehindAfter ?? WRITE_BEHIND_AFTER, minFlights: Math.ceil(chunk / 4) });
+  // Flights not yet in the scratch tables are copied in, others replaced (scratchWrites.ts).
+  const scratch = new ScratchWrites();
+  const flush = (q: PoolClient, more: readonly PoolClient[] = []) => flushPending(q, SCRATCH, fold, pending, chunk, more, undefined, 'all', scratch.write);
+  const behind = new WriteBehind({ lanes, tables: SCRATCH, chunk, write: scratch.write, coldAfter: opts.writeBehindAfter ?? WRITE_BEHIND_AFTER, minFlights: Math.ceil(chunk / 4) });
   let position = '0';
   let events = 0;
   /** The position the fold started after: events and total count decisions after it. */
@@ -153,19 +157,18 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
   };
 
   /**
-   * Fold pages after `position` until a page comes back short; returns how many events were read.
+   * Fold pages after `position` (src/log/rebuildPages.ts) until the log's end; returns how many events were read.
    * The next page is requested before the current one is folded, so PostgreSQL and the fold overlap.
    */
   const replay = async (phase: RebuildPhase): Promise<number> => {
     let read = 0;
     checkAbort();
-    let next = readDecisionsAfter(session, position, pageSize);
+    let next = readRebuildPage(session, position, pageSize);
     for (;;) {
-      const page = await next;
+      const { events: page, more } = await next;
       const last = page[page.length - 1];
       if (last === undefined) return read;
-      const more = page.length === pageSize;
-      if (more) next = readDecisionsAfter(session, last.position, pageSize);
+      if (more) next = readRebuildPage(session, last.position, pageSize);
       foldEvents(fold, page, pending, phase === 'switch' ? undefined : own);
       read += page.length;
       events += page.length;
@@ -189,6 +192,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
   const replayInWorkers = async (shards: number, databaseUrl: string): Promise<boolean> => {
     checkAbort();
     const upTo = await logHead(session);
+    scratch.othersWrite();
     const out = await foldInWorkers({
       databaseUrl, shards, after: position, upTo, pageSize, schema: SCRATCH_SCHEMA, writeChunk: chunk, ...(signal ? { signal } : {}),
       onProgress: (n) => {
@@ -238,13 +242,13 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     checkAbort();
     log.info({ flights: fold.size, position, writtenBehind: behind.flightsWritten }, 'rebuild: writing scratch tables');
     report('write', true);
-    await flushPending(session, SCRATCH, fold, pending, chunk, lanes);
+    await flush(session, lanes);
     await inTransaction(session, () => addScratchForeignKeys(session, foreignKeys));
 
     // Catch up with what was appended meanwhile, until a round finds less than a page.
     report('tail', true);
-    while ((await replay('tail')) >= pageSize) await flushPending(session, SCRATCH, fold, pending, chunk);
-    await flushPending(session, SCRATCH, fold, pending, chunk);
+    while ((await replay('tail')) >= pageSize) await flush(session);
+    await flush(session);
     for (const t of FLIGHT_PROJECTION_TABLES) await session.query(`ANALYZE ${SCRATCH_SCHEMA}.${t}`);
     await session.query('SET synchronous_commit TO DEFAULT');
 
@@ -258,7 +262,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
           fold.begin();
           await lockCheckpoint(session, FLIGHTS_PROJECTOR); // the live projector waits from here on
           await replay('switch');
-          await flushPending(session, SCRATCH, fold, pending, chunk);
+          await flush(session);
           await swapTables(session, opts.lockTimeoutMs ?? 1000);
           await session.query('UPDATE projection_checkpoint SET position = $2::bigint, updated_at = $3 WHERE name = $1', [
             FLIGHTS_PROJECTOR, position, clock.now(),

@@ -11,14 +11,14 @@
  * scratch tables, so two writes of one flight never race.
  */
 import type { FlightState } from '../../domain/flight.ts';
-import type { Queryable } from '../../platform/db.ts';
+import type { PoolClient } from '../../platform/db.ts';
 import type { DecisionEvent } from '../../log/readDecisions.ts';
 import type { FlightTables } from '../../readModel/flightTables.ts';
-import { flushPending, referencedFlids, type PendingWrites } from '../flightFold.ts';
+import { flushPending, referencedFlids, type FlightWriter, type PendingWrites } from '../flightFold.ts';
 
 export interface WriteBehindOptions {
   /** Connections that write (outside any transaction); none: nothing is written behind. */
-  readonly lanes: readonly Queryable[];
+  readonly lanes: readonly PoolClient[];
   readonly tables: FlightTables;
   /** Flights per write statement set. */
   readonly chunk: number;
@@ -26,6 +26,8 @@ export interface WriteBehindOptions {
   readonly coldAfter: number;
   /** A write starts once at least this many dirty flights are cold. */
   readonly minFlights: number;
+  /** How a chunk of flights is written (the rebuild's ScratchWrites). */
+  readonly write: FlightWriter<PoolClient>;
 }
 
 export class WriteBehind {
@@ -57,7 +59,7 @@ export class WriteBehind {
     if (cold.size < this.opts.minFlights) return;
     for (const flid of cold) pending.dirty.delete(flid);
     const [first, ...more] = this.opts.lanes;
-    this.running = flushPending(first!, this.opts.tables, flights, { dirty: cold, snapshots: [] }, this.opts.chunk, more)
+    this.running = flushPending(first!, this.opts.tables, flights, { dirty: cold, snapshots: [] }, this.opts.chunk, more, undefined, 'all', this.opts.write)
       .then(
         (n) => void (this.written += n),
         (error: unknown) => void (this.failure = { error }),
