@@ -31,8 +31,8 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
     'DECISION_RECORD_COLUMNS', "bigOr(\"payload->'changes'\", '$3')", "isBig('$3')", "bigOr(\"payload->'changes'\", '$4')", "isBig('$4')",
   ],
   'src/write/jobs/archiveProcState.ts': ['COLUMNS'],
-  'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS'],
-  'src/write/delivery/schdBatch.ts': ['OUTBOX_COLUMNS'],
+  'src/write/delivery/outboxRows.ts': ['OUTBOX_COLUMNS', 'CLAIM_FENCE', 'CLAIM_SET', 'CLAIMED'], // the module's constant claim fragments
+  'src/write/delivery/schdBatch.ts': ['OUTBOX_COLUMNS', 'CLAIM_FENCE', 'CLAIM_SET', 'CLAIMED'],
   'src/projections/insertOutbox.ts': ['unnestOf(COLUMNS)'],
   // Statements made of the module's constant CTE texts (values travel as $n; see their comments).
   // `when` is one of two constant conditions, by its type ('true', or appendWithOutcomes' IF_GO).

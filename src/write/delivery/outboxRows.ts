@@ -19,6 +19,19 @@ export interface OutboxRow {
   readonly batchId: string | null;
 }
 
+/**
+ * A claim of picked outbox rows for the writer's epoch ($1) in the UPDATE that selects them, with
+ * the fence's grace in ms ($2): the `fence` CTE, the SET of (claim_epoch, claimed_at) — taken when
+ * the fence is ours and the row is unclaimed, ours, or its claim is older than the grace — and the
+ * RETURNING column `claimed`. Shared by the msg/AIDX head claim and the schd batch claim.
+ */
+export const CLAIM_FENCE = 'fence AS (SELECT epoch = $1::bigint AS ours FROM writer_fence WHERE id = 1)';
+export const CLAIM_SET = `(claim_epoch, claimed_at) = (SELECT CASE WHEN ok THEN $1::bigint ELSE m.claim_epoch END, CASE WHEN ok THEN clock_timestamp() ELSE m.claimed_at END
+                                           FROM (SELECT coalesce((SELECT ours FROM fence), false)
+                                                        AND (m.claim_epoch IS NULL OR m.claim_epoch = $1::bigint
+                                                             OR m.claimed_at < clock_timestamp() - make_interval(secs => $2::double precision / 1000)) AS ok) c)`;
+export const CLAIMED = 'coalesce((SELECT ours FROM fence), false) AND m.claim_epoch IS NOT DISTINCT FROM $1::bigint AS claimed';
+
 export const OUTBOX_COLUMNS = `event_id AS "eventId", target, source_position AS "sourcePosition", msg_id AS "msgId",
   flid, payload::text AS "payloadJson", headers, attempts, next_attempt_at AS "nextAttemptAt", batch_id AS "batchId"`;
 
@@ -73,19 +86,16 @@ export async function claimFreshHead(
   const { rows } = await db.query<OutboxRow & { claimed: boolean }>(
     `WITH head AS (
        SELECT event_id, attempts, next_attempt_at FROM msg_event
-        WHERE target = $1 AND state = 'PENDING'
-        ORDER BY event_id LIMIT $2),
+        WHERE target = $3 AND state = 'PENDING'
+        ORDER BY event_id LIMIT $4),
      tried AS (SELECT min(event_id) AS first FROM head WHERE attempts > 0 OR next_attempt_at IS NOT NULL),
      picked AS (SELECT event_id AS pid FROM head WHERE event_id < coalesce((SELECT first FROM tried), 9223372036854775807)),
-     fence AS (SELECT epoch = $3::bigint AS ours FROM writer_fence WHERE id = 1)
+     ${CLAIM_FENCE}
      UPDATE msg_event m SET
-            (claim_epoch, claimed_at) = (SELECT CASE WHEN ok THEN $3::bigint ELSE m.claim_epoch END, CASE WHEN ok THEN clock_timestamp() ELSE m.claimed_at END
-                                           FROM (SELECT coalesce((SELECT ours FROM fence), false)
-                                                        AND (m.claim_epoch IS NULL OR m.claim_epoch = $3::bigint
-                                                             OR m.claimed_at < clock_timestamp() - make_interval(secs => $4::double precision / 1000)) AS ok) c)
+            ${CLAIM_SET}
        FROM picked WHERE m.event_id = picked.pid
-     RETURNING ${OUTBOX_COLUMNS}, coalesce((SELECT ours FROM fence), false) AND m.claim_epoch IS NOT DISTINCT FROM $3::bigint AS claimed`,
-    [target, limit, fence.epoch, fence.graceMs],
+     RETURNING ${OUTBOX_COLUMNS}, ${CLAIMED}`,
+    [fence.epoch, fence.graceMs, target, limit],
   );
   const fenced = rows.length > 0 && rows.every((r) => r.claimed);
   return { rows: byEventId(rows.map(({ claimed: _, ...r }) => r)), fenced };

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../platform/db.ts';
-import { byEventId, OUTBOX_COLUMNS, type OutboxRow } from './outboxRows.ts';
+import { byEventId, CLAIM_FENCE, CLAIM_SET, CLAIMED, OUTBOX_COLUMNS, type OutboxRow } from './outboxRows.ts';
 
 /** The claimed KAFKA_SCHD batch still waiting to be delivered (at most one exists), in event_id order. */
 export async function readOpenSchdBatch(db: Queryable): Promise<OutboxRow[]> {
@@ -43,16 +43,13 @@ export async function claimSchdBatch(db: Queryable, limit: number, fence?: { rea
     `WITH picked AS (
        SELECT event_id AS pid FROM msg_event
         WHERE target = 'KAFKA_SCHD' AND state = 'PENDING' AND batch_id IS NULL
-        ORDER BY event_id LIMIT $1),
-     fence AS (SELECT epoch = $2::bigint AS ours FROM writer_fence WHERE id = 1)
+        ORDER BY event_id LIMIT $3),
+     ${CLAIM_FENCE}
      UPDATE msg_event m SET batch_id = (SELECT min(pid) FROM picked),
-            (claim_epoch, claimed_at) = (SELECT CASE WHEN ok THEN $2::bigint ELSE m.claim_epoch END, CASE WHEN ok THEN clock_timestamp() ELSE m.claimed_at END
-                                           FROM (SELECT coalesce((SELECT ours FROM fence), false)
-                                                        AND (m.claim_epoch IS NULL OR m.claim_epoch = $2::bigint
-                                                             OR m.claimed_at < clock_timestamp() - make_interval(secs => $3::double precision / 1000)) AS ok) c)
+            ${CLAIM_SET}
        FROM picked WHERE m.event_id = picked.pid
-     RETURNING ${OUTBOX_COLUMNS}, coalesce((SELECT ours FROM fence), false) AND m.claim_epoch IS NOT DISTINCT FROM $2::bigint AS claimed`,
-    [limit, fence?.epoch ?? null, fence?.graceMs ?? 0],
+     RETURNING ${OUTBOX_COLUMNS}, ${CLAIMED}`,
+    [fence?.epoch ?? null, fence?.graceMs ?? 0, limit],
   );
   const fenced = fence !== undefined && rows.length > 0 && rows.every((r) => r.claimed);
   return { rows: byEventId(rows.map(({ claimed: _, ...r }) => r)), fenced };
