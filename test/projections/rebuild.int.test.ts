@@ -158,6 +158,7 @@ describe('rebuild flights', () => {
     // Appended once the worker has folded to the log's end and writes (one flight per statement
     // set, so it writes for a while): the tail folds them in this thread.
     const r = await rebuild({
+      replayThread: 'worker',
       flushChunk: 1,
       onProgress: (p) => {
         if (p.phase === 'write') appended ??= appendBatch(db.pool, tail);
@@ -169,7 +170,7 @@ describe('rebuild flights', () => {
     const loaded = await loadFlights(db.pool, flids);
     expect(flids.map((f) => loaded.get(f)?.remark)).toEqual(['tail 0', 'tail 1', 'tail 2']);
     // The same log folded in this thread from position 0.
-    expect(await rebuild({ replayThread: 'this' })).toMatchObject({ ok: true, events: log.decisions.length + tail.length });
+    expect(await rebuild()).toMatchObject({ ok: true, events: log.decisions.length + tail.length });
     expect(await snapshot()).toEqual(rebuilt);
   });
 
@@ -268,13 +269,14 @@ describe('rebuild flights', () => {
     expect(new Map([...loaded].sort())).toEqual(new Map([...more.flights].sort()));
   });
 
-  it.each<RebuildPhase>(['replay', 'write', 'tail', 'switch'])(
-    'cancelled during %s: drops the scratch tables and leaves the live tables untouched',
-    async (phase) => {
+  it.each<[RebuildPhase, 'this' | 'worker']>([['replay', 'this'], ['write', 'this'], ['tail', 'this'], ['switch', 'this'], ['replay', 'worker'], ['write', 'worker']])(
+    'cancelled during %s (replay on %s thread): drops the scratch tables and leaves the live tables untouched',
+    async (phase, replayThread) => {
       const rowsBefore = await snapshot();
       const catBefore = await catalog();
       const abort = new AbortController();
       const result = await rebuild({
+        replayThread,
         signal: abort.signal,
         onProgress: (p) => {
           if (p.phase === phase) abort.abort();

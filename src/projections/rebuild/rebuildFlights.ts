@@ -81,9 +81,12 @@ export interface RebuildOptions {
    */
   foldWorkers?: number;
   /**
-   * Where a replay from position 0 folds when no fold workers are asked for: 'worker' (the default)
-   * on one worker thread with a young generation large enough for the fold's garbage, which also
-   * writes the flights on its own connections (replayInWorker.ts); 'this': in this thread.
+   * Where a replay from position 0 folds when no fold workers are asked for: 'this' (the default),
+   * or 'worker': one worker thread, with a young generation large enough for the fold's garbage,
+   * that also writes the flights on its own connections (replayInWorker.ts), so that a serving
+   * process's own thread stays free. On the 2-core machine of docs/benchmarks.md the worker costs
+   * ~0.7 node CPU-s more than it saves (figure 4, bench/results/history-2026-12.md), so a rebuild
+   * that has the process to itself folds here.
    */
   replayThread?: 'worker' | 'this';
 }
@@ -288,7 +291,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     report('replay', true);
     const sharded = shards >= 2 && databaseUrl !== undefined && (await replayInWorkers(shards, databaseUrl));
     if (!sharded) {
-      if (start === undefined && shards < 2 && databaseUrl !== undefined && opts.replayThread !== 'this') await replayOnWorkerThread(databaseUrl);
+      if (start === undefined && shards < 2 && databaseUrl !== undefined && opts.replayThread === 'worker') await replayOnWorkerThread(databaseUrl);
       else await replay('replay');
     }
     report('replay', true);
