@@ -307,7 +307,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     report('tail', true);
     while ((await replay('tail')) >= pageSize) await flush(session);
     await flush(session);
-    for (const t of FLIGHT_PROJECTION_TABLES) await session.query(`ANALYZE ${SCRATCH_SCHEMA}.${t}`);
+    await analyzeScratch([session, ...lanes]);
     await session.query('SET synchronous_commit TO DEFAULT');
 
     const attempts = opts.switchAttempts ?? 20;
@@ -397,6 +397,23 @@ function joinShards(shards: readonly ShardResult[], fold: Map<string, FlightStat
     pushAll(pending.snapshots, shard.snapshots);
   }
   pending.snapshots.sort((a, b) => (BigInt(a.position) < BigInt(b.position) ? -1 : BigInt(a.position) > BigInt(b.position) ? 1 : 0));
+}
+
+/**
+ * ANALYZE every scratch table (the swapped-in tables plan with their statistics from the start),
+ * the tables shared out among the connections: PostgreSQL analyzes them side by side (~0.5 s for
+ * the week's tables on one connection, flight_schd's 28 MB of documents most of it) while this
+ * thread has nothing to do. Each connection is idle when this returns, failed or not.
+ */
+async function analyzeScratch(connections: readonly PoolClient[]): Promise<void> {
+  const queue: string[] = [...FLIGHT_PROJECTION_TABLES];
+  const ends = await Promise.allSettled(
+    connections.map(async (c) => {
+      for (let t = queue.shift(); t !== undefined; t = queue.shift()) await c.query(`ANALYZE ${SCRATCH_SCHEMA}.${t}`);
+    }),
+  );
+  const failed = ends.find((e) => e.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 async function countFlights(q: PoolClient): Promise<number> {
