@@ -57,7 +57,7 @@ export interface RebuildOptions {
   onProgress?: ProgressSink;
   /** Events per read. */
   pageSize?: number;
-  /** Flights per write statement set. */
+  /** Flights per write statement set (default FLUSH_CHUNK). */
   flushChunk?: number;
   /**
    * Decisions after which a flight the replay has not touched again is written during the replay
@@ -90,6 +90,13 @@ export interface RebuildOptions {
    */
   replayThread?: 'worker' | 'this';
 }
+
+/**
+ * Flights per write statement set. Smaller sets pipeline better (PostgreSQL starts on the first set
+ * sooner, and the last one, which node waits for, is shorter) and leave less young garbage: the
+ * week's rebuild from a snapshot wrote its 10,000 flights in 2.1–3.3 s against 2.9–3.7 s with 2,000.
+ */
+export const FLUSH_CHUNK = 500;
 
 /** A flight untouched for this many decisions is written during the replay (writeBehind.ts). */
 export const WRITE_BEHIND_AFTER = 20_000;
@@ -141,7 +148,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
 async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], opts: RebuildOptions): Promise<RebuildResult> {
   const { clock, log, signal } = opts;
   const pageSize = opts.pageSize ?? 5000;
-  const chunk = opts.flushChunk ?? 2000;
+  const chunk = opts.flushChunk ?? FLUSH_CHUNK;
   const problems = await findSwapBlockers(session);
   if (problems.length > 0) return { ok: false, reason: 'refused', problems };
 
@@ -274,10 +281,11 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     await session.query('SET synchronous_commit TO off');
     start = await opts.startFrom?.();
     if (start !== undefined) {
-      for (const [flid, state] of start.flights) {
-        fold.set(flid, state);
-        pending.dirty.add(flid);
-      }
+      // The image's days stay encoded until the write reads them (a LazyMap's chunks are shared,
+      // not decoded): the write decodes a day's flights as it builds their chunk, beside
+      // PostgreSQL copying the chunk before, instead of every day first.
+      fold.copyFrom(start.flights);
+      for (const flid of start.flights.keys()) pending.dirty.add(flid);
       position = start.position;
       base = Number(position);
       total -= base;
