@@ -15,6 +15,7 @@
  * MSGX_BENCH_RESTART_DAYS (default 1,7). Figures go to docs/scaling.md and docs/benchmarks.md by hand.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
@@ -93,6 +94,10 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
       from: caught!.line.from, folded: caught!.line.folded, load: load(),
     };
     progress(`restart ${days} d: ${JSON.stringify(out.restart)}`);
+    // The restarted writer's log, kept for reading the start's timeline line by line.
+    mkdirSync(env.MSGX_DATA_DIR, { recursive: true });
+    writeFileSync(`${env.MSGX_DATA_DIR}/restart.log`, w.output());
+    progress(`restart ${days} d: the writer's log is in ${env.MSGX_DATA_DIR}/restart.log`);
 
     progress(`restart ${days} d: standby, then SIGKILL of the writer`);
     const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], env, { keep: 50_000 });
