@@ -45,6 +45,11 @@ export class WriteModel {
   private waitedAt: bigint | undefined;
   private catchingUp: Promise<number> | undefined;
   private readonly watchers = new Set<() => void>();
+  private stepEnded!: () => void;
+  /** Resolves once the first pump step against this model has ended (docs/recovery.md "Start cost"). */
+  readonly firstStep = new Promise<void>((resolve) => {
+    this.stepEnded = resolve;
+  });
 
   constructor(private readonly opts: WriteModelOptions = {}) {}
 
@@ -125,9 +130,14 @@ export class WriteModel {
    */
   async deciding<T, A = T>(step: () => Promise<T>, again: A): Promise<T | A> {
     try {
-      return await step();
+      const done = await step();
+      this.stepEnded();
+      return done;
     } catch (err) {
-      if (!(err instanceof DayNotFetched)) throw err;
+      if (!(err instanceof DayNotFetched)) {
+        this.stepEnded();
+        throw err;
+      }
       const all = this.waitedAt === this.pos;
       this.waitedAt = this.pos;
       const fetched = this.fetched;
