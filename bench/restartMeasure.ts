@@ -110,6 +110,8 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
       // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
       await lineAt(standby, 'standby: waiting for the writer lock');
       await lineAt(standby, 'standby: write model follows the log');
+      // A warm standby: its snapshot days decoded while it waits (docs/recovery.md "Warm standby").
+      await lineAt(standby, 'standby: snapshot flights decoded');
       if (w.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(w.exited())}; its last output:\n${w.output().slice(-2000)}`);
       const killed = Date.now();
       w.kill('SIGKILL');

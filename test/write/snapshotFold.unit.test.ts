@@ -213,6 +213,25 @@ describe('write-model snapshot + fold of the rest = fold from 0', () => {
     expect(plain(resumed)).toEqual(plain(m));
   });
 
+  it('decodeDays decodes every snapshot day ahead (a warm standby), one day per turn, and stops when aborted', async () => {
+    const log = await decidedDays(8);
+    const m = new WriteModel();
+    foldAll(m, log, 0, log.length);
+    const body = await encodeImage(m.capture());
+    const resumed = new WriteModel();
+    expect(resumed.restore(await decodeImage(body))).toBe(true);
+    const pending = resumed.flights.pendingCount;
+    expect(pending).toBeGreaterThan(0);
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await resumed.decodeDays(stopped.signal)).toBe(0);
+    expect(resumed.flights.pendingCount).toBe(pending);
+    const days = await resumed.decodeDays(new AbortController().signal);
+    expect(days).toBeGreaterThan(1);
+    expect(resumed.flights.pendingCount).toBe(0);
+    expect(plain(resumed)).toEqual(plain(m));
+  });
+
   it('a day that cannot be read: the decision waiting for it is not made, and the next ready starts the model over', async () => {
     const log = await decidedDays(6);
     const m = new WriteModel();

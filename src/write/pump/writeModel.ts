@@ -150,6 +150,21 @@ export class WriteModel {
     }
   }
 
+  /**
+   * Decode the snapshot's days still undecoded, one day per turn of the event loop, until done or
+   * `signal` aborts: a warm standby's idle work, so that its first decisions after a takeover do
+   * not pay a day's decode (docs/recovery.md "Warm standby"). Returns the days decoded.
+   */
+  async decodeDays(signal: AbortSignal): Promise<number> {
+    if (!(await this.readable())) return 0;
+    let days = 0;
+    while (!signal.aborted && this.flights.decodeOne()) {
+      days += 1;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return days;
+  }
+
   /** True when every flight can be read now or once the snapshot's days are in; false when they cannot (ready starts over). */
   readable(): Promise<boolean> {
     return this.fetched.then(
