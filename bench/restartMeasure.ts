@@ -15,6 +15,7 @@
  * MSGX_BENCH_RESTART_DAYS (default 1,7). Figures go to docs/scaling.md and docs/benchmarks.md by hand.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
@@ -93,6 +94,10 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
       from: caught!.line.from, folded: caught!.line.folded, load: load(),
     };
     progress(`restart ${days} d: ${JSON.stringify(out.restart)}`);
+    // The restarted writer's log, kept for reading the start's timeline line by line.
+    mkdirSync(env.MSGX_DATA_DIR, { recursive: true });
+    writeFileSync(`${env.MSGX_DATA_DIR}/restart.log`, w.output());
+    progress(`restart ${days} d: the writer's log is in ${env.MSGX_DATA_DIR}/restart.log`);
 
     progress(`restart ${days} d: standby, then SIGKILL of the writer`);
     const standby = spawnMsgx(['start', '--role', 'writer', '--standby'], env, { keep: 50_000 });
@@ -105,6 +110,8 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
       // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
       await lineAt(standby, 'standby: waiting for the writer lock');
       await lineAt(standby, 'standby: write model follows the log');
+      // A warm standby: its snapshot days decoded while it waits (docs/recovery.md "Warm standby").
+      await lineAt(standby, 'standby: snapshot flights decoded');
       if (w.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(w.exited())}; its last output:\n${w.output().slice(-2000)}`);
       const killed = Date.now();
       w.kill('SIGKILL');

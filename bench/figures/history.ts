@@ -222,6 +222,8 @@ async function measureSize(log: HistoryLog, buildSeconds: number): Promise<SizeF
         // take the lock as a plain start ('writer lock taken'), and the takeover line never comes.
         await lineAt(standby, 'standby: waiting for the writer lock');
         await lineAt(standby, 'standby: write model follows the log');
+        // A warm standby: its snapshot days decoded while it waits (docs/recovery.md "Warm standby").
+        await lineAt(standby, 'standby: snapshot flights decoded');
         if (second.p.exited()) throw new Error(`the writer exited before the kill: ${JSON.stringify(second.p.exited())}; its last output:\n${second.p.output().slice(-2000)}`);
         const kill = Date.now();
         second.p.kill('SIGKILL');

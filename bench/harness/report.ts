@@ -1,7 +1,7 @@
 /** The printed table (Markdown, so it pastes into docs/benchmarks.md) and bench/results/latest.json. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Figure, FigureResult, Measure } from './figure.ts';
+import { spreadWiderThanMargin, type Figure, type FigureResult, type Measure } from './figure.ts';
 
 export const RESULTS_FILE = fileURLToPath(new URL('../results/latest.json', import.meta.url));
 
@@ -12,9 +12,19 @@ export interface FigureOutcome {
   readonly error?: string;
 }
 
+const numberText = (v: number): string =>
+  Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+
+/** `1,752 ms`, or for a figure of rounds the median and the spread: `1,752 ms [1,610–1,930, 3 rounds]`. */
 export function formatMeasure(m: Measure): string {
-  const v = Math.abs(m.value) >= 1000 ? Math.round(m.value).toLocaleString('en-US') : m.value >= 100 ? m.value.toFixed(0) : m.value >= 10 ? m.value.toFixed(1) : m.value.toFixed(2);
-  return `${v} ${m.unit}`;
+  const rounds = m.rounds && m.rounds.length > 1 ? ` [${numberText(Math.min(...m.rounds))}–${numberText(Math.max(...m.rounds))}, ${m.rounds.length} rounds]` : '';
+  return `${numberText(m.value)} ${m.unit}${rounds}`;
+}
+
+function metText(r: FigureResult['rows'][number]): string {
+  if (!r.goal) return '';
+  const mark = r.goal.met ? '✓' : '✗';
+  return spreadWiderThanMargin(r) ? `${mark} (the spread is wider than the margin)` : mark;
 }
 
 const ratioText = (r: number): string => `${r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`;
@@ -33,7 +43,7 @@ export function formatTable(outcomes: readonly FigureOutcome[]): string {
     o.result.rows.forEach((r, i) => {
       const better = r.better === 'higher' ? '↑' : '↓';
       lines.push(
-        `| ${i === 0 ? f.id : ''} | ${i === 0 ? f.title : ''} | ${r.metric} | ${formatMeasure(r.msgx)} | ${formatMeasure(r.baseline)} — ${r.baseline.what} | ${ratioText(r.ratio)} ${better} | ${r.goal?.text ?? ''} | ${r.goal ? (r.goal.met ? '✓' : '✗') : ''} |`,
+        `| ${i === 0 ? f.id : ''} | ${i === 0 ? f.title : ''} | ${r.metric} | ${formatMeasure(r.msgx)} | ${formatMeasure(r.baseline)} — ${r.baseline.what} | ${ratioText(r.ratio)} ${better} | ${r.goal?.text ?? ''} | ${metText(r)} |`,
       );
     });
   }

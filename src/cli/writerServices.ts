@@ -118,8 +118,9 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     ...projections.services,
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
     ...delivery.services,
-    // Consistency sentinel: a sample check on start and daily (read-only snapshot; repairs nothing).
-    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot }),
+    // Consistency sentinel: a sample check on start (after the pump's first drain) and daily
+    // (read-only snapshot; repairs nothing).
+    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot, settled: () => pump.drained() }),
   ];
   return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, pump.readiness, ...projections.readiness, ...delivery.readiness] };
 }

@@ -6,7 +6,10 @@
  * ERROR line. Nothing is repaired: the runbook (docs/operations.md) says how.
  *
  * The check runs in its own read-only snapshot on one pooled connection; it never holds a lock the
- * pump or the projectors wait for. Start-up does not wait for it.
+ * pump or the projectors wait for. Start-up does not wait for it, and the start check waits for
+ * `settled` (the writer: the pump's first drain, at most START_CHECK_DEFER_MS), so that it never
+ * shares the CPU with the first decisions after a start or a takeover (docs/operations.md,
+ * "Sentinel").
  */
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
@@ -22,6 +25,8 @@ import { runCheck, type SnapshotCheck } from './runCheck.ts';
 
 /** ERROR lines per check at most; the rest are counted in one more line. */
 const LOG_LIMIT = 1000;
+/** The start check waits at most this long for `settled` (a backlog that takes longer is checked beside it). */
+export const START_CHECK_DEFER_MS = 60_000;
 
 export interface SentinelDeps {
   readonly pool: Pool;
@@ -31,6 +36,8 @@ export interface SentinelDeps {
   readonly routes?: readonly CoutmsgsRoute[];
   /** The write-model snapshot check (absent: not checked). */
   readonly snapshot?: SnapshotCheck;
+  /** What the start check waits for first (at most START_CHECK_DEFER_MS); absent: it runs at once. */
+  readonly settled?: () => Promise<void>;
 }
 
 export interface Sentinel extends Service {
@@ -71,8 +78,24 @@ export function createSentinel(deps: SentinelDeps): Sentinel {
     }
   }
 
+  async function untilSettled(settled: () => Promise<void>): Promise<void> {
+    const deferred = new AbortController();
+    const cancel = (): void => deferred.abort();
+    stop.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      await Promise.race([settled(), clock.sleep(START_CHECK_DEFER_MS, deferred.signal)]);
+    } finally {
+      stop.signal.removeEventListener('abort', cancel);
+      deferred.abort();
+    }
+  }
+
   async function run(): Promise<void> {
-    if (cfg.consistency.checkOnStart) await guarded('start');
+    if (cfg.consistency.checkOnStart) {
+      if (deps.settled) await untilSettled(deps.settled);
+      if (stop.signal.aborted) return;
+      await guarded('start');
+    }
     while (!stop.signal.aborted) {
       const now = clock.now();
       const next = nextDailyRun(now, cfg.consistency.checkAt, cfg.airportTz);

@@ -138,6 +138,14 @@ export class LazyMap<K, V> extends Map<K, V> {
     super.forEach(fn, thisArg);
   }
 
+  /** Decode one chunk still pending, as a `get` of one of its keys would. False: none was left. */
+  decodeOne(): boolean {
+    const first = this.#pending.values().next();
+    if (first.done) return false;
+    this.#decode(first.value);
+    return true;
+  }
+
   #decode(chunk: LazyChunk<K, V>): void {
     for (const [k, v] of chunk.load()) {
       if (this.#pending.get(k) !== chunk) continue;

@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { runCheck, type Selection } from '../../src/consistency/runCheck.ts';
 import type { CheckReport, Mismatch } from '../../src/consistency/report.ts';
-import { createSentinel } from '../../src/consistency/sentinel.ts';
+import { createSentinel, START_CHECK_DEFER_MS } from '../../src/consistency/sentinel.ts';
 import { FakeClock, systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -277,6 +277,49 @@ describe('the writer sentinel', () => {
     } finally {
       await running.stop();
     }
+  }, 120_000);
+
+  it('holds the start check until the writer has settled (the pump drained) or START_CHECK_DEFER_MS has passed, and a stop ends the wait', async () => {
+    undo.push(() => db.pool.query('DELETE FROM consistency_check'));
+    const starts = async (): Promise<number> => (await db.pool.query("SELECT count(*)::int AS n FROM consistency_check WHERE trigger = 'start'")).rows[0].n;
+    const cfg = { airportTz: 'Asia/Shanghai', consistency: { checkOnStart: true, checkAt: '03:40', sampleRatio: 0.05 } };
+
+    // Settled: the check runs then, not before (the deferral's sleep is the clock's only sleeper).
+    const clock = new FakeClock('2025-03-14T00:00:00Z');
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => { settle = resolve; });
+    const sentinel = createSentinel({ pool: db.pool, clock, log: silentLogger, cfg, settled: () => settled });
+    await sentinel.start();
+    try {
+      await waitFor(() => clock.pendingSleepers === 1, { what: 'the start check deferred' });
+      clock.advance(START_CHECK_DEFER_MS - 1);
+      expect(await starts()).toBe(0);
+      settle();
+      await waitFor(async () => (await starts()) === 1, { what: 'the start check after the drain', timeoutMs: 60_000 });
+    } finally {
+      await sentinel.stop();
+    }
+
+    // Never settled: the check runs after START_CHECK_DEFER_MS.
+    const clock2 = new FakeClock('2025-03-14T00:00:00Z');
+    const late = createSentinel({ pool: db.pool, clock: clock2, log: silentLogger, cfg, settled: () => new Promise<void>(() => {}) });
+    await late.start();
+    try {
+      await waitFor(() => clock2.pendingSleepers === 1, { what: 'the start check deferred' });
+      clock2.advance(START_CHECK_DEFER_MS);
+      await waitFor(async () => (await starts()) === 2, { what: 'the start check after the bound', timeoutMs: 60_000 });
+    } finally {
+      await late.stop();
+    }
+
+    // A stop while it waits ends the wait and runs no check.
+    const clock3 = new FakeClock('2025-03-14T00:00:00Z');
+    const stopped = createSentinel({ pool: db.pool, clock: clock3, log: silentLogger, cfg, settled: () => new Promise<void>(() => {}) });
+    await stopped.start();
+    await waitFor(() => clock3.pendingSleepers === 1, { what: 'the start check deferred' });
+    await stopped.stop();
+    expect(clock3.pendingSleepers).toBe(0);
+    expect(await starts()).toBe(2);
   }, 120_000);
 
   it('runs the daily check at MSGX_CONSISTENCY_CHECK_AT airport time on the injected clock, and none on start when switched off', async () => {

@@ -177,6 +177,61 @@ describe('write-model snapshot + fold of the rest = fold from 0', () => {
     expect(waits).toBeGreaterThan(0);
   });
 
+  it('a start reads only the days its decisions ask for until `background` (the pump\'s first step) resolves, then the rest', async () => {
+    const log = await decidedDays(7);
+    const m = new WriteModel();
+    foldAll(m, log, 0, log.length);
+    const body = await encodeImage(m.capture());
+    const headEnd = headLength(body);
+    const read: number[] = [];
+    const reader: DayReader = {
+      async read(offset, length) {
+        read.push(offset);
+        return body.subarray(headEnd + offset, headEnd + offset + length);
+      },
+      close: () => undefined,
+    };
+    const resumed = new WriteModel();
+    const image = await decodeHead(body.subarray(0, headEnd), reader, resumed.firstStep);
+    expect(resumed.restore(image)).toBe(true);
+    const settle = async (): Promise<void> => {
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    };
+    await settle();
+    expect(read).toEqual([]);
+    // A decision reads a flight of the older day: that day alone is read, ahead of the others.
+    const older = [...m.flights.values()].map((f) => f.operationDay).sort()[0]!;
+    const flid = [...m.flights.values()].find((f) => f.operationDay === older)!.flid;
+    expect(await resumed.deciding(async () => resumed.flights.get(flid)?.flid, 'again' as const)).toBe('again');
+    expect(read).toHaveLength(1);
+    await settle();
+    expect(read).toHaveLength(1);
+    // The pump's first step ends (the second try succeeds): every other day follows.
+    expect(await resumed.deciding(async () => resumed.flights.get(flid)?.flid, 'again' as const)).toBe(flid);
+    await image.fetched;
+    expect(read.length).toBeGreaterThan(1);
+    expect(plain(resumed)).toEqual(plain(m));
+  });
+
+  it('decodeDays decodes every snapshot day ahead (a warm standby), one day per turn, and stops when aborted', async () => {
+    const log = await decidedDays(8);
+    const m = new WriteModel();
+    foldAll(m, log, 0, log.length);
+    const body = await encodeImage(m.capture());
+    const resumed = new WriteModel();
+    expect(resumed.restore(await decodeImage(body))).toBe(true);
+    const pending = resumed.flights.pendingCount;
+    expect(pending).toBeGreaterThan(0);
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await resumed.decodeDays(stopped.signal)).toBe(0);
+    expect(resumed.flights.pendingCount).toBe(pending);
+    const days = await resumed.decodeDays(new AbortController().signal);
+    expect(days).toBeGreaterThan(1);
+    expect(resumed.flights.pendingCount).toBe(0);
+    expect(plain(resumed)).toEqual(plain(m));
+  });
+
   it('a day that cannot be read: the decision waiting for it is not made, and the next ready starts the model over', async () => {
     const log = await decidedDays(6);
     const m = new WriteModel();

@@ -45,6 +45,11 @@ export class WriteModel {
   private waitedAt: bigint | undefined;
   private catchingUp: Promise<number> | undefined;
   private readonly watchers = new Set<() => void>();
+  private stepEnded!: () => void;
+  /** Resolves once the first pump step against this model has ended (docs/recovery.md "Start cost"). */
+  readonly firstStep = new Promise<void>((resolve) => {
+    this.stepEnded = resolve;
+  });
 
   constructor(private readonly opts: WriteModelOptions = {}) {}
 
@@ -125,9 +130,14 @@ export class WriteModel {
    */
   async deciding<T, A = T>(step: () => Promise<T>, again: A): Promise<T | A> {
     try {
-      return await step();
+      const done = await step();
+      this.stepEnded();
+      return done;
     } catch (err) {
-      if (!(err instanceof DayNotFetched)) throw err;
+      if (!(err instanceof DayNotFetched)) {
+        this.stepEnded();
+        throw err;
+      }
       const all = this.waitedAt === this.pos;
       this.waitedAt = this.pos;
       const fetched = this.fetched;
@@ -138,6 +148,21 @@ export class WriteModel {
       }
       return again;
     }
+  }
+
+  /**
+   * Decode the snapshot's days still undecoded, one day per turn of the event loop, until done or
+   * `signal` aborts: a warm standby's idle work, so that its first decisions after a takeover do
+   * not pay a day's decode (docs/recovery.md "Warm standby"). Returns the days decoded.
+   */
+  async decodeDays(signal: AbortSignal): Promise<number> {
+    if (!(await this.readable())) return 0;
+    let days = 0;
+    while (!signal.aborted && this.flights.decodeOne()) {
+      days += 1;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return days;
   }
 
   /** True when every flight can be read now or once the snapshot's days are in; false when they cannot (ready starts over). */

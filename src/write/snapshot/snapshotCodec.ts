@@ -122,9 +122,19 @@ export class SnapshotDays {
   readonly #days: Deferred[];
   /** Day indexes still to read from the reader, in the order they will be read. */
   #queue: number[] = [];
+  /** Days a reader asked for (`need`): read even before `background` resolves. */
+  readonly #asked = new Set<number>();
+  /** Resolved (and replaced) when a day is asked for, to wake a reader waiting for `background`. */
+  #asking = deferred();
+  #background = false;
   readonly fetched: Promise<void>;
 
-  constructor(bytes: Buffer | Promise<Buffer> | DayReader, chunks: readonly ChunkPlace[]) {
+  /**
+   * `background` (DayReader only): the days nobody asked for are read once it resolves, so that
+   * a start's first decisions do not share the event loop with them (docs/recovery.md "Start
+   * cost"); absent, at once.
+   */
+  constructor(bytes: Buffer | Promise<Buffer> | DayReader, chunks: readonly ChunkPlace[], background?: Promise<void>) {
     this.#places = chunks;
     this.#bytes = chunks.map(() => undefined);
     this.#days = chunks.map(() => deferred());
@@ -152,7 +162,18 @@ export class SnapshotDays {
     }
     // Newest day first: the traffic of a start names today's flights and tomorrow's.
     this.#queue = chunks.map((_, i) => i).sort((a, b) => (chunks[a]!.day < chunks[b]!.day ? 1 : chunks[a]!.day > chunks[b]!.day ? -1 : b - a));
+    if (background === undefined) this.#background = true;
+    else
+      void background.then(
+        () => this.#goOn(),
+        () => this.#goOn(),
+      );
     void this.#readAll(bytes);
+  }
+
+  #goOn(): void {
+    this.#background = true;
+    this.#asking.resolve();
   }
 
   /** True when day `i`'s bytes are here (checked). */
@@ -166,6 +187,10 @@ export class SnapshotDays {
     if (at > 0) {
       this.#queue.splice(at, 1);
       this.#queue.unshift(i);
+    }
+    if (at >= 0 && !this.#asked.has(i)) {
+      this.#asked.add(i);
+      this.#asking.resolve();
     }
     return this.#days[i]!.promise;
   }
@@ -187,7 +212,13 @@ export class SnapshotDays {
   /** One day after the other, in queue order; the first that cannot be read fails every day still to come. */
   async #readAll(reader: DayReader): Promise<void> {
     try {
-      for (let i = this.#queue.shift(); i !== undefined; i = this.#queue.shift()) {
+      for (let i = this.#queue[0]; i !== undefined; i = this.#queue[0]) {
+        if (!this.#background && !this.#asked.has(i)) {
+          await this.#asking.promise;
+          this.#asking = deferred();
+          continue;
+        }
+        this.#queue.shift();
         const c = this.#places[i]!;
         this.#take(i, await reader.read(c.offset, c.length));
       }
@@ -332,8 +363,9 @@ export function headLength(prefix: Buffer): number {
  * The image of a stored snapshot from its head (MAGIC, length, header) and its days' bytes, which
  * may still be coming (whole, or day by day from a DayReader): the reference store, plan requests,
  * position and latest day are there at once, each day's flights from the time its bytes are here.
+ * From a DayReader, the days nobody asked for are read once `background` resolves (absent: at once).
  */
-export async function decodeHead(head: Buffer, days: Buffer | Promise<Buffer> | DayReader): Promise<ModelImage> {
+export async function decodeHead(head: Buffer, days: Buffer | Promise<Buffer> | DayReader, background?: Promise<void>): Promise<ModelImage> {
   const headEnd = headLength(head);
   if (head.length < headEnd) throw new SnapshotFormatError('write-model snapshot is cut short in its header');
   let header: Header;
@@ -352,7 +384,7 @@ export async function decodeHead(head: Buffer, days: Buffer | Promise<Buffer> | 
     at += c.bytes;
     return place;
   });
-  const stored = new SnapshotDays(days, places);
+  const stored = new SnapshotDays(days, places, background);
   const flights = new LazyMap<string, FlightState>();
   header.chunks.forEach((c, i) => flights.addChunk(new SnapshotChunk(c.day, c.flids, stored, i, places[i]!.offset, c.bytes, c.crc)));
   return {

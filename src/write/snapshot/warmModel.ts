@@ -27,7 +27,7 @@ export async function warmModel(pool: Pool, model: WriteModel, log: Logger, now:
   const t0 = now();
   if (model.position !== '0') return caughtUp(log, model, 'warm model', null, await model.catchUp(pool), now() - t0);
   const fingerprint = foldFingerprint();
-  const { found, image } = await openNewest(pool, fingerprint);
+  const { found, image } = await openNewest(pool, fingerprint, daysInBackground(model));
   let snapshot: string | null = null;
   if (found.usable === undefined) {
     log.info(
@@ -75,12 +75,31 @@ function caughtUp(log: Logger, model: WriteModel, from: Warmed['from'], snapshot
 }
 
 /**
+ * The days no decision asked for are fetched after the pump's first step against the model (the
+ * messages waiting at a start go first, fetching only their own days), or at most
+ * BACKGROUND_DAYS_AFTER_MS after the header: a standby's model, whose pump does not run yet, and a
+ * first step that takes long do not hold the snapshot's transaction open.
+ */
+export const BACKGROUND_DAYS_AFTER_MS = 2_000;
+
+function daysInBackground(model: WriteModel): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, BACKGROUND_DAYS_AFTER_MS);
+    timer.unref();
+    void model.firstStep.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
  * The newest usable snapshot for a start: its head read now, its days' bytes fetched one day at a
  * time beside the rest of the start, newest first and any day a decision needs before the others
  * (docs/recovery.md "Start cost"), on the same REPEATABLE READ transaction, so a writer deleting
  * the row meanwhile does not take them away; the transaction ends when they are in.
  */
-async function openNewest(pool: Pool, fingerprint: string): Promise<{ found: SnapshotLookup; image: Promise<ModelImage> | undefined }> {
+async function openNewest(pool: Pool, fingerprint: string, background: Promise<void>): Promise<{ found: SnapshotLookup; image: Promise<ModelImage> | undefined }> {
   const c = await pool.connect();
   let open = true;
   const end = (err?: unknown): void => {
@@ -98,7 +117,7 @@ async function openNewest(pool: Pool, fingerprint: string): Promise<{ found: Sna
     }
     const { id, head } = found.usable;
     const reader: DayReader = { read: (offset, length) => snapshotSlice(c, id, head.length + offset, length), close: end };
-    const image = decodeHead(head, reader);
+    const image = decodeHead(head, reader, background);
     image.catch(() => end()); // warmModel awaits it; a header that cannot be read reads no day
     return { found, image };
   } catch (err) {
