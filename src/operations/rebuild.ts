@@ -21,6 +21,8 @@ export interface RebuildRun {
   readonly full?: boolean;
   /** Worker threads for a replay from position 0 (rebuildFlights' foldWorkers; default none). */
   readonly foldWorkers?: number;
+  /** Where a replay from position 0 folds (rebuildFlights' replayThread; default this thread). */
+  readonly replayThread?: 'worker' | 'this';
   /** Each progress line, as a terminal shows it (rate-limited by the rebuild's own tracker). */
   readonly onLine?: (line: string) => void;
   /** Once it is on record: the RebuildRequested decision's position and the operation_progress row. */
@@ -66,6 +68,7 @@ export async function rebuildFlightsRecorded(rt: Runner, run: RebuildRun): Promi
         ...(run.signal ? { signal: run.signal } : {}),
         ...(run.pageSize ? { pageSize: run.pageSize } : {}),
         ...(run.foldWorkers ? { foldWorkers: run.foldWorkers } : {}),
+        ...(run.replayThread ? { replayThread: run.replayThread } : {}),
         ...(run.full ? {} : { startFrom: () => Promise.resolve(image) }),
         onProgress: (p) => {
           run.onLine?.(formatProgress('flights', p));

@@ -83,13 +83,11 @@ export async function flushPending<Q extends Queryable>(
   stored: StoredFlights = 'all',
   write: FlightWriter<Q> = writeFlights,
 ): Promise<number> {
-  const present: FlightState[] = [];
+  // Flids, not states: a chunk's states are looked up as it is built, so a LazyMap (a rebuild
+  // from a snapshot) decodes a day's flights beside the write of the chunk before.
+  const present: string[] = [];
   const gone: string[] = [];
-  for (const flid of pending.dirty) {
-    const s = flights.get(flid);
-    if (s) present.push(s);
-    else gone.push(flid);
-  }
+  for (const flid of pending.dirty) (flights.has(flid) ? present : gone).push(flid);
   await removeFlights(q, tables, gone);
   let next = 0;
   const lane = async (c: Q): Promise<void> => {
@@ -97,7 +95,14 @@ export async function flushPending<Q extends Queryable>(
     let running: Promise<void> = Promise.resolve();
     for (let i = next; i < present.length; i = next) {
       next = i + chunk;
-      const written = write(c, tables, present.slice(i, i + chunk), stored);
+      let states: FlightState[];
+      try {
+        states = present.slice(i, i + chunk).map((flid) => flights.get(flid)!);
+      } catch (err) {
+        await running.catch(() => undefined); // a snapshot's day that cannot be decoded: this lane's last statement ends first
+        throw err;
+      }
+      const written = write(c, tables, states, stored);
       written.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
       const [before] = await Promise.allSettled([running]);
       running = written;

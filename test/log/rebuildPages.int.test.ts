@@ -8,6 +8,13 @@ let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase('rebuildpages');
   await buildLog(db.pool, { days: 2, flightsPerDay: 40, opsPerDay: 150, seed: 7 });
+  // Times the page sends as milliseconds since 1970: microseconds (truncated, as to_char's MS), before 1970.
+  await db.pool.query(
+    `INSERT INTO decision_event (position, msg_id, kind, handler, handler_version, flids, payload, recorded_at)
+     SELECT m + i, NULL, 'Applied', 'test', 1, '{}', '{"changes": []}', t::timestamptz
+       FROM (SELECT max(position) AS m FROM decision_event) h,
+            unnest(ARRAY['2025-03-10 01:02:03.456789+00', '1969-12-31 23:59:59.9996+00', '2025-03-10 01:02:03.999999+08']) WITH ORDINALITY AS x(t, i)`,
+  );
 });
 afterAll(async () => db?.drop());
 

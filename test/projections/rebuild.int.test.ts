@@ -16,7 +16,7 @@ import { shardOf } from '../../src/projections/rebuild/shardFold.ts';
 import { foldModelUpTo } from '../../src/write/snapshot/foldUpTo.ts';
 import { createTestDatabase, withAdminClient, type TestDatabase } from '../support/databases.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { appendAll } from '../support/decisions.ts';
+import { appendAll, appendBatch } from '../support/decisions.ts';
 import { buildLog, planLog, type BuiltLog } from './support/log.ts';
 
 let db: TestDatabase;
@@ -148,6 +148,32 @@ describe('rebuild flights', () => {
     }
   });
 
+  it('after a replay on the worker thread, the tail reads back the flights it changes from the scratch tables', async () => {
+    const expected = await snapshot();
+    const flids = [...log.flights.keys()].slice(0, 3);
+    const tail = flids.map((flid, i) => ({
+      flids: [flid], payload: { changes: [{ type: 'FlightUpdated' as const, flid, fields: { remark: `tail ${i}` } }] }, recordedAt: new Date(),
+    }));
+    let appended: Promise<unknown> | undefined;
+    // Appended once the worker has folded to the log's end and writes (one flight per statement
+    // set, so it writes for a while): the tail folds them in this thread.
+    const r = await rebuild({
+      replayThread: 'worker',
+      flushChunk: 1,
+      onProgress: (p) => {
+        if (p.phase === 'write') appended ??= appendBatch(db.pool, tail);
+      },
+    });
+    await appended;
+    expect(r).toMatchObject({ ok: true, events: log.decisions.length + tail.length, flights: expected.flight_schd!.length });
+    const rebuilt = await snapshot();
+    const loaded = await loadFlights(db.pool, flids);
+    expect(flids.map((f) => loaded.get(f)?.remark)).toEqual(['tail 0', 'tail 1', 'tail 2']);
+    // The same log folded in this thread from position 0.
+    expect(await rebuild()).toMatchObject({ ok: true, events: log.decisions.length + tail.length });
+    expect(await snapshot()).toEqual(rebuilt);
+  });
+
   it('folds in one thread when a decision changes a flight its flids column does not name', async () => {
     const all = [...log.flights.keys()];
     const a = all[0]!;
@@ -243,13 +269,14 @@ describe('rebuild flights', () => {
     expect(new Map([...loaded].sort())).toEqual(new Map([...more.flights].sort()));
   });
 
-  it.each<RebuildPhase>(['replay', 'write', 'tail', 'switch'])(
-    'cancelled during %s: drops the scratch tables and leaves the live tables untouched',
-    async (phase) => {
+  it.each<[RebuildPhase, 'this' | 'worker']>([['replay', 'this'], ['write', 'this'], ['tail', 'this'], ['switch', 'this'], ['replay', 'worker'], ['write', 'worker']])(
+    'cancelled during %s (replay on %s thread): drops the scratch tables and leaves the live tables untouched',
+    async (phase, replayThread) => {
       const rowsBefore = await snapshot();
       const catBefore = await catalog();
       const abort = new AbortController();
       const result = await rebuild({
+        replayThread,
         signal: abort.signal,
         onProgress: (p) => {
           if (p.phase === phase) abort.abort();

@@ -65,7 +65,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // catalog itself (pg_get_constraintdef) with quoted constraint names.
   'src/projections/rebuild/switchTables.ts': ["tables.map((t) => `public.${t}`).join(', ')", 't', 'RETIRED_SCHEMA', 'SCRATCH_SCHEMA'],
   'src/projections/rebuild/scratchTables.ts': ['SCRATCH_SCHEMA', 'k.table', 'quote(k.name)', 'k.def', 't'],
-  'src/projections/rebuild/rebuildFlights.ts': ['SCRATCH_SCHEMA', 't', 'SCRATCH.snapLog', 'LIVE_TABLES.snapLog'], // ANALYZE of the constant table list; the constant snap-log tables
+  'src/projections/rebuild/rebuildFlights.ts': ['SCRATCH_SCHEMA', 't', 'SCRATCH.snapLog', 'LIVE_TABLES.snapLog', 'SCRATCH.flight'], // ANALYZE of the constant table list; the constant snap-log and flight tables
   // LISTEN/UNLISTEN take no parameters: channel names are constants, escaped where not literal.
   'src/platform/listen.ts': ['pg.escapeIdentifier(ch)'],
 };

@@ -90,7 +90,8 @@ export function adminRoutes(rt: Runtime): AdminRoutes {
           begun = true;
           resolve(s);
         };
-        rebuildFlightsRecorded({ pool: rt.pool, clock: rt.clock, log }, { startedBy: operator, onStarted })
+        // A replay from position 0 folds on a worker thread: this process goes on serving meanwhile.
+        rebuildFlightsRecorded({ pool: rt.pool, clock: rt.clock, log }, { startedBy: operator, onStarted, replayThread: 'worker' })
           .then((r) => log.info({ operator, ok: r.ok }, 'rebuild from the console ended'))
           // Before it was on record the request fails (the HTTP boundary reports it); after, only the log can tell.
           .catch((err: unknown) => (begun ? log.error({ err }, 'rebuild from the console failed') : reject(err as Error)))

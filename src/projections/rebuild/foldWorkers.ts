@@ -40,7 +40,7 @@ export type FromFoldWorker =
  * next decision, a few thousand decisions later, so with the default 16 MB most states were copied
  * by the scavenger and promoted before they died; the fold alone took ~40% less CPU with 64 MB.
  */
-const YOUNG_GENERATION_MB = 192;
+export const YOUNG_GENERATION_MB = 192;
 
 export interface FoldRun {
   readonly databaseUrl: string;

@@ -27,7 +27,8 @@ import { SqlState, sqlState, type Pool, type PoolClient } from '../../platform/d
 import type { Logger } from '../../platform/logger.ts';
 import { ensureCheckpoint, lockCheckpoint } from '../checkpoint.ts';
 import { logHead } from '../../log/head.ts';
-import { emptyPending, flushPending, foldEvents, type PendingWrites } from '../flightFold.ts';
+import { emptyPending, flushPending, foldEvents, referencedFlids, type PendingWrites } from '../flightFold.ts';
+import { loadFlights } from '../loadFlights.ts';
 import { FLIGHTS_PROJECTOR } from '../../readModel/projectorNames.ts';
 import { FLIGHT_PROJECTION_TABLES, LIVE_TABLES, flightTables } from '../../readModel/flightTables.ts';
 import { JournaledMap } from '../journaledMap.ts';
@@ -38,7 +39,9 @@ import { swapTables } from './switchTables.ts';
 import { WriteBehind } from './writeBehind.ts';
 import { ScratchWrites } from './scratchWrites.ts';
 import { readRebuildPage } from '../../log/rebuildPages.ts';
+import type { DecisionEvent } from '../../log/readDecisions.ts';
 import { foldInWorkers } from './foldWorkers.ts';
+import { replayInWorker } from './replayInWorker.ts';
 import type { ShardResult } from './shardFold.ts';
 
 /** Advisory lock key held by the session of a running rebuild. */
@@ -54,7 +57,7 @@ export interface RebuildOptions {
   onProgress?: ProgressSink;
   /** Events per read. */
   pageSize?: number;
-  /** Flights per write statement set. */
+  /** Flights per write statement set (default FLUSH_CHUNK). */
   flushChunk?: number;
   /**
    * Decisions after which a flight the replay has not touched again is written during the replay
@@ -77,7 +80,23 @@ export interface RebuildOptions {
    * idle cores may gain from 2 or more.
    */
   foldWorkers?: number;
+  /**
+   * Where a replay from position 0 folds when no fold workers are asked for: 'this' (the default),
+   * or 'worker': one worker thread, with a young generation large enough for the fold's garbage,
+   * that also writes the flights on its own connections (replayInWorker.ts), so that a serving
+   * process's own thread stays free. On the 2-core machine of docs/benchmarks.md the worker costs
+   * ~0.7 node CPU-s more than it saves (figure 4, bench/results/history-2026-12.md), so a rebuild
+   * that has the process to itself folds here.
+   */
+  replayThread?: 'worker' | 'this';
 }
+
+/**
+ * Flights per write statement set. Smaller sets pipeline better (PostgreSQL starts on the first set
+ * sooner, and the last one, which node waits for, is shorter) and leave less young garbage: the
+ * week's rebuild from a snapshot wrote its 10,000 flights in 2.1–3.3 s against 2.9–3.7 s with 2,000.
+ */
+export const FLUSH_CHUNK = 500;
 
 /** A flight untouched for this many decisions is written during the replay (writeBehind.ts). */
 export const WRITE_BEHIND_AFTER = 20_000;
@@ -129,7 +148,7 @@ async function rebuildLocked(session: PoolClient, opts: RebuildOptions): Promise
 async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], opts: RebuildOptions): Promise<RebuildResult> {
   const { clock, log, signal } = opts;
   const pageSize = opts.pageSize ?? 5000;
-  const chunk = opts.flushChunk ?? 2000;
+  const chunk = opts.flushChunk ?? FLUSH_CHUNK;
   const problems = await findSwapBlockers(session);
   if (problems.length > 0) return { ok: false, reason: 'refused', problems };
 
@@ -147,11 +166,28 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
   const behind = new WriteBehind({ lanes, tables: SCRATCH, chunk, write: scratch.write, coldAfter: opts.writeBehindAfter ?? WRITE_BEHIND_AFTER, minFlights: Math.ceil(chunk / 4) });
   let position = '0';
   let events = 0;
+  /** Flight writes during the replay by the replay worker (the in-thread ones are `behind`'s). */
+  let writtenByWorker = 0;
+  /**
+   * After a replay on the worker thread `fold` starts empty: the flights the tail and the switch
+   * change are read back from the scratch tables first (as the live projector reads the live
+   * tables). `looked`: flids read back or found absent since (a flight archived meanwhile is not
+   * read again).
+   */
+  let readBack: { readonly looked: Set<string>; readonly flights: number } | undefined;
+  const flightCount = () => (readBack === undefined ? fold.size : Math.max(readBack.flights, fold.size));
+  const readBackTouched = async (page: readonly DecisionEvent[]): Promise<void> => {
+    if (readBack === undefined) return;
+    const { looked } = readBack;
+    const missing = referencedFlids(page).filter((flid) => !fold.has(flid) && !looked.has(flid));
+    for (const flid of missing) looked.add(flid);
+    for (const [flid, state] of await loadFlights(session, missing, SCRATCH)) fold.set(flid, state);
+  };
   /** The position the fold started after: events and total count decisions after it. */
   let base = 0;
   let total = Number(await logHead(session));
   const report = (phase: RebuildPhase, force = false) =>
-    tracker.report({ phase, events, total, position, flights: fold.size }, force);
+    tracker.report({ phase, events, total, position, flights: flightCount() }, force);
   const checkAbort = () => {
     if (signal?.aborted) throw new CancelledError('rebuild cancelled');
   };
@@ -168,6 +204,7 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
       const { events: page, more } = await next;
       const last = page[page.length - 1];
       if (last === undefined) return read;
+      await readBackTouched(page);
       if (more) next = readRebuildPage(session, last.position, pageSize);
       foldEvents(fold, page, pending, phase === 'switch' ? undefined : own);
       read += page.length;
@@ -212,6 +249,30 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     return true;
   };
 
+  /**
+   * The replay from position 0 and the write of its flights on a worker thread (replayInWorker.ts),
+   * to the log's end as the worker finds it; its flights then join `fold` (written: not dirty).
+   */
+  const replayOnWorkerThread = async (databaseUrl: string): Promise<void> => {
+    checkAbort();
+    scratch.othersWrite();
+    let folded = 0;
+    const done = await replayInWorker({
+      databaseUrl, after: position, pageSize, schema: SCRATCH_SCHEMA, chunk, writeBehindAfter: opts.writeBehindAfter ?? WRITE_BEHIND_AFTER,
+      lanes: lanes.length, ...(signal ? { signal } : {}),
+      onPage: (p) => {
+        ({ events, position } = p);
+        total = Math.max(total, Number(position) - base);
+        folded = p.flights;
+        tracker.report({ phase: 'replay', events, total, position, flights: folded });
+      },
+      onWrite: () => tracker.report({ phase: 'write', events, total, position, flights: folded }, true),
+    });
+    ({ events, position } = done);
+    writtenByWorker = done.writtenBehind;
+    readBack = { looked: new Set(), flights: done.flights };
+  };
+
   let start: RebuildStart | undefined;
   try {
     await ensureCheckpoint(session, FLIGHTS_PROJECTOR);
@@ -220,10 +281,11 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     await session.query('SET synchronous_commit TO off');
     start = await opts.startFrom?.();
     if (start !== undefined) {
-      for (const [flid, state] of start.flights) {
-        fold.set(flid, state);
-        pending.dirty.add(flid);
-      }
+      // The image's days stay encoded until the write reads them (a LazyMap's chunks are shared,
+      // not decoded): the write decodes a day's flights as it builds their chunk, beside
+      // PostgreSQL copying the chunk before, instead of every day first.
+      fold.copyFrom(start.flights);
+      for (const flid of start.flights.keys()) pending.dirty.add(flid);
       position = start.position;
       base = Number(position);
       total -= base;
@@ -235,12 +297,16 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     const databaseUrl = opts.pool.options.connectionString;
     log.info({ head: total, foldWorkers: shards }, 'rebuild: replaying the log');
     report('replay', true);
-    if (shards < 2 || databaseUrl === undefined || !(await replayInWorkers(shards, databaseUrl))) await replay('replay');
+    const sharded = shards >= 2 && databaseUrl !== undefined && (await replayInWorkers(shards, databaseUrl));
+    if (!sharded) {
+      if (start === undefined && shards < 2 && databaseUrl !== undefined && opts.replayThread === 'worker') await replayOnWorkerThread(databaseUrl);
+      else await replay('replay');
+    }
     report('replay', true);
 
     await behind.drain();
     checkAbort();
-    log.info({ flights: fold.size, position, writtenBehind: behind.flightsWritten }, 'rebuild: writing scratch tables');
+    log.info({ flights: flightCount(), position, writtenBehind: behind.flightsWritten + writtenByWorker }, 'rebuild: writing scratch tables');
     report('write', true);
     await flush(session, lanes);
     await inTransaction(session, () => addScratchForeignKeys(session, foreignKeys));
@@ -249,10 +315,11 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     report('tail', true);
     while ((await replay('tail')) >= pageSize) await flush(session);
     await flush(session);
-    for (const t of FLIGHT_PROJECTION_TABLES) await session.query(`ANALYZE ${SCRATCH_SCHEMA}.${t}`);
+    await analyzeScratch([session, ...lanes]);
     await session.query('SET synchronous_commit TO DEFAULT');
 
     const attempts = opts.switchAttempts ?? 20;
+    let flightsAtSwitch: number | undefined;
     for (let attempt = 1; ; attempt++) {
       checkAbort();
       report('switch', true);
@@ -263,6 +330,8 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
           await lockCheckpoint(session, FLIGHTS_PROJECTOR); // the live projector waits from here on
           await replay('switch');
           await flush(session);
+          // The flights are in the scratch table, not all in `fold`.
+          if (readBack !== undefined) flightsAtSwitch = await countFlights(session);
           await swapTables(session, opts.lockTimeoutMs ?? 1000);
           await session.query('UPDATE projection_checkpoint SET position = $2::bigint, updated_at = $3 WHERE name = $1', [
             FLIGHTS_PROJECTOR, position, clock.now(),
@@ -275,6 +344,8 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
       } catch (err) {
         fold.rollback();
         reset(pending);
+        // The flights read back in the switch were rolled back with it: read them again.
+        readBack?.looked.clear();
         ({ position, events } = before);
         if (sqlState(err) !== SqlState.lockNotAvailable || attempt >= attempts) throw err;
         log.warn({ attempt }, 'rebuild: readers held the live tables too long; retrying the switch');
@@ -283,10 +354,11 @@ async function rebuildWith(session: PoolClient, lanes: readonly PoolClient[], op
     }
     report('done', true);
     const seconds = (clock.now().getTime() - started) / 1000;
-    log.info({ position, events, flights: fold.size, seconds }, 'rebuild: switched to the rebuilt tables');
+    const flights = flightsAtSwitch ?? fold.size;
+    log.info({ position, events, flights, seconds }, 'rebuild: switched to the rebuilt tables');
     return {
-      ok: true, position, events, flights: fold.size, seconds, from: start === undefined ? 'position 0' : `snapshot at ${start.position}`,
-      writtenBehind: behind.flightsWritten,
+      ok: true, position, events, flights, seconds, from: start === undefined ? 'position 0' : `snapshot at ${start.position}`,
+      writtenBehind: behind.flightsWritten + writtenByWorker,
     };
   } catch (err) {
     await behind.drain().catch(() => undefined); // no write behind may still hold the scratch tables
@@ -333,6 +405,28 @@ function joinShards(shards: readonly ShardResult[], fold: Map<string, FlightStat
     pushAll(pending.snapshots, shard.snapshots);
   }
   pending.snapshots.sort((a, b) => (BigInt(a.position) < BigInt(b.position) ? -1 : BigInt(a.position) > BigInt(b.position) ? 1 : 0));
+}
+
+/**
+ * ANALYZE every scratch table (the swapped-in tables plan with their statistics from the start),
+ * the tables shared out among the connections: PostgreSQL analyzes them side by side (~0.5 s for
+ * the week's tables on one connection, flight_schd's 28 MB of documents most of it) while this
+ * thread has nothing to do. Each connection is idle when this returns, failed or not.
+ */
+async function analyzeScratch(connections: readonly PoolClient[]): Promise<void> {
+  const queue: string[] = [...FLIGHT_PROJECTION_TABLES];
+  const ends = await Promise.allSettled(
+    connections.map(async (c) => {
+      for (let t = queue.shift(); t !== undefined; t = queue.shift()) await c.query(`ANALYZE ${SCRATCH_SCHEMA}.${t}`);
+    }),
+  );
+  const failed = ends.find((e) => e.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+async function countFlights(q: PoolClient): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${SCRATCH.flight}`);
+  return rows[0]?.n ?? 0;
 }
 
 function reset(p: PendingWrites): void {
