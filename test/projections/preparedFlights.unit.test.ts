@@ -4,7 +4,7 @@
  * clear leaves the rest to be made then.
  */
 import { describe, expect, it } from 'vitest';
-import { PreparedFlights } from '../../src/projections/preparedFlights.ts';
+import { PREPARED_MAX, PreparedFlights } from '../../src/projections/preparedFlights.ts';
 import { makeFlightRows } from '../../src/projections/writeFlights.ts';
 import { runSteps } from '../../src/domain/steps.ts';
 import { decideMessages } from './support/corpus.ts';
@@ -37,5 +37,13 @@ describe('PreparedFlights', () => {
     const second = flights.get(flids[1]!)!;
     expect(prepared.take(second)).toEqual(makeFlightRows(second));
     expect(made).toEqual(makeFlightRows(first));
+  });
+
+  it(`holds the rows of ${PREPARED_MAX} flights at most until it is cleared`, () => {
+    const prepared = new PreparedFlights();
+    const many = new Map([...Array(PREPARED_MAX + 10).keys()].map((i) => [String(i), { ...flights.get(flids[i % flids.length]!)!, flid: String(i) }]));
+    expect(runSteps(prepared.prepare([...many.keys()], many, () => false))).toBe(PREPARED_MAX);
+    prepared.clear();
+    expect(runSteps(prepared.prepare([...many.keys()].slice(0, 5), many, () => false))).toBe(5);
   });
 });
