@@ -17,7 +17,7 @@ export interface SchdWorkerOptions {
  * KAFKA_SCHD: every flushMs (or as soon as flushLimit rows are pending) claim the pending rows in
  * event_id order as one batch and send ONE record with the newest flight record per FLID. The
  * batch succeeds, backs off or goes DEAD as a whole; a failed batch is retried as the same rows
- * before anything newer is claimed.
+ * before anything newer is sent (the next full batch may already be claimed: see `ahead`).
  */
 export function createSchdWorker(ctx: DeliveryContext, sink: KafkaSink, opts: SchdWorkerOptions): TargetWorker {
   let nextFlushAt = ctx.clock.now().getTime() + opts.flushMs;
