@@ -9,9 +9,7 @@
  * prefixed.
  */
 import { createSharedReads } from '../projections/sharedReads.ts';
-import { appendedEvents, offerable, type Appended } from '../log/appendedEvents.ts';
-import type { DecisionEvent } from '../log/readDecisions.ts';
-import { PreparedFlights } from '../projections/preparedFlights.ts';
+import { appendedEvents, offerable } from '../log/appendedEvents.ts';
 import { createSentinel } from '../consistency/sentinel.ts';
 import type { Decider } from '../domain/decide.ts';
 import { shadowMailbox } from '../platform/mailbox/shadowMailbox.ts';
@@ -20,12 +18,12 @@ import type { Runtime } from '../platform/runtime.ts';
 import type { ReadinessCheck, Service } from '../platform/service.ts';
 import type { WriterFence } from '../platform/writerFence.ts';
 import { createProjectionServices } from '../projections/projectionServices.ts';
-import { createForeground, nextTurn, runSliced, type Foreground } from '../platform/slicing.ts';
+import { createForeground, type Foreground } from '../platform/slicing.ts';
 import { createBackfill, type Backfill } from '../write/backfill/backfillService.ts';
 import { createDeliveryServices } from '../write/delivery/deliveryServices.ts';
 import { createIngest, type Ingest } from '../write/ingest/ingestService.ts';
 import { createJobs } from '../write/jobs/jobsService.ts';
-import { createPump, type BesideCommit, type Pump, type PumpOptions } from '../write/pump/pumpService.ts';
+import { createPump, type Pump, type PumpOptions } from '../write/pump/pumpService.ts';
 import { WriteModel } from '../write/pump/writeModel.ts';
 import { checkSnapshot } from '../write/snapshot/checkSnapshot.ts';
 import { createModelFollower } from '../write/snapshot/modelFollower.ts';
@@ -83,7 +81,6 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   const reads = createSharedReads();
   // While the pump works on a big head, the projectors' slices give way (docs/projections.md "Big decisions").
   const foreground = opts.foreground ?? createForeground();
-  const ahead = createWorkAhead();
   const pump = createPump(wrt, {
     foreground,
     model,
@@ -92,10 +89,8 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     fence: opts.fence,
     ...(opts.decide ? { decide: opts.decide } : {}),
     ...(opts.parts === 'core' ? {} : {
-      // A plan's projector work made while its commit runs (docs/projections.md "Big decisions").
-      besideCommit: (work) => ahead.besideCommit(work),
       onCommitted: (appended) => {
-        if (offerable(appended) && reads.wants(appended.rows[0]?.position)) reads.offer(ahead.events(appended));
+        if (offerable(appended) && reads.wants(appended.rows[0]?.position)) reads.offer(appendedEvents(appended));
       },
     }),
     ...(opts.bigHeadSlicing ? { slicing: opts.bigHeadSlicing } : {}),
@@ -114,7 +109,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   const core: Service[] = [createModelFollower(wrt, model, { follow: false }), ingest, pump, snapshots, ...(mode.shadow ? [] : [backfill])];
   if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence, gate: () => foreground.idle() });
-  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage, reads, foreground, prepared: ahead.prepared });
+  const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage, reads, foreground });
   const services: Service[] = [
     ...core,
     createJobs(wrt),
@@ -127,30 +122,4 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot }),
   ];
   return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, pump.readiness, ...projections.readiness, ...delivery.readiness] };
-}
-
-/**
- * What the writer makes of a plan while the pump's commit of it runs in PostgreSQL (PumpOptions
- * besideCommit; docs/projections.md "Big decisions"): the events its projectors will be offered
- * (parsed from the text the append sent, as onCommitted would parse them right after the commit),
- * then the flight projector's rows of its flights, a few at a time, until the commit is done.
- * Both are pure functions of what was committed, so a commit that does not go through only leaves
- * work that is never asked for.
- */
-function createWorkAhead(): { readonly prepared: PreparedFlights; besideCommit(work: BesideCommit): void; events(appended: Appended): DecisionEvent[] } {
-  const prepared = new PreparedFlights();
-  const parsed = new WeakMap<Appended, DecisionEvent[]>();
-  return {
-    prepared,
-    besideCommit({ appended, flids, flights, commit }) {
-      let done = false;
-      void commit.then(() => {
-        done = true;
-      });
-      if (offerable(appended)) parsed.set(appended, appendedEvents(appended));
-      // Slices of ~10 ms: the commit's answer waits for one at most.
-      void runSliced(prepared.prepare(flids, flights, () => done), { sliceMs: 10, turn: nextTurn }).catch(() => undefined);
-    },
-    events: (appended) => parsed.get(appended) ?? appendedEvents(appended),
-  };
 }

@@ -17,9 +17,7 @@ import type { FlightState } from '../domain/flight.ts';
 import type { Steps } from '../domain/steps.ts';
 import type { PoolClient } from '../platform/db.ts';
 import { hasChanges, type DecisionEvent } from '../log/readDecisions.ts';
-import { emptyPending, flushPending, foldEventsSteps, referencedFlids, type FlightWriter, type PendingWrites } from './flightFold.ts';
-import type { PreparedFlights } from './preparedFlights.ts';
-import { writeFlights } from './writeFlights.ts';
+import { emptyPending, flushPending, foldEventsSteps, referencedFlids, type PendingWrites } from './flightFold.ts';
 import { LIVE_TABLES, type FlightTables } from '../readModel/flightTables.ts';
 import { loadFlights, storedFlids } from './loadFlights.ts';
 import type { Projector } from './projector.ts';
@@ -32,38 +30,23 @@ export interface FlightsFold {
   readonly flights: ReadonlyMap<string, FlightState>;
 }
 
-/**
- * `prepared`: rows the writer made ahead of this projector (preparedFlights.ts: during the pump's
- * commit of a plan), taken where they are of the very state written; dropped after each batch.
- */
-export function createFlightProjector(tables: FlightTables = LIVE_TABLES, slicing: Slicing = DEFAULT_SLICING, shared?: FlightsFold, prepared?: PreparedFlights): Projector {
-  const write: FlightWriter = prepared
-    ? (q, t, flights, stored) => writeFlights(q, t, flights, stored, (f) => prepared.take(f))
-    : writeFlights;
+export function createFlightProjector(tables: FlightTables = LIVE_TABLES, slicing: Slicing = DEFAULT_SLICING, shared?: FlightsFold): Projector {
   return {
     name: FLIGHTS_PROJECTOR,
     async apply(client: PoolClient, events: readonly DecisionEvent[]) {
-      try {
-        await applyBatch(client, events);
-      } finally {
-        prepared?.clear();
-      }
+      const taken = adoptable(events, shared?.flights);
+      const folded = taken.size === 0 ? events : events.filter((e) => !taken.has(e));
+      const flights = await loadFlights(client, referencedFlids(folded), tables);
+      // Only the flights read back have rows to replace; the others are new (writeFlights.ts).
+      const stored = new Set(flights.keys());
+      const unread = [...new Set([...taken.values()].flatMap((states) => states.map((f) => f.flid)))].filter((flid) => !stored.has(flid));
+      for (const flid of await storedFlids(client, unread, tables)) stored.add(flid);
+      const pending = emptyPending();
+      // Folded a slice of time at a time too: a plan's decision is 21,000–70,000 changes.
+      await runSliced(foldOrTake(flights, events, pending, taken), { ...DEFAULT_TIME_SLICING, turn: () => slicing.turn() });
+      await flushPending(client, tables, flights, pending, slicing.every, [], () => slicing.turn(), stored);
     },
   };
-
-  async function applyBatch(client: PoolClient, events: readonly DecisionEvent[]): Promise<void> {
-    const taken = adoptable(events, shared?.flights);
-    const folded = taken.size === 0 ? events : events.filter((e) => !taken.has(e));
-    const flights = await loadFlights(client, referencedFlids(folded), tables);
-    // Only the flights read back have rows to replace; the others are new (writeFlights.ts).
-    const stored = new Set(flights.keys());
-    const unread = [...new Set([...taken.values()].flatMap((states) => states.map((f) => f.flid)))].filter((flid) => !stored.has(flid));
-    for (const flid of await storedFlids(client, unread, tables)) stored.add(flid);
-    const pending = emptyPending();
-    // Folded a slice of time at a time too: a plan's decision is 21,000–70,000 changes.
-    await runSliced(foldOrTake(flights, events, pending, taken), { ...DEFAULT_TIME_SLICING, turn: () => slicing.turn() });
-    await flushPending(client, tables, flights, pending, slicing.every, [], () => slicing.turn(), stored, write);
-  }
 }
 
 /**

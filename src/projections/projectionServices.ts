@@ -10,7 +10,6 @@ import { createDecisionListener } from './decisionListener.ts';
 import type { Projector } from './projector.ts';
 import { ESDB_PROJECTOR } from './esdb/streamNames.ts';
 import { createFlightProjector } from './flightProjector.ts';
-import type { PreparedFlights } from './preparedFlights.ts';
 import { createOutboxFeeder, type OutboxFeederOptions, type SharedFold } from './outboxFeeder.ts';
 import type { CoutmsgsRoute } from './outboxRoutes.ts';
 import { createProjectorLoop } from './projectorLoop.ts';
@@ -36,8 +35,6 @@ export interface ProjectionServicesOptions {
   foreground?: Foreground;
   /** The projectors' shared reads (default: their own); the writer passes the ones its pump offers its commits to. */
   reads?: SharedReads;
-  /** Flight rows the writer made ahead of the flight projector (preparedFlights.ts; default none). */
-  prepared?: PreparedFlights;
 }
 
 export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOptions = {}): { services: Service[]; readiness: ReadinessCheck[] } {
@@ -62,7 +59,7 @@ export function createProjectionServices(rt: Runtime, opts: ProjectionServicesOp
   const flightsFirst = createForeground();
   const outboxSlicing = opts.slicing?.outbox ?? slicing;
   const flights = createProjectorLoop({
-    pool: rt.pool, projector: first(createFlightProjector(undefined, opts.slicing?.flights ?? slicing, opts.sharedFold, opts.prepared), flightsFirst), wakeup: flightsWake, clock: rt.clock,
+    pool: rt.pool, projector: first(createFlightProjector(undefined, opts.slicing?.flights ?? slicing, opts.sharedFold), flightsFirst), wakeup: flightsWake, clock: rt.clock,
     log: log.child({ projector: 'flights' }), pollIntervalMs, faults: rt.faults, stallReadyMs, read: reads.reader('flights'), ...gate,
   });
   const outbox = createProjectorLoop({

@@ -48,24 +48,7 @@ export async function removeFlights(q: Queryable, tables: FlightTables, flids: r
  */
 export type StoredFlights = 'all' | ReadonlySet<string>;
 
-/** A flight's rows as writeFlights writes them (preparedFlights.ts: made ahead, or now). */
-export interface FlightRows {
-  readonly row: CellValue[];
-  /** Per DETAIL_SPECS entry. */
-  readonly details: readonly CellValue[][][];
-}
-
-/** A flight's rows, made now. */
-export const makeFlightRows = (f: FlightState): FlightRows => ({ row: flightRowWithDoc(f), details: DETAIL_SPECS.map((spec) => detailRows(spec, f)) });
-
-/** `rowsOf`: where each flight's rows come from (default: made here; the live projector takes those made ahead, preparedFlights.ts). */
-export async function writeFlights(
-  q: Queryable,
-  tables: FlightTables,
-  flights: readonly FlightState[],
-  stored: StoredFlights = 'all',
-  rowsOf: (f: FlightState) => FlightRows = makeFlightRows,
-): Promise<void> {
+export async function writeFlights(q: Queryable, tables: FlightTables, flights: readonly FlightState[], stored: StoredFlights = 'all'): Promise<void> {
   if (flights.length === 0) return;
   const replaced = flights.filter((f) => stored === 'all' || stored.has(f.flid)).map((f) => f.flid);
   if (replaced.length > 0) await q.query(deleteDetails(tables), [replaced]);
@@ -77,11 +60,10 @@ export async function writeFlights(
     pushAll(params, columnLiterals(rows, columns));
     return text;
   };
-  const made = flights.map(rowsOf);
-  sql.push(insert(tables.flight, ROW_COLUMNS, made.map((m) => m.row), ` ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`));
-  for (const [k, spec] of DETAIL_SPECS.entries()) {
+  sql.push(insert(tables.flight, ROW_COLUMNS, flights.map(flightRowWithDoc), ` ON CONFLICT (flid) DO UPDATE SET ${FLIGHT_UPDATE_SET}`));
+  for (const spec of DETAIL_SPECS) {
     const rows: CellValue[][] = [];
-    for (const m of made) for (const r of m.details[k]!) rows.push(r);
+    for (const f of flights) for (const r of detailRows(spec, f)) rows.push(r);
     if (rows.length > 0) sql.push(insert(tables.detail[spec.table], spec.columns, rows));
   }
   // The detail rows' foreign keys are checked at the end of the statement, when the flights are in.

@@ -82,22 +82,6 @@ export interface PumpOptions {
   readonly foreground?: Foreground;
   /** Told what each group appended, once committed (the writer's projectors take the events from it: sharedReads.ts). */
   readonly onCommitted?: (appended: Appended) => void;
-  /**
-   * Told of a big head's group (INLINE_DECODE_CHARS or more) once it is folded, while its commit
-   * still runs in PostgreSQL: what it appends, the flights its decision names and their states
-   * after it, and the commit (settles when it is done, whatever its outcome). The writer makes
-   * its projectors' work ahead there (docs/projections.md "Big decisions"); nothing of it may
-   * outlive a commit that did not go through.
-   */
-  readonly besideCommit?: (work: BesideCommit) => void;
-}
-
-/** What `besideCommit` is told (PumpOptions). */
-export interface BesideCommit {
-  readonly appended: Appended;
-  readonly flids: readonly string[];
-  readonly flights: ReadonlyMap<string, FlightState>;
-  readonly commit: Promise<unknown>;
 }
 
 /**
@@ -138,8 +122,6 @@ interface DecidedGroup {
   readonly folded: Promise<void>;
   /** Ends the foreground work of its big head (src/platform/slicing.ts): once the group after it has committed, or the scan ends. */
   readonly foreground?: () => void;
-  /** A big head's group: the flids its decision names (PumpOptions.besideCommit). */
-  readonly bigFlids?: readonly string[];
 }
 
 const FOLDED: Promise<void> = Promise.resolve();
@@ -224,9 +206,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     let lastErr: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        const commit = commitStaged(pool, decided.staged, { fence: opts.fence, faults: rt.faults });
-        if (attempt === 0) besideCommit(decided, commit);
-        return await settle(group, await commit, decided);
+        return await settle(group, await commitStaged(pool, decided.staged, { fence: opts.fence, faults: rt.faults }), decided);
       } catch (err) {
         if (err instanceof FencedError) return fenced(err); // not ours to decide any more: no retry, no INFRA record
         lastErr = err;
@@ -253,18 +233,6 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       throw err;
     }
     return 'again';
-  }
-
-  /** PumpOptions.besideCommit of a big head's group, once it is folded (a failed fold: not at all). */
-  function besideCommit(decided: DecidedGroup, commit: Promise<unknown>): void {
-    const tell = opts.besideCommit;
-    const flids = decided.bigFlids;
-    if (tell === undefined || flids === undefined) return;
-    const settled = commit.then(() => undefined, () => undefined);
-    void decided.folded.then(
-      () => tell({ appended: decided.staged.append, flids, flights: decided.overlay, commit: settled }),
-      () => undefined,
-    );
   }
 
   /**
@@ -417,7 +385,6 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
     let latest = on.latest;
     let appended = 0n; // decisions of this group so far: positions basis+1 …
     let folded = FOLDED;
-    let bigFlids: readonly string[] | undefined;
     for (const [k, { head, read, decodeMs }] of batch.entries()) {
       const identity = lookups[k] ?? null;
       const owner = identity === null ? null : (bound.get(identity) ?? owners.get(identity)?.find((id) => id !== head.msgId) ?? null);
@@ -443,7 +410,6 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
           // plan's megabytes and the fold of its flights overlap (docs/projections.md "Big decisions").
           const made = decisionOf(head.msgId, outcome, (await run(flidsSteps(outcome.changes), big)).value);
           decision = { ...made, storedText: (await run(storedPayloadText(made), big)).value };
-          bigFlids = made.flids;
           sweeps = sweepOnAdvanceAfter(overlay, outcome.changes, latest, next, cfg.historyKeepDays).map(sweepOf);
           const first = appended + 1n;
           // From the next turn on: the commit's statement is sent first (its first slice of ~50 ms
@@ -468,10 +434,7 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
       if (group.length % YIELD_EVERY === 0) await afterTurn();
     }
     const after = { position: String(BigInt(basis) + appended), flights: overlay, reference, planRequests, latest, bound };
-    return {
-      group, end: from + group.length, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack), folded,
-      ...(bigFlids ? { bigFlids } : {}),
-    };
+    return { group, end: from + group.length, basis, waitMs, overlay, after, staged: stageCommit(group, basis, now, writeBack), folded };
   }
 
   /** The heads of a scan: the prefetched batch when it is still the front of the FIFO, else read now. */
