@@ -1,7 +1,7 @@
 import type { Queryable } from '../../platform/db.ts';
 import { byEventId, CLAIM_FENCE, CLAIM_SET, CLAIMED, OUTBOX_COLUMNS, type OutboxRow } from './outboxRows.ts';
 
-/** The claimed KAFKA_SCHD batch still waiting to be delivered (at most one exists), in event_id order. */
+/** The oldest claimed KAFKA_SCHD batch still waiting to be delivered (at most two exist: schdWorker.ts claims the next while one is sent), in event_id order. */
 export async function readOpenSchdBatch(db: Queryable): Promise<OutboxRow[]> {
   const { rows } = await db.query<OutboxRow>(
     `SELECT ${OUTBOX_COLUMNS} FROM msg_event

@@ -412,7 +412,9 @@ export function createPump(rt: Runtime, opts: PumpOptions): Pump {
           decision = { ...made, storedText: (await run(storedPayloadText(made), big)).value };
           sweeps = sweepOnAdvanceAfter(overlay, outcome.changes, latest, next, cfg.historyKeepDays).map(sweepOf);
           const first = appended + 1n;
-          folded = Promise.resolve(run(applyDecisionSteps(overlay, event), big)).then(() => foldSweeps(sweeps, first));
+          // From the next turn on: the commit's statement is sent first (its first slice of ~50 ms
+          // would otherwise run here, before the group is returned and committed).
+          folded = afterTurn().then(() => run(applyDecisionSteps(overlay, event), big)).then(() => foldSweeps(sweeps, first));
           folded.catch(() => undefined); // awaited by settle and by the next group; dropped with a failed commit
         } else {
           applyDecision(overlay, event);

@@ -4,12 +4,18 @@
  * batched and the send claims them itself (and is refused as before). markSent gives a batch's
  * rows their one ref, and a msg send's rows each their own.
  * The KAFKA_MSG loop reads its fresh head and claims it in one statement too (outboxRows.ts claimFreshHead).
+ * The schd loop claims the next full batch while one is sent, and takes it only once that one was delivered.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { claimSchdBatch } from '../../../src/write/delivery/schdBatch.ts';
 import { markSent } from '../../../src/write/delivery/markDelivered.ts';
 import { claimFreshHead } from '../../../src/write/delivery/outboxRows.ts';
 import { fileDatabase } from '../../support/fileDatabase.ts';
+import { createSchdWorker } from '../../../src/write/delivery/schdWorker.ts';
+import { DeliveryFailure } from '../../../src/write/delivery/deliveryFailure.ts';
+import type { KafkaSink, SinkRecord } from '../../../src/write/delivery/kafkaSink.ts';
+import { FakeClock } from '../../../src/platform/clock.ts';
+import { silentLogger } from '../../../src/platform/logger.ts';
 
 const db = fileDatabase('schdclaim');
 
@@ -115,5 +121,56 @@ describe('a msg head read and claimed in one statement', () => {
     expect((await claims()).map((r) => r.epoch)).toEqual(['7', '5']);
     await db.pool.query(`UPDATE msg_event SET claimed_at = clock_timestamp() - interval '1 minute' WHERE seq = 1`);
     expect((await claimFreshHead(db.pool, 'KAFKA_MSG', 2, fence)).fenced).toBe(true);
+  });
+});
+
+describe('the schd loop, a full batch claimed while the one before it is sent', () => {
+  /** A sink that refuses its first `failures` sends (transient) and records what it took. */
+  function sink(failures: number): KafkaSink & { readonly sent: string[][] } {
+    const sent: string[][] = [];
+    let left = failures;
+    return {
+      kind: 'kafka', description: 'test', sent,
+      async send(_topic: string, records: readonly SinkRecord[]) {
+        const flids = (JSON.parse(records[0]!.value) as { flid: string }[]).map((f) => f.flid);
+        if (left-- > 0) throw new DeliveryFailure('broker away', true);
+        sent.push(flids);
+        return records.map(() => ({ topic: 'schd', partition: 0, offset: String(sent.length) }));
+      },
+      check: async () => undefined,
+      close: async () => undefined,
+    };
+  }
+  const worker = (s: KafkaSink, clock: FakeClock) => createSchdWorker(
+    { pool: db.pool, clock, cfg: { maxAttempts: 5, backoffMs: [1000], backoffCapMs: 1000 }, log: silentLogger },
+    s, { topic: 'schd', flushMs: 60_000, flushLimit: 2 },
+  );
+
+  it('delivers batch after batch in event order, each claimed while the one before it went out', async () => {
+    await rows(5);
+    const s = sink(0);
+    const w = worker(s, new FakeClock());
+    for (let i = 0; i < 2; i++) await w.step();
+    // The third batch (one row) is not full: it waits for its flush time, claimed by no one.
+    expect(await w.step()).toMatchObject({ kind: 'wait' });
+    expect(s.sent).toEqual([['0', '1'], ['2', '3']]);
+    expect((await claims()).map((r) => r.batch !== null)).toEqual([true, true, true, true, false]);
+  });
+
+  it('a batch that was not delivered goes again before the one claimed behind it', async () => {
+    await rows(4);
+    const clock = new FakeClock();
+    const s = sink(1);
+    const w = worker(s, clock);
+    await w.step(); // the first batch fails; the second was claimed meanwhile
+    expect(s.sent).toEqual([]);
+    expect((await claims()).map((r) => r.batch !== null)).toEqual([true, true, true, true]);
+    expect(await w.step()).toMatchObject({ kind: 'wait' }); // the oldest open batch waits for its backoff
+    clock.advance(60_000);
+    await w.step();
+    await w.step();
+    expect(s.sent).toEqual([['0', '1'], ['2', '3']]);
+    const states = (await db.pool.query<{ state: string }>('SELECT state FROM msg_event ORDER BY event_id')).rows.map((r) => r.state);
+    expect(states).toEqual(['SENT', 'SENT', 'SENT', 'SENT']);
   });
 });
