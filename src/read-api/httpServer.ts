@@ -1,5 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { admitConnections, type Admission } from '../platform/http/connectionAdmission.ts';
 import { json, type Route } from '../platform/http/routes.ts';
 import { applySecurityHeaders } from '../platform/http/securityHeaders.ts';
@@ -52,6 +53,35 @@ export const HTTP_LIMITS = Object.freeze({
   /** connections past the caps kept for health answers at most; past this, 503 written and closed */
   healthOnlyMax: 1_000,
 });
+
+/**
+ * A request the parser refused (docs/security.md §2 HTTP), answered as Node's own handler would —
+ * 431 for headers over maxHeaderSize, 413 for chunk extensions, 408 when they came too slowly,
+ * else 400 — with one difference for 431 and 413: the client is usually still sending, and closing
+ * a socket with unread bytes makes the kernel send a reset that can overtake the answer (the
+ * client then sees ECONNRESET, not 431). So those are answered with a half-close, and what the
+ * client still sends is read and dropped for at most LINGER_MS (a lingering close).
+ */
+const LINGER_MS = 2_000;
+
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const net = socket as Socket;
+  if (!net.writable || net.bytesWritten > 0 || err.code === 'ECONNRESET') {
+    net.destroy();
+    return;
+  }
+  const answer = `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`;
+  if (status !== 431 && status !== 413) {
+    net.write(answer);
+    net.destroy();
+    return;
+  }
+  net.end(answer);
+  net.on('error', () => undefined);
+  net.resume();
+  setTimeout(() => net.destroy(), LINGER_MS).unref();
+}
 
 /** Answered on any connection, also one past the caps: cheap, no body, never streamed. */
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
@@ -123,6 +153,7 @@ export function createHttpServer(opts: HttpServerOptions): HttpServer {
       });
     },
   );
+  server.on('clientError', answerClientError);
   server.maxHeadersCount = HTTP_LIMITS.maxHeadersCount;
   server.maxRequestsPerSocket = HTTP_LIMITS.maxRequestsPerSocket;
   const admissions = admitConnections(
