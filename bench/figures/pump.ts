@@ -3,7 +3,8 @@
  *
  * msgx: the real pump (createPump, group commit of up to 50 decisions) deciding a generated FLOP mix
  * (500 flights planned by a DNLD first, then 4,000 FLOPs), fsync on. The FLOPs are enqueued in one
- * transaction (inbox_message + proc_state PENDING, NOTIFY msgx_inbox) and timed until the pump
+ * transaction (inbox_message + proc_state PENDING, the tables ANALYZEd as autovacuum would have, NOTIFY
+ * msgx_inbox; since 2026-12-07, see enqueue) and timed until the pump
  * reports itself drained with every message terminal. A pump runs for hours, so the figure is its
  * steady state: the first WARM_UP_RUNS runs of a bench process are reported but not counted (the
  * first costs about twice the node CPU per decision of the third — JIT — and the second still
@@ -64,7 +65,7 @@ const SINGLE_MS = 1000;
 /** Untimed runs before measuring: the pump's (see the header) and each baseline's. */
 const WARM_UP_RUNS = 2;
 const WARM_UP_BASELINE_MS = 500;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const BASELINE_ROWS = 300_000;
 const DAY = { seed: 11, flights: PLAN_FLIGHTS, flopsPerFlight: FLOPS / PLAN_FLIGHTS, fullLists: true } as const;
 /** The plan is message 1, the timed FLOPs 2 … */
@@ -78,10 +79,17 @@ interface Sample {
   payload: string;
 }
 
-async function enqueue(pool: Pool, xmls: readonly string[], firstId: number): Promise<void> {
+/**
+ * Enqueue `xmls` in one transaction. `analyze`: the tables' statistics are taken in it (ANALYZE
+ * counts the transaction's own rows), so the pump meets the tables as autovacuum keeps them in
+ * production, and as the baselines meet theirs (prepareBaseline) — not a brand-new database whose
+ * partitions were never analyzed, where PostgreSQL plans for tables it believes nearly empty.
+ */
+async function enqueue(pool: Pool, xmls: readonly string[], firstId: number, analyze = false): Promise<void> {
   const now = new Date();
   await withTransaction(pool, async (c) => {
     await copyInbox(c, INBOX_SOURCE, xmls.map((xml, i) => ({ id: String(firstId + i), xml, receivedAt: now })), now);
+    if (analyze) await c.query('ANALYZE inbox_message, proc_state, decision_event');
     await c.query("SELECT pg_notify('msgx_inbox', $1)", [String(firstId + xmls.length - 1)]);
   });
 }
@@ -103,7 +111,7 @@ async function measurePump(): Promise<{ rate: number; seconds: number; samples: 
     progress(`pump: plan of ${PLAN_FLIGHTS} flights decided; enqueueing ${flops.length} FLOPs`);
 
     const statements = timeStatements(rt.pool);
-    await enqueue(rt.pool, flops, FIRST_TIMED);
+    await enqueue(rt.pool, flops, FIRST_TIMED, true);
     statements.reset();
     const cpu0 = await cpuNow(rt.pool, db.name);
     const t0 = nowMs();

@@ -19,7 +19,7 @@ const cfg = loadConfig({ ...BENCH_ENV });
 
 /** The pump's verdict on `raw` against `flights`, whatever it is (no identity is bound yet: generated identities are unique). */
 export function verdictOf(flights: ReadonlyMap<string, FlightState>, raw: string, msgId = '1'): Promise<Outcome> {
-  const head: Head = { msgId, state: 'PENDING', attempts: 0, nextAttemptAt: null, firstFailureAt: null, identityKey: null, rawXml: raw, nulReplaced: false };
+  const head: Head = { msgId, state: 'PENDING', attempts: 0, nextAttemptAt: null, firstFailureAt: null, identityKey: null, rawXml: raw, ingestedAt: new Date(), nulReplaced: false };
   return evaluate(head, { cfg, now: new Date(), flights, identityOwner: async () => null });
 }
 

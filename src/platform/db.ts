@@ -90,6 +90,7 @@ export async function queryMap<K, V>(q: Queryable, sql: string, params: readonly
 /** SQLSTATE codes we branch on (never on message text). */
 export const SqlState = {
   uniqueViolation: '23505',
+  divisionByZero: '22012',
   serializationFailure: '40001',
   deadlockDetected: '40P01',
   lockNotAvailable: '55P03',

@@ -8,6 +8,7 @@ import type { NewDecision } from '../../src/log/appendDecisions.ts';
 import { appendWithOutcomes, stageAppendWithOutcomes, type MessageOutcome, type ProcUpdate } from '../../src/log/appendWithOutcomes.ts';
 import { FencedError, type WriterFence } from '../../src/platform/writerFence.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 // A database per test: the log is append-only (its trigger refuses DELETE and TRUNCATE).
 let db: TestDatabase;
@@ -26,7 +27,7 @@ const SKIPPED: ProcUpdate = {
 };
 const skipped = (msgId: string): NewDecision => ({ msgId, kind: 'Skipped', handler: null, handlerVersion: null, flids: [], payload: { reason: 'duplicate' } });
 const outcome = (msgId: string, decision: number, identity: string | null = null): MessageOutcome => ({
-  msgId, expectedState: 'PENDING', expectedAttempts: 0, update: SKIPPED, identity, meta: null, decision,
+  msgId, expectedState: 'PENDING', expectedAttempts: 0, update: SKIPPED, identity, meta: null, ingestedAt: new Date(), decision,
 });
 const fenceAt = (epoch: string): WriterFence => ({ epoch: () => epoch, assertHeld: () => undefined, fenced: () => undefined });
 
@@ -58,6 +59,24 @@ describe('append with outcomes', () => {
     expect(await state()).toEqual({ log: ['1:1', '2:-', '3:2'], last: '3', procs: ['1:SKIPPED:1:1:ID-1', '2:SKIPPED:1:3:-'] });
   });
 
+  it("writes each message's META into its own month's partition, whatever months the group spans", async () => {
+    // Message 3 was ingested in the last microsecond of October (PostgreSQL keeps microseconds, the
+    // pump's Date milliseconds): the META write reads whole months, so it still finds the row.
+    await db.pool.query("INSERT INTO inbox_message (msg_id, ingested_at, raw_xml) VALUES (3, '2026-10-31T23:59:59.999999Z', '<MSG/>')");
+    await db.pool.query("INSERT INTO proc_state (msg_id, state, created_at, updated_at) VALUES (3, 'PENDING', now(), now())");
+    const meta = (sndr: string) => ({
+      sndr, seqn: '1', dttm: '20261031235959', sentAt: '2026-10-31T23:59:59.000Z', localDate: '2026-11-01', type: 'FLOP', styp: 'ESTT',
+      rawType: 'FLOP', rawStyp: 'ESTT', rcvr: null, mgid: null, rmid: null,
+    }) as unknown as MessageOutcome['meta'];
+    const staged = stageAppendWithOutcomes('0', [skipped('2'), skipped('3')], [
+      { ...outcome('2', 0), meta: meta('AODB-NOW') },
+      { ...outcome('3', 1), meta: meta('AODB-OCT'), ingestedAt: new Date('2026-10-31T23:59:59.999Z') },
+    ], NOW);
+    expect(await appendWithOutcomes(db.pool, staged)).toEqual({ ok: true });
+    const { rows } = await db.pool.query<{ m: string }>("SELECT msg_id || ':' || COALESCE(sndr, '-') AS m FROM inbox_message ORDER BY msg_id");
+    expect(rows.map((r) => r.m)).toEqual(['1:-', '2:AODB-NOW', '3:AODB-OCT', '9:-']);
+  });
+
   it('writes nothing when the log moved since the group was decided', async () => {
     await db.pool.query('UPDATE pipeline_lock SET last_position = 7 WHERE id = 1');
     expect(await appendWithOutcomes(db.pool, group('0'))).toEqual({ ok: false, conflict: 'log moved to 7 (decided at 0)' });
@@ -66,7 +85,29 @@ describe('append with outcomes', () => {
 
   it('writes nothing, for no message, when one of them is no longer in the state it was decided from', async () => {
     await db.pool.query('UPDATE proc_state SET attempts = 1 WHERE msg_id = 2');
-    expect(await appendWithOutcomes(db.pool, group('0'))).toEqual({ ok: false, conflict: '1 head(s) changed state meanwhile' });
+    expect(await appendWithOutcomes(db.pool, group('0'))).toEqual({ ok: false, conflict: 'a head changed state meanwhile' });
+    expect(await state()).toEqual({ ...UNTOUCHED, procs: ['1:PENDING:0:-:-', '2:PENDING:1:-:-'] });
+  });
+
+  it('writes nothing, for no message, when one of them changes state while the statement waits for its row', async () => {
+    // The rows are not locked before the update: the update itself waits for the other
+    // transaction, re-checks the changed row, leaves it alone — and the whole statement is undone.
+    const other = await db.pool.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE proc_state SET attempts = 1 WHERE msg_id = 2');
+      const appending = appendWithOutcomes(db.pool, group('0'));
+      await waitFor(async () => {
+        const { rows } = await db.pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        return rows[0]!.n > 0;
+      }, { what: 'the append to wait for the row the other transaction holds' });
+      await other.query('COMMIT');
+      expect(await appending).toEqual({ ok: false, conflict: 'a head changed state meanwhile' });
+    } finally {
+      other.release();
+    }
     expect(await state()).toEqual({ ...UNTOUCHED, procs: ['1:PENDING:0:-:-', '2:PENDING:1:-:-'] });
   });
 

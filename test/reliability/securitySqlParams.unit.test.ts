@@ -37,7 +37,7 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // Statements made of the module's constant CTE texts (values travel as $n; see their comments).
   // `when` is one of two constant conditions, by its type ('true', or appendWithOutcomes' IF_GO).
   'src/log/appendDecisions.ts': ['unnestOf(COLUMNS, 3)', 'when'],
-  'src/log/appendWithOutcomes.ts': ['LOCKS', 'appendCtes(IF_GO)', 'ADVANCE_PROC_STATES', 'RECORD_META', 'IF_GO', 'APPEND_NOTIFY'],
+  'src/log/appendWithOutcomes.ts': ['LOCKS', 'appendCtes(IF_GO)', 'ADVANCE_PROC_STATES', 'RECORD_META', 'IF_GO', 'APPEND_NOTIFY', 'ALL_ADVANCED'],
   'src/write/ingest/pollOnce.ts': ['COPY_CTES'],
   // …and the cursor lock, which travels with BEGIN and so takes no parameters: the source name
   // (the constant 'CMINMSGS') as an escaped literal.

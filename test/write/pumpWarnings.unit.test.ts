@@ -30,7 +30,7 @@ it('one warn line per head FAILED beyond the threshold, not one per scan', () =>
   const w = new BlockedHeadWarning(log, 60_000, 'Asia/Shanghai');
   const first = new Date('2025-03-15T00:00:00Z');
   const head = (msgId: string, state: Head['state'] = 'FAILED'): Head => ({
-    msgId, state, attempts: 3, nextAttemptAt: new Date('2025-03-15T00:02:30.500Z'), firstFailureAt: state === 'FAILED' ? first : null, identityKey: null, rawXml: '', nulReplaced: false,
+    msgId, state, attempts: 3, nextAttemptAt: new Date('2025-03-15T00:02:30.500Z'), firstFailureAt: state === 'FAILED' ? first : null, identityKey: null, rawXml: '', ingestedAt: new Date('2025-03-15T00:00:00.000Z'), nulReplaced: false,
   });
   const at = (s: number) => new Date(first.getTime() + s * 1000);
   w.check(head('7'), at(59)); // not yet

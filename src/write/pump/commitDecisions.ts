@@ -91,7 +91,7 @@ export function stageCommit(items: readonly Prepared[], basis: string, now: Date
     const { head, outcome, sweeps, decision } = items[k]!;
     outcomes[k] = {
       msgId: head.msgId, expectedState: head.state, expectedAttempts: head.attempts,
-      update: procUpdateOf(outcome), identity: outcome.identity, meta: outcome.meta, decision: decisions.length,
+      update: procUpdateOf(outcome), identity: outcome.identity, meta: outcome.meta, ingestedAt: head.ingestedAt, decision: decisions.length,
     };
     decisions.push(decision ?? decisionOf(head.msgId, outcome));
     if (sweeps) for (const s of sweeps) decisions.push(sweepDecisionOf(s));

@@ -14,6 +14,8 @@ export interface Head {
   readonly firstFailureAt: Date | null;
   readonly identityKey: string | null;
   readonly rawXml: string;
+  /** When it was ingested (inbox_message's partition key). */
+  readonly ingestedAt: Date;
   /** The mailbox row held U+0000, stored as U+FFFD (migration 011): never well-formed XML. */
   readonly nulReplaced: boolean;
 }
@@ -35,12 +37,13 @@ export async function findHeads(q: Queryable, limit: number, maxBytes: number = 
     first_failure_at: Date | null;
     identity_key: string | null;
     raw_xml: string;
+    ingested_at: Date;
     nul_replaced: boolean;
   }>({
     // Named: planned once per connection (the pump runs it every PREFETCH heads).
     name: 'msgx_pump_find_heads',
-    text: `SELECT h.msg_id, h.state, h.attempts, h.next_attempt_at, h.first_failure_at, h.identity_key, h.raw_xml, h.nul_replaced
-       FROM (SELECT p.msg_id, p.state, p.attempts, p.next_attempt_at, p.first_failure_at, p.identity_key, m.raw_xml, m.nul_replaced,
+    text: `SELECT h.msg_id, h.state, h.attempts, h.next_attempt_at, h.first_failure_at, h.identity_key, h.raw_xml, h.ingested_at, h.nul_replaced
+       FROM (SELECT p.msg_id, p.state, p.attempts, p.next_attempt_at, p.first_failure_at, p.identity_key, m.raw_xml, m.ingested_at, m.nul_replaced,
                     sum(octet_length(m.raw_xml)) OVER (ORDER BY p.msg_id) - octet_length(m.raw_xml) AS bytes_before
                FROM proc_state p JOIN inbox_message m USING (msg_id)
               WHERE p.state IN ('PENDING', 'FAILED')
@@ -61,6 +64,7 @@ export async function findHeads(q: Queryable, limit: number, maxBytes: number = 
     firstFailureAt: r.first_failure_at,
     identityKey: r.identity_key,
     rawXml: r.raw_xml,
+    ingestedAt: r.ingested_at,
     nulReplaced: r.nul_replaced,
   }));
 }
