@@ -16,6 +16,7 @@ import type { BackfillStatus } from '../platform/mailbox/port.ts';
 import { ArrayLiteral, asParameter } from '../platform/sqlBatch.ts';
 import { assertFenceEpoch, type WriterFence } from '../platform/writerFence.ts';
 import { APPEND_NOTIFY, appendCtes, appendValues, type AppendedRow, type NewDecision } from './appendDecisions.ts';
+import { monthOf, monthStart, nextMonth } from './historyMonths.ts';
 
 /** What a decision writes into its message's proc_state row. */
 export interface ProcUpdate {
@@ -237,16 +238,7 @@ function metaValues(outcomes: readonly MessageOutcome[]): unknown[] {
  * (microseconds in PostgreSQL, milliseconds here) is always inside. Null, null: none has META.
  */
 function metaMonths(outcomes: readonly MessageOutcome[]): [Date | null, Date | null] {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const o of outcomes) {
-    if (o.meta === null) continue;
-    const t = o.ingestedAt.getTime();
-    if (t < lo) lo = t;
-    if (t > hi) hi = t;
-  }
-  if (lo > hi) return [null, null];
-  const from = new Date(lo);
-  const to = new Date(hi);
-  return [new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), 1)), new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth() + 1, 1))];
+  const times = outcomes.filter((o) => o.meta !== null).map((o) => o.ingestedAt.getTime());
+  if (times.length === 0) return [null, null];
+  return [monthStart(monthOf(new Date(Math.min(...times)))), monthStart(nextMonth(monthOf(new Date(Math.max(...times)))))];
 }
