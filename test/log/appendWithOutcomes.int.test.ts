@@ -60,21 +60,24 @@ describe('append with outcomes', () => {
   });
 
   it("writes each message's META into its own month's partition, whatever months the group spans", async () => {
-    // Message 3 was ingested in the last microsecond of October (PostgreSQL keeps microseconds, the
-    // pump's Date milliseconds): the META write reads whole months, so it still finds the row.
-    await db.pool.query("INSERT INTO inbox_message (msg_id, ingested_at, raw_xml) VALUES (3, '2026-10-31T23:59:59.999999Z', '<MSG/>')");
+    // Message 3 was ingested in the last microsecond of a month ahead: PostgreSQL keeps microseconds,
+    // the pump reads milliseconds (findHeads' Date), so the META write must take whole months.
+    await db.pool.query("INSERT INTO inbox_message (msg_id, ingested_at, raw_xml) VALUES (3, '2027-01-31T23:59:59.999999Z', '<MSG/>')");
     await db.pool.query("INSERT INTO proc_state (msg_id, state, created_at, updated_at) VALUES (3, 'PENDING', now(), now())");
+    const { rows: ingested } = await db.pool.query<{ msg_id: string; ingested_at: Date }>('SELECT msg_id, ingested_at FROM inbox_message WHERE msg_id IN (2, 3) ORDER BY msg_id');
+    const [two, three] = ingested.map((r) => r.ingested_at) as [Date, Date];
+    expect(three.toISOString()).toBe('2027-01-31T23:59:59.999Z');
     const meta = (sndr: string) => ({
-      sndr, seqn: '1', dttm: '20261031235959', sentAt: '2026-10-31T23:59:59.000Z', localDate: '2026-11-01', type: 'FLOP', styp: 'ESTT',
+      sndr, seqn: '1', dttm: '20270131235959', sentAt: '2027-01-31T23:59:59.000Z', localDate: '2027-02-01', type: 'FLOP', styp: 'ESTT',
       rawType: 'FLOP', rawStyp: 'ESTT', rcvr: null, mgid: null, rmid: null,
     }) as unknown as MessageOutcome['meta'];
     const staged = stageAppendWithOutcomes('0', [skipped('2'), skipped('3')], [
-      { ...outcome('2', 0), meta: meta('AODB-NOW') },
-      { ...outcome('3', 1), meta: meta('AODB-OCT'), ingestedAt: new Date('2026-10-31T23:59:59.999Z') },
+      { ...outcome('2', 0), meta: meta('AODB-NOW'), ingestedAt: two },
+      { ...outcome('3', 1), meta: meta('AODB-JAN'), ingestedAt: three },
     ], NOW);
     expect(await appendWithOutcomes(db.pool, staged)).toEqual({ ok: true });
     const { rows } = await db.pool.query<{ m: string }>("SELECT msg_id || ':' || COALESCE(sndr, '-') AS m FROM inbox_message ORDER BY msg_id");
-    expect(rows.map((r) => r.m)).toEqual(['1:-', '2:AODB-NOW', '3:AODB-OCT', '9:-']);
+    expect(rows.map((r) => r.m)).toEqual(['1:-', '2:AODB-NOW', '3:AODB-JAN', '9:-']);
   });
 
   it('writes nothing when the log moved since the group was decided', async () => {
