@@ -80,16 +80,16 @@ interface Sample {
 }
 
 /**
- * Enqueue `xmls` in one transaction. `analyze`: the tables' statistics are taken in it (ANALYZE
- * counts the transaction's own rows), so the pump meets the tables as autovacuum keeps them in
+ * Enqueue `xmls` in one transaction, the tables' statistics taken in it (ANALYZE counts the
+ * transaction's own rows), so the pump meets the tables as autovacuum keeps them in
  * production, and as the baselines meet theirs (prepareBaseline) — not a brand-new database whose
  * partitions were never analyzed, where PostgreSQL plans for tables it believes nearly empty.
  */
-async function enqueue(pool: Pool, xmls: readonly string[], firstId: number, analyze = false): Promise<void> {
+async function enqueue(pool: Pool, xmls: readonly string[], firstId: number): Promise<void> {
   const now = new Date();
   await withTransaction(pool, async (c) => {
     await copyInbox(c, INBOX_SOURCE, xmls.map((xml, i) => ({ id: String(firstId + i), xml, receivedAt: now })), now);
-    if (analyze) await c.query('ANALYZE inbox_message, proc_state, decision_event');
+    await c.query('ANALYZE inbox_message, proc_state, decision_event');
     await c.query("SELECT pg_notify('msgx_inbox', $1)", [String(firstId + xmls.length - 1)]);
   });
 }
@@ -111,7 +111,7 @@ async function measurePump(): Promise<{ rate: number; seconds: number; samples: 
     progress(`pump: plan of ${PLAN_FLIGHTS} flights decided; enqueueing ${flops.length} FLOPs`);
 
     const statements = timeStatements(rt.pool);
-    await enqueue(rt.pool, flops, FIRST_TIMED, true);
+    await enqueue(rt.pool, flops, FIRST_TIMED);
     statements.reset();
     const cpu0 = await cpuNow(rt.pool, db.name);
     const t0 = nowMs();
