@@ -238,7 +238,13 @@ function metaValues(outcomes: readonly MessageOutcome[]): unknown[] {
  * (microseconds in PostgreSQL, milliseconds here) is always inside. Null, null: none has META.
  */
 function metaMonths(outcomes: readonly MessageOutcome[]): [Date | null, Date | null] {
-  const times = outcomes.filter((o) => o.meta !== null).map((o) => o.ingestedAt.getTime());
-  if (times.length === 0) return [null, null];
-  return [monthStart(monthOf(new Date(Math.min(...times)))), monthStart(nextMonth(monthOf(new Date(Math.max(...times)))))];
+  let first: Date | null = null;
+  let last: Date | null = null;
+  for (const o of outcomes) {
+    if (o.meta === null) continue;
+    if (first === null || o.ingestedAt < first) first = o.ingestedAt;
+    if (last === null || o.ingestedAt > last) last = o.ingestedAt;
+  }
+  if (first === null || last === null) return [null, null];
+  return [monthStart(monthOf(first)), monthStart(nextMonth(monthOf(last)))];
 }
