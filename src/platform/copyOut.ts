@@ -1,0 +1,165 @@
+/**
+ * `COPY (query) TO STDOUT` on a node-postgres client, its bytes gathered into one Buffer: the
+ * cheapest way to read many rows (docs/projections.md "Rebuild", step 2). PostgreSQL sends the rows
+ * as CopyData messages without building a DataRow per row, and node-postgres decodes no field: the
+ * reader parses the bytes it asked for (binary format: binaryTuples).
+ *
+ * COPY takes no bind parameters. The values a query needs travel first as parameters of
+ * `set_config` (session settings the query reads with `current_setting`): nothing is spliced into
+ * SQL text (docs/security.md §11).
+ *
+ * node-postgres runs an object with a `submit(connection)` method as a query (as copyIn.ts does) and
+ * hands it CopyOutResponse, CopyData, CopyDone, CommandComplete, ErrorResponse and ReadyForQuery.
+ * The parser reuses its buffer for later messages: each CopyData chunk is copied out at once.
+ */
+
+/** The part of a node-postgres client `copyOut` uses. */
+export interface CopyOutClient {
+  query(submittable: CopyOutSubmittable): unknown;
+}
+
+interface CopyOutConnection {
+  query(text: string): void;
+}
+
+/** Bytes a COPY may send before it is refused (the caller's queries bound their rows far below this). */
+const MAX_BYTES = 1 << 30;
+
+export class CopyOutSubmittable {
+  private data = Buffer.allocUnsafe(1 << 16);
+  private length = 0;
+  private settled = false;
+  private failure: unknown;
+  private settle!: { resolve: (data: Buffer) => void; reject: (err: unknown) => void };
+  readonly done: Promise<Buffer>;
+
+  constructor(private readonly text: string) {
+    this.done = new Promise<Buffer>((resolve, reject) => (this.settle = { resolve, reject }));
+  }
+
+  submit(connection: CopyOutConnection): void {
+    connection.query(this.text);
+  }
+
+  handleCopyData(msg: { chunk: Buffer }): void {
+    const { chunk } = msg;
+    const need = this.length + chunk.length;
+    if (need > MAX_BYTES) {
+      this.failure ??= new Error(`COPY sent more than ${MAX_BYTES} bytes`);
+      return;
+    }
+    if (need > this.data.length) {
+      let size = this.data.length * 2;
+      while (size < need) size *= 2;
+      const grown = Buffer.allocUnsafe(Math.min(size, MAX_BYTES));
+      this.data.copy(grown, 0, 0, this.length);
+      this.data = grown;
+    }
+    chunk.copy(this.data, this.length);
+    this.length = need;
+  }
+
+  handleError(err: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.settle.reject(err);
+  }
+
+  handleReadyForQuery(): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.failure !== undefined) this.settle.reject(this.failure);
+    else this.settle.resolve(this.data.subarray(0, this.length));
+  }
+
+  // Messages a COPY TO has no use for; node-postgres may call them on any active query.
+  handleCommandComplete(): void {}
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyInResponse(): void {}
+}
+
+/** Run `text` (a `COPY (…) TO STDOUT` statement) on `c`; resolves with every byte it sent. */
+export function copyOut(c: CopyOutClient, text: string): Promise<Buffer> {
+  const submittable = new CopyOutSubmittable(text);
+  c.query(submittable);
+  return submittable.done;
+}
+
+/** The signature, flags and header extension length that open COPY's binary format. */
+const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+
+/**
+ * Where every field of a binary COPY is: field `f` of tuple `t` is the bytes `start[i]` to `end[i]`
+ * of the Buffer handed to binaryFields, `i = t * width + f`; a NULL field has start -1. (Typed
+ * arrays, not an object per field: a page of the log has 30,000 fields.)
+ */
+export interface BinaryFields {
+  readonly tuples: number;
+  readonly start: Int32Array;
+  readonly end: Int32Array;
+}
+
+/**
+ * The fields of a COPY in binary format (PostgreSQL's COPY, "Binary Format"), every tuple `width`
+ * fields. Throws on a malformed stream: a wrong signature, a tuple of another width, a truncated
+ * tuple or field, no trailer.
+ */
+export function binaryFields(data: Buffer, width: number): BinaryFields {
+  if (data.length < SIGNATURE.length + 8 || !data.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('COPY binary: bad signature');
+  let at = SIGNATURE.length + 4;
+  at += 4 + data.readUInt32BE(at);
+  let start = new Int32Array(64 * width);
+  let end = new Int32Array(64 * width);
+  let tuples = 0;
+  for (;;) {
+    if (at + 2 > data.length) throw new Error('COPY binary: the data ends without its trailer');
+    const count = data.readInt16BE(at);
+    at += 2;
+    if (count === -1) return { tuples, start, end };
+    if (count !== width) throw new Error(`COPY binary: a tuple of ${count} fields, expected ${width}`);
+    if ((tuples + 1) * width > start.length) {
+      const grownStart = new Int32Array(start.length * 2);
+      grownStart.set(start);
+      start = grownStart;
+      const grownEnd = new Int32Array(end.length * 2);
+      grownEnd.set(end);
+      end = grownEnd;
+    }
+    for (let i = tuples * width, last = i + width; i < last; i++) {
+      if (at + 4 > data.length) throw new Error('COPY binary: truncated tuple');
+      const len = data.readInt32BE(at);
+      at += 4;
+      if (len === -1) {
+        start[i] = -1;
+        end[i] = -1;
+        continue;
+      }
+      if (len < 0 || at + len > data.length) throw new Error('COPY binary: truncated field');
+      start[i] = at;
+      end[i] = at + len;
+      at += len;
+    }
+    tuples++;
+  }
+}
+
+/** A bigint field (8 bytes, big-endian, signed) as its decimal text. */
+export function int8Text(data: Buffer, at: number): string {
+  const hi = data.readInt32BE(at);
+  // Exact as a double while |value| < 2^53 (|hi| < 2^21): every position and message id msgx makes.
+  if (hi < 0x200000 && hi > -0x200000) return String(hi * 0x1_0000_0000 + data.readUInt32BE(at + 4));
+  return data.readBigInt64BE(at).toString();
+}
+
+/** 2000-01-01T00:00:00Z, PostgreSQL's epoch for binary timestamps, in milliseconds since 1970. */
+const PG_EPOCH_MS = 946_684_800_000;
+
+/** A timestamptz field (microseconds since 2000-01-01 UTC) as milliseconds since 1970, truncated towards the past. */
+export function timestampMs(data: Buffer, at: number): number {
+  const hi = data.readInt32BE(at);
+  const micros = hi < 0x200000 && hi > -0x200000 ? hi * 0x1_0000_0000 + data.readUInt32BE(at + 4) : Number(data.readBigInt64BE(at));
+  return Math.floor(micros / 1000) + PG_EPOCH_MS;
+}
