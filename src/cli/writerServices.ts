@@ -118,9 +118,26 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     ...projections.services,
     // Outbox dispatcher (Kafka / NDJSON sink, COUTMSGS) and the plan-request tracker; readiness 'kafka'.
     ...delivery.services,
-    // Consistency sentinel: a sample check on start (after the pump's first drain) and daily
-    // (read-only snapshot; repairs nothing).
-    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot, settled: () => pump.drained() }),
+    // Consistency sentinel: a sample check on start (once what waited at the start is decided) and
+    // daily (read-only snapshot; repairs nothing).
+    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot, settled: () => startBacklogDecided(ingest, pump) }),
   ];
   return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, pump.readiness, ...projections.readiness, ...delivery.readiness] };
+}
+
+/** Polls the start check asks the ingest for at most while each finds a full batch waiting. */
+const START_POLLS = 100;
+
+/**
+ * What waited at the start is decided (the sentinel's start check waits for this, docs/operations.md
+ * "Sentinel"): the ingest polls until a poll is not full — it copies what arrived before the start,
+ * e.g. a message sent while a standby took over, which the pump's first scan may run before — and
+ * then the pump drains. A poll that fails (the mailbox is down) does not hold the check back.
+ */
+export async function startBacklogDecided(ingest: Pick<Ingest, 'pollOnce'>, pump: { drained(): Promise<void> }): Promise<void> {
+  for (let i = 0; i < START_POLLS; i++) {
+    const polled = await ingest.pollOnce().catch(() => undefined);
+    if (!polled?.more) break;
+  }
+  await pump.drained();
 }
