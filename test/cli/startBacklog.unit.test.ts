@@ -9,7 +9,12 @@ describe("the sentinel's start check waits for what waited at the start", () => 
     const calls: string[] = [];
     const answers = [true, true, false];
     await startBacklogDecided(
-      { pollOnce: async () => (calls.push('poll'), poll(answers.shift()!)) },
+      {
+        pollOnce: async () => {
+          calls.push('poll');
+          return poll(answers.shift()!);
+        },
+      },
       { drained: async () => void calls.push('drained') },
     );
     // A message sent while a standby took over is copied before the drain that releases the check.
@@ -21,7 +26,11 @@ describe("the sentinel's start check waits for what waited at the start", () => 
     await startBacklogDecided({ pollOnce: async () => { calls.push('poll'); throw new Error('mailbox down'); } }, { drained: async () => void calls.push('drained') });
     expect(calls).toEqual(['poll', 'drained']);
     let polls = 0;
-    await startBacklogDecided({ pollOnce: async () => (polls++, poll(true)) }, { drained: async () => undefined });
+    const full = async () => {
+      polls++;
+      return poll(true);
+    };
+    await startBacklogDecided({ pollOnce: full }, { drained: async () => undefined });
     expect(polls).toBe(100);
   });
 });
