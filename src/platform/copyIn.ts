@@ -5,23 +5,16 @@
  * same texts give the same values; but it parses no array literal or JSON array around them and
  * runs no `unnest` executor node.
  *
- * node-postgres runs an object with a `submit(connection)` method as a query (the interface
- * pg-cursor and pg-query-stream use) and hands it the protocol messages that follow: CopyInResponse,
- * CommandComplete, ErrorResponse, ReadyForQuery. The whole text goes out as soon as PostgreSQL asks
- * for it, in CopyData messages of at most COPY_CHUNK bytes.
+ * It runs as a PgSubmittable (pgSubmittable.ts), handling CopyInResponse and CommandComplete: the
+ * whole text goes out as soon as PostgreSQL asks for it, in CopyData messages of at most COPY_CHUNK
+ * bytes.
  */
+import { PgSubmittable, type SubmittableConnection } from './pgSubmittable.ts';
 import type { CellValue, ColumnSpec } from './sqlBatch.ts';
 
 /** The part of a node-postgres client `copyIn` uses: a query whose argument is a submittable. */
 export interface CopyClient {
   query(submittable: CopySubmittable): unknown;
-}
-
-/** What node-postgres' connection offers a submittable (pg/lib/connection.js). */
-interface CopyConnection {
-  query(text: string): void;
-  sendCopyFromChunk(chunk: Buffer): void;
-  endCopyFrom(): void;
 }
 
 const COPY_CHUNK = 1 << 20;
@@ -38,54 +31,35 @@ export interface CopyPart {
  * each with CommandComplete and the whole with one ReadyForQuery. The statements run in order, in
  * one implicit transaction when the session has none open.
  */
-export class CopySubmittable {
+export class CopySubmittable extends PgSubmittable<number> {
   private readonly texts: string;
   private next = 0;
-  private settled = false;
-  private settle!: { resolve: (rows: number) => void; reject: (err: unknown) => void };
   private rows = 0;
-  readonly done: Promise<number>;
 
   constructor(private readonly parts: readonly CopyPart[]) {
+    super();
     this.texts = parts.map((p) => `COPY ${p.target} FROM STDIN`).join('; ');
-    this.done = new Promise<number>((resolve, reject) => (this.settle = { resolve, reject }));
   }
 
-  submit(connection: CopyConnection): void {
+  submit(connection: SubmittableConnection): void {
     connection.query(this.texts);
   }
 
-  handleCopyInResponse(connection: CopyConnection): void {
+  override handleCopyInResponse(connection: SubmittableConnection): void {
     const part = this.parts[this.next++];
     const data = Buffer.from(part?.data ?? '', 'utf8');
     for (let at = 0; at < data.length; at += COPY_CHUNK) connection.sendCopyFromChunk(data.subarray(at, at + COPY_CHUNK));
     connection.endCopyFrom();
   }
 
-  handleCommandComplete(msg: { text?: string }): void {
+  override handleCommandComplete(msg: { text?: string }): void {
     const n = /^COPY (\d+)$/.exec(msg.text ?? '')?.[1];
     if (n !== undefined) this.rows += Number(n);
   }
 
-  /** An ErrorResponse (ReadyForQuery follows), or the connection lost (none may follow): settled at once, as node-postgres' own queries are. */
-  handleError(err: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.settle.reject(err);
+  protected result(): number {
+    return this.rows;
   }
-
-  handleReadyForQuery(): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.settle.resolve(this.rows);
-  }
-
-  // Messages a COPY FROM never gets; node-postgres may call them on any active query.
-  handleRowDescription(): void {}
-  handleDataRow(): void {}
-  handleEmptyQuery(): void {}
-  handlePortalSuspended(): void {}
-  handleCopyData(): void {}
 }
 
 /** Run `COPY <target> FROM STDIN` for each part, in order, as one query on `c`; resolves with the rows copied. */

@@ -8,40 +8,33 @@
  * `set_config` (session settings the query reads with `current_setting`): nothing is spliced into
  * SQL text (docs/security.md §11).
  *
- * node-postgres runs an object with a `submit(connection)` method as a query (as copyIn.ts does) and
- * hands it CopyOutResponse, CopyData, CopyDone, CommandComplete, ErrorResponse and ReadyForQuery.
- * The parser reuses its buffer for later messages: each CopyData chunk is copied out at once.
+ * It runs as a PgSubmittable (pgSubmittable.ts), handling CopyData. node-postgres' parser reuses
+ * its buffer for later messages: each CopyData chunk is copied out at once.
  */
+import { PgSubmittable, type SubmittableConnection } from './pgSubmittable.ts';
 
 /** The part of a node-postgres client `copyOut` uses. */
 export interface CopyOutClient {
   query(submittable: CopyOutSubmittable): unknown;
 }
 
-interface CopyOutConnection {
-  query(text: string): void;
-}
-
 /** Bytes a COPY may send before it is refused (the caller's queries bound their rows far below this). */
 const MAX_BYTES = 1 << 30;
 
-export class CopyOutSubmittable {
+export class CopyOutSubmittable extends PgSubmittable<Buffer> {
   private data = Buffer.allocUnsafe(1 << 16);
   private length = 0;
-  private settled = false;
-  private failure: unknown;
-  private settle!: { resolve: (data: Buffer) => void; reject: (err: unknown) => void };
-  readonly done: Promise<Buffer>;
+  private failure: Error | undefined;
 
   constructor(private readonly text: string) {
-    this.done = new Promise<Buffer>((resolve, reject) => (this.settle = { resolve, reject }));
+    super();
   }
 
-  submit(connection: CopyOutConnection): void {
+  submit(connection: SubmittableConnection): void {
     connection.query(this.text);
   }
 
-  handleCopyData(msg: { chunk: Buffer }): void {
+  override handleCopyData(msg: { chunk: Buffer }): void {
     const { chunk } = msg;
     const need = this.length + chunk.length;
     if (need > MAX_BYTES) {
@@ -59,26 +52,10 @@ export class CopyOutSubmittable {
     this.length = need;
   }
 
-  handleError(err: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.settle.reject(err);
+  protected result(): Buffer {
+    if (this.failure !== undefined) throw this.failure;
+    return this.data.subarray(0, this.length);
   }
-
-  handleReadyForQuery(): void {
-    if (this.settled) return;
-    this.settled = true;
-    if (this.failure !== undefined) this.settle.reject(this.failure);
-    else this.settle.resolve(this.data.subarray(0, this.length));
-  }
-
-  // Messages a COPY TO has no use for; node-postgres may call them on any active query.
-  handleCommandComplete(): void {}
-  handleRowDescription(): void {}
-  handleDataRow(): void {}
-  handleEmptyQuery(): void {}
-  handlePortalSuspended(): void {}
-  handleCopyInResponse(): void {}
 }
 
 /** Run `text` (a `COPY (…) TO STDOUT` statement) on `c`; resolves with every byte it sent. */
