@@ -25,6 +25,7 @@ import { isAscii } from 'node:buffer';
 import type { Change } from '../domain/changes.ts';
 import { expandChanges } from '../domain/compactChange.ts';
 import { decisionKindAt } from '../domain/decisionPayload.ts';
+import { pushAll } from '../platform/arrays.ts';
 import type { Queryable } from '../platform/db.ts';
 import { binaryFields, copyOut, int8Text, timestampMs, type CopyOutClient } from '../platform/copyOut.ts';
 import type { DecisionEvent } from './readDecisions.ts';
@@ -89,7 +90,6 @@ interface PageRow {
 const WIDTH = 6;
 
 const NULL_TEXT = Buffer.from('null');
-const APART_TEXT = Buffer.from('0');
 
 /** Up to `limit` events after position `after`, ascending, as readDecisionsAfter has them. */
 export async function readRebuildPage(c: PageClient, after: string, limit: number, bounds: PageBounds = BOUNDS): Promise<RebuildPage> {
@@ -147,7 +147,7 @@ const PART_BYTES = 48 << 10;
 
 /**
  * Every row's changes, parsed from the COPY bytes: rows joined into `[c1,c2,…]` texts of about
- * PART_BYTES (`null`: none, `0`: read apart), each decoded (Latin-1 when all ASCII: a copy) and
+ * PART_BYTES (`null`: none, or read apart), each decoded (Latin-1 when all ASCII: a copy) and
  * parsed with one JSON.parse.
  */
 function parseChanges(data: Buffer, rows: readonly PageRow[]): unknown[] {
@@ -159,17 +159,17 @@ function parseChanges(data: Buffer, rows: readonly PageRow[]): unknown[] {
     part[at++] = 0x5d; // ]
     const json = part.subarray(0, at);
     const parsed = JSON.parse(json.toString(isAscii(json) ? 'latin1' : 'utf8')) as unknown[];
-    for (const c of parsed) out.push(c);
+    pushAll(out, parsed);
     at = 0;
   };
   for (const r of rows) {
-    const len = r.changes === null ? 4 : r.changes.end - r.changes.start;
+    const len = r.changes === null ? NULL_TEXT.length : r.changes.end - r.changes.start;
     if (at > 0 && at + len + 2 > PART_BYTES) flush();
     if (at + len + 2 > part.length) part = Buffer.allocUnsafe(len + 2); // one row's changes over PART_BYTES: a part of its own
     part[at] = at === 0 ? 0x5b : 0x2c; // [ or ,
     at++;
     if (r.changes !== null) at += data.copy(part, at, r.changes.start, r.changes.end);
-    else at += (r.place === Place.Apart ? APART_TEXT : NULL_TEXT).copy(part, at);
+    else at += NULL_TEXT.copy(part, at);
   }
   flush();
   return out;

@@ -123,12 +123,18 @@ export function binaryFields(data: Buffer, width: number): BinaryFields {
   }
 }
 
+/**
+ * An 8-byte big-endian signed integer as a number when a double holds it exactly (|value| < 2^53,
+ * i.e. |high word| < 2^21: every position, message id and timestamp msgx makes), else undefined.
+ */
+function exactInt8(data: Buffer, at: number): number | undefined {
+  const hi = data.readInt32BE(at);
+  return hi < 0x200000 && hi > -0x200000 ? hi * 0x1_0000_0000 + data.readUInt32BE(at + 4) : undefined;
+}
+
 /** A bigint field (8 bytes, big-endian, signed) as its decimal text. */
 export function int8Text(data: Buffer, at: number): string {
-  const hi = data.readInt32BE(at);
-  // Exact as a double while |value| < 2^53 (|hi| < 2^21): every position and message id msgx makes.
-  if (hi < 0x200000 && hi > -0x200000) return String(hi * 0x1_0000_0000 + data.readUInt32BE(at + 4));
-  return data.readBigInt64BE(at).toString();
+  return String(exactInt8(data, at) ?? data.readBigInt64BE(at));
 }
 
 /** 2000-01-01T00:00:00Z, PostgreSQL's epoch for binary timestamps, in milliseconds since 1970. */
@@ -136,7 +142,6 @@ const PG_EPOCH_MS = 946_684_800_000;
 
 /** A timestamptz field (microseconds since 2000-01-01 UTC) as milliseconds since 1970, truncated towards the past. */
 export function timestampMs(data: Buffer, at: number): number {
-  const hi = data.readInt32BE(at);
-  const micros = hi < 0x200000 && hi > -0x200000 ? hi * 0x1_0000_0000 + data.readUInt32BE(at + 4) : Number(data.readBigInt64BE(at));
+  const micros = exactInt8(data, at) ?? Number(data.readBigInt64BE(at));
   return Math.floor(micros / 1000) + PG_EPOCH_MS;
 }

@@ -1,7 +1,7 @@
 /**
  * The worker thread of replayInWorker (replayInWorker.ts): the rebuild's replay from a position to
  * the log's end and the write of every flight it folded, as rebuildFlights does them in one thread
- * (docs/projections.md "Rebuild", steps 2 and 3) — the pages as one JSON text (rebuildPages.ts), the
+ * (docs/projections.md "Rebuild", steps 2 and 3) — the pages as one binary COPY each (rebuildPages.ts), the
  * owned fold, the writes behind on the lanes, new flights copied in — on its own connections: one
  * that reads and a few lanes that write. Reports each page, and the end once every flight is written
  * (the flights stay here: the rebuild reads back from the scratch tables those the tail changes).
