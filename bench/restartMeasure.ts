@@ -32,7 +32,7 @@ import { insertMany, insertOne } from './harness/cminmsgs.ts';
 import { cloneBenchPg, createBenchMysql, dropAll } from './harness/databases.ts';
 import { HistoryBuilder, KEEP_DAYS, type HistoryLog } from './harness/historyLog.ts';
 import { progress } from './harness/progress.ts';
-import { historyDay } from './harness/weekDay.ts';
+import { historyDay, historyDayName } from './harness/weekDay.ts';
 import { waitUntil } from './harness/waitUntil.ts';
 import { decidedAt as decidedWithin, estt } from './harness/firstDecision.ts';
 
@@ -65,7 +65,7 @@ async function measure(source: HistoryLog): Promise<Record<string, unknown>> {
     };
     const writer = () => spawnMsgx(['start', '--role', 'writer'], env, { keep: 50_000 });
     // The last logged day's flights take the single FLOPs.
-    const { day: lastDay } = historyDay(days - 1);
+    const lastDay = historyDayName(days - 1);
     const lastFlid = (k: number) => String(2_000_000 + (days - 1) * 10_000 + (k % 2000));
     let seqn = 900_000_000;
 

@@ -67,11 +67,19 @@ export async function decideHistoryDay(n: number): Promise<DayRows> {
   return { ...rows, allFlids: [...mirror.flights.keys()], raws: gen.messages };
 }
 
-/** History day `n` as generated: its operation day and its messages (the DNLD plan first, then its FLOPs). */
-export function historyDay(n: number): { day: string; gen: ReturnType<typeof generateDay> } {
+/** History day `n`'s operation day (YYYY-MM-DD), without generating its messages. */
+export function historyDayName(n: number): string {
   const base = DAYS[n % DAYS.length]!;
   const [y, m, d] = base.split('-').map(Number) as [number, number, number];
-  const day = new Date(Date.UTC(y, m - 1, d + 7 * Math.floor(n / DAYS.length))).toISOString().slice(0, 10);
+  return new Date(Date.UTC(y, m - 1, d + 7 * Math.floor(n / DAYS.length))).toISOString().slice(0, 10);
+}
+
+/**
+ * History day `n` as generated: its operation day and its messages (the DNLD plan first, then its
+ * FLOPs). Generating a day costs ~0.5–1 CPU-s: where only the day is needed, use historyDayName.
+ */
+export function historyDay(n: number): { day: string; gen: ReturnType<typeof generateDay> } {
+  const day = historyDayName(n);
   return { day, gen: generateFixtureDay(day, 5000 + n, 2_000_000 + n * 10_000, 200_000_000 + n * 1_000_000) };
 }
 
