@@ -110,9 +110,13 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
   if (opts.parts === 'core') return { model, ingest, pump, backfill, snapshots, services: core, readiness: [ingest.readiness, pump.readiness] };
   const delivery = createDeliveryServices(wrt, { mode, fence: opts.fence, gate: () => foreground.idle() });
   const projections = createProjectionServices(wrt, { sharedFold: model, snapshot: newestImage, reads, foreground });
+  // What waited at the start is decided: asked for once, by the first of the housekeeping job and
+  // the sentinel's start check (both wait for it; docs/operations.md "Jobs", "Sentinel").
+  let startSettled: Promise<void> | undefined;
+  const settled = (): Promise<void> => (startSettled ??= startBacklogDecided(ingest, pump));
   const services: Service[] = [
     ...core,
-    createJobs(wrt),
+    createJobs(wrt, { settled }),
     // Projectors: flight read models and the outbox feeder (msg_event), woken by msgx_decision.
     // The outbox feeder shares the pump's fold of the flights (one copy in memory, not two).
     ...projections.services,
@@ -120,7 +124,7 @@ export function createWriterServices(rt: Runtime, opts: WriterServicesOptions = 
     ...delivery.services,
     // Consistency sentinel: a sample check on start (once what waited at the start is decided) and
     // daily (read-only snapshot; repairs nothing).
-    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot, settled: () => startBacklogDecided(ingest, pump) }),
+    createSentinel({ pool: wrt.pool, clock: wrt.clock, log: wrt.log, cfg: wrt.cfg, snapshot: checkSnapshot, settled }),
   ];
   return { model, ingest, pump, backfill, snapshots, services, readiness: [ingest.readiness, pump.readiness, ...projections.readiness, ...delivery.readiness] };
 }

@@ -16,6 +16,7 @@ import type { Config } from '../platform/config.ts';
 import type { Pool } from '../platform/db.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Service } from '../platform/service.ts';
+import { untilSettled } from '../platform/untilSettled.ts';
 import { aidxRules } from '../domain/aidxOut/aidxMessage.ts';
 import type { CoutmsgsRoute } from '../projections/outboxRoutes.ts';
 import { nextDailyRun } from './nextDailyRun.ts';
@@ -78,21 +79,9 @@ export function createSentinel(deps: SentinelDeps): Sentinel {
     }
   }
 
-  async function untilSettled(settled: () => Promise<void>): Promise<void> {
-    const deferred = new AbortController();
-    const cancel = (): void => deferred.abort();
-    stop.signal.addEventListener('abort', cancel, { once: true });
-    try {
-      await Promise.race([settled(), clock.sleep(START_CHECK_DEFER_MS, deferred.signal)]);
-    } finally {
-      stop.signal.removeEventListener('abort', cancel);
-      deferred.abort();
-    }
-  }
-
   async function run(): Promise<void> {
     if (cfg.consistency.checkOnStart) {
-      if (deps.settled) await untilSettled(deps.settled);
+      if (deps.settled) await untilSettled(deps.settled, clock, START_CHECK_DEFER_MS, stop.signal);
       if (stop.signal.aborted) return;
       await guarded('start');
     }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
 import type { Runtime } from '../../src/platform/runtime.ts';
 import { createJobs, type Jobs } from '../../src/write/jobs/jobsService.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { createTestDatabase, createTestMailbox, type TestDatabase, type TestMailbox } from '../support/databases.ts';
 import { MALFORMED_XML, adft, estt, unsupported } from './support/messages.ts';
 import { insertCminmsgs, procStates, startWriter, testRuntime, type Writer } from './support/writeHarness.ts';
@@ -50,5 +51,59 @@ describe('housekeeping jobs', () => {
     await w.ingest.pollOnce();
     await w.pump.drained();
     expect((await procStates(db)).find((p) => p.msg_id === dup)).toMatchObject({ state: 'SKIPPED', last_error: `duplicate-of:${ids[2]}` });
+  });
+});
+
+describe('housekeeping at a start: after the first decisions, and never holding a stop', () => {
+  /** A message decided and written back, then made due for the archive by the clock: its id. */
+  async function due(seq: number): Promise<string> {
+    const id = await insertCminmsgs(my, estt(seq, '886002', '15MAR250815'));
+    await w.ingest.pollOnce();
+    await w.pump.drained();
+    await w.backfill.runOnce();
+    clock.advance(86_400_000 + 1);
+    return id;
+  }
+  const live = async (id: string) => (await procStates(db)).some((p) => p.msg_id === id);
+
+  it('the first run waits for what waited at the start to be decided, then archives', async () => {
+    const id = await due(10);
+    let settle!: () => void;
+    const settled = new Promise<void>((r) => (settle = r));
+    let asked = false;
+    const later = createJobs(rt, {
+      settled: () => {
+        asked = true;
+        return settled;
+      },
+    });
+    await later.start();
+    try {
+      // The first run asks, waits, and has moved nothing yet.
+      await waitFor(() => asked, { what: 'the first run waiting' });
+      expect(await live(id)).toBe(true);
+      settle();
+      await waitFor(async () => !(await live(id)), { what: 'the row archived once settled' });
+    } finally {
+      await later.stop();
+    }
+  });
+
+  it('a stop during that wait ends at once and moves nothing; a run stops between batches', async () => {
+    const id = await due(11);
+    let asked = false;
+    const never = createJobs(rt, {
+      settled: () => {
+        asked = true;
+        return new Promise<void>(() => undefined);
+      },
+    });
+    await never.start();
+    await waitFor(() => asked, { what: 'the first run waiting' });
+    await never.stop(); // resolves without the clock moving and without settled
+    expect(await live(id)).toBe(true);
+    // A run whose stop has come archives no further batch.
+    expect((await createJobs(rt).runOnce(AbortSignal.abort())).archived).toBe(0);
+    expect(await live(id)).toBe(true);
   });
 });

@@ -1,12 +1,15 @@
 import type { Runtime } from '../../platform/runtime.ts';
 import type { Service } from '../../platform/service.ts';
 import { createServiceLoop } from '../../platform/serviceLoop.ts';
+import { untilSettled } from '../../platform/untilSettled.ts';
 import { ensureMonthsAhead } from '../../log/historyMonths.ts';
 import { archiveProcState } from './archiveProcState.ts';
 
 /** How often the housekeeping job runs (first run at start). */
 export const JOBS_PERIOD_MS = 3_600_000;
 const DAY_MS = 86_400_000;
+/** The first run waits at most this long for `settled` (as the sentinel's start check does). */
+export const JOBS_START_DEFER_MS = 60_000;
 
 export interface JobsResult {
   readonly archived: number;
@@ -15,7 +18,16 @@ export interface JobsResult {
 }
 
 export interface Jobs extends Service {
-  runOnce(): Promise<JobsResult>;
+  /** One run; with `signal`, it stops between two batches of the archive once `signal` aborts. */
+  runOnce(signal?: AbortSignal): Promise<JobsResult>;
+}
+
+export interface JobsOptions {
+  /**
+   * What the first run waits for (at most JOBS_START_DEFER_MS): the writer's "what waited at the
+   * start is decided". Absent: it runs at once.
+   */
+  readonly settled?: () => Promise<void>;
 }
 
 /**
@@ -28,19 +40,26 @@ export interface Jobs extends Service {
  *
  * The history sweep is NOT here any more: it changes flights, so it is decided by the pump in FIFO
  * order on traffic time (src/domain/archive.ts), never by this clock — see docs/operations.md.
+ *
+ * Its cost follows what is due, which after a long stop (or a first start on an old log) can be
+ * millions of rows: so the first run waits until what waited at the start is decided, as the
+ * sentinel does, and a stop ends a run between two batches (docs/operations.md "Jobs").
  */
-export function createJobs(rt: Runtime): Jobs {
+export function createJobs(rt: Runtime, opts: JobsOptions = {}): Jobs {
   const log = rt.log.child({ role: 'jobs' });
+  const stopping = new AbortController();
+  let first = true;
 
-  async function runOnce(): Promise<JobsResult> {
+  async function runOnce(signal?: AbortSignal): Promise<JobsResult> {
     const now = rt.clock.now();
+    // First the months (one catalog query when nothing is missing), then the archive, which can be long.
+    const monthsCreated = await ensureMonthsAhead(rt.pool, now);
     let archived = 0;
-    for (;;) {
+    while (!signal?.aborted) {
       const n = await archiveProcState(rt.pool, new Date(now.getTime() - rt.cfg.archiveAfterDays * DAY_MS), now);
       archived += n;
       if (n === 0) break;
     }
-    const monthsCreated = await ensureMonthsAhead(rt.pool, now);
     if (archived > 0 || monthsCreated > 0) log.info({ archived, monthsCreated }, 'housekeeping done');
     return { archived, monthsCreated };
   }
@@ -52,7 +71,9 @@ export function createJobs(rt: Runtime): Jobs {
     failedMsg: 'housekeeping failed; next try in one period',
     resumedMsg: 'housekeeping resumed',
     async step() {
-      await runOnce();
+      if (first && opts.settled) await untilSettled(opts.settled, rt.clock, JOBS_START_DEFER_MS, stopping.signal);
+      first = false;
+      if (!stopping.signal.aborted) await runOnce(stopping.signal);
       return JOBS_PERIOD_MS;
     },
     retryMs: () => JOBS_PERIOD_MS,
@@ -61,7 +82,10 @@ export function createJobs(rt: Runtime): Jobs {
   return {
     name: 'jobs',
     start: async () => loop.start(),
-    stop: () => loop.stop(),
+    stop: async () => {
+      stopping.abort();
+      await loop.stop();
+    },
     runOnce,
   };
 }
