@@ -134,7 +134,7 @@ async function storage(pool: ReturnType<typeof createPool>): Promise<SizeFigures
     [TABLES],
   );
   const { rows: db } = await pool.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
-  // Per month of the decisions' recorded time: the row bytes of the log and of the inbox (by ingested_at).
+  // Per month of the decisions' recorded time: the row bytes of the log, of the inbox (by ingested_at) and of proc_state(_hst) (by created_at).
   const { rows: months } = await pool.query<{ month: string; bytes: string }>(
     `SELECT month, sum(bytes)::bigint AS bytes FROM (
        SELECT to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month, pg_column_size(d.*) AS bytes FROM decision_event d
@@ -142,6 +142,8 @@ async function storage(pool: ReturnType<typeof createPool>): Promise<SizeFigures
        SELECT to_char(ingested_at AT TIME ZONE 'UTC', 'YYYY-MM'), pg_column_size(m.*) FROM inbox_message m
        UNION ALL
        SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM'), pg_column_size(p.*) FROM proc_state p
+       UNION ALL
+       SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM'), pg_column_size(h.*) FROM proc_state_hst h
      ) x GROUP BY month ORDER BY month`,
   );
   const mb = (b: string | number) => round(Number(b) / 2 ** 20, 1);
