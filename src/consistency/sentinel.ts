@@ -7,7 +7,7 @@
  *
  * The check runs in its own read-only snapshot on one pooled connection; it never holds a lock the
  * pump or the projectors wait for. Start-up does not wait for it, and the start check waits for
- * `settled` (the writer: the pump's first drain, at most START_CHECK_DEFER_MS), so that it never
+ * `settled` (the writer: what waited at the start is decided, at most START_SETTLE_MAX_MS), so that it never
  * shares the CPU with the first decisions after a start or a takeover (docs/operations.md,
  * "Sentinel").
  */
@@ -26,8 +26,6 @@ import { runCheck, type SnapshotCheck } from './runCheck.ts';
 
 /** ERROR lines per check at most; the rest are counted in one more line. */
 const LOG_LIMIT = 1000;
-/** The start check waits at most this long for `settled` (a backlog that takes longer is checked beside it). */
-export const START_CHECK_DEFER_MS = 60_000;
 
 export interface SentinelDeps {
   readonly pool: Pool;
@@ -37,7 +35,7 @@ export interface SentinelDeps {
   readonly routes?: readonly CoutmsgsRoute[];
   /** The write-model snapshot check (absent: not checked). */
   readonly snapshot?: SnapshotCheck;
-  /** What the start check waits for first (at most START_CHECK_DEFER_MS); absent: it runs at once. */
+  /** What the start check waits for first (at most START_SETTLE_MAX_MS); absent: it runs at once. */
   readonly settled?: () => Promise<void>;
 }
 
@@ -81,7 +79,7 @@ export function createSentinel(deps: SentinelDeps): Sentinel {
 
   async function run(): Promise<void> {
     if (cfg.consistency.checkOnStart) {
-      if (deps.settled) await untilSettled(deps.settled, clock, START_CHECK_DEFER_MS, stop.signal);
+      if (deps.settled) await untilSettled(deps.settled, clock, stop.signal);
       if (stop.signal.aborted) return;
       await guarded('start');
     }

@@ -8,7 +8,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { runCheck, type Selection } from '../../src/consistency/runCheck.ts';
 import type { CheckReport, Mismatch } from '../../src/consistency/report.ts';
-import { createSentinel, START_CHECK_DEFER_MS } from '../../src/consistency/sentinel.ts';
+import { createSentinel } from '../../src/consistency/sentinel.ts';
+import { START_SETTLE_MAX_MS } from '../../src/platform/untilSettled.ts';
 import { FakeClock, systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/logger.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -279,7 +280,7 @@ describe('the writer sentinel', () => {
     }
   }, 120_000);
 
-  it('holds the start check until the writer has settled (the pump drained) or START_CHECK_DEFER_MS has passed, and a stop ends the wait', async () => {
+  it('holds the start check until the writer has settled (the pump drained) or START_SETTLE_MAX_MS has passed, and a stop ends the wait', async () => {
     undo.push(() => db.pool.query('DELETE FROM consistency_check'));
     const starts = async (): Promise<number> => (await db.pool.query("SELECT count(*)::int AS n FROM consistency_check WHERE trigger = 'start'")).rows[0].n;
     const cfg = { airportTz: 'Asia/Shanghai', consistency: { checkOnStart: true, checkAt: '03:40', sampleRatio: 0.05 } };
@@ -292,7 +293,7 @@ describe('the writer sentinel', () => {
     await sentinel.start();
     try {
       await waitFor(() => clock.pendingSleepers === 1, { what: 'the start check deferred' });
-      clock.advance(START_CHECK_DEFER_MS - 1);
+      clock.advance(START_SETTLE_MAX_MS - 1);
       expect(await starts()).toBe(0);
       settle();
       await waitFor(async () => (await starts()) === 1, { what: 'the start check after the drain', timeoutMs: 60_000 });
@@ -300,13 +301,13 @@ describe('the writer sentinel', () => {
       await sentinel.stop();
     }
 
-    // Never settled: the check runs after START_CHECK_DEFER_MS.
+    // Never settled: the check runs after START_SETTLE_MAX_MS.
     const clock2 = new FakeClock('2025-03-14T00:00:00Z');
     const late = createSentinel({ pool: db.pool, clock: clock2, log: silentLogger, cfg, settled: () => new Promise<void>(() => {}) });
     await late.start();
     try {
       await waitFor(() => clock2.pendingSleepers === 1, { what: 'the start check deferred' });
-      clock2.advance(START_CHECK_DEFER_MS);
+      clock2.advance(START_SETTLE_MAX_MS);
       await waitFor(async () => (await starts()) === 2, { what: 'the start check after the bound', timeoutMs: 60_000 });
     } finally {
       await late.stop();

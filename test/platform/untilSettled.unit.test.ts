@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.ts';
-import { untilSettled } from '../../src/platform/untilSettled.ts';
+import { START_SETTLE_MAX_MS, untilSettled } from '../../src/platform/untilSettled.ts';
 
 /** A promise and its resolve/reject, for `settled` functions the test finishes by hand. */
 function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } {
@@ -26,17 +26,17 @@ describe('untilSettled: wait for what waited at the start, bounded', () => {
   it('ends when settled resolves, and leaves no timer behind', async () => {
     const clock = new FakeClock();
     const d = deferred();
-    const wait = untilSettled(() => d.promise, clock, 60_000, new AbortController().signal);
+    const wait = untilSettled(() => d.promise, clock, new AbortController().signal);
     expect(await isDone(wait)).toBe(false);
     d.resolve();
     expect(await isDone(wait)).toBe(true);
     expect(clock.pendingSleepers).toBe(0);
   });
 
-  it('ends after maxMs of the clock when settled never comes', async () => {
+  it('ends after START_SETTLE_MAX_MS of the clock when settled never comes', async () => {
     const clock = new FakeClock();
-    const wait = untilSettled(() => new Promise<void>(() => undefined), clock, 60_000, new AbortController().signal);
-    clock.advance(59_999);
+    const wait = untilSettled(() => new Promise<void>(() => undefined), clock, new AbortController().signal);
+    clock.advance(START_SETTLE_MAX_MS - 1);
     expect(await isDone(wait)).toBe(false);
     clock.advance(1);
     expect(await isDone(wait)).toBe(true);
@@ -45,7 +45,7 @@ describe('untilSettled: wait for what waited at the start, bounded', () => {
   it('ends at once when the signal aborts (a stop during the wait)', async () => {
     const clock = new FakeClock();
     const stop = new AbortController();
-    const wait = untilSettled(() => new Promise<void>(() => undefined), clock, 60_000, stop.signal);
+    const wait = untilSettled(() => new Promise<void>(() => undefined), clock, stop.signal);
     expect(await isDone(wait)).toBe(false);
     stop.abort();
     expect(await isDone(wait)).toBe(true);
@@ -55,7 +55,7 @@ describe('untilSettled: wait for what waited at the start, bounded', () => {
   it('counts a settled that fails as settled, without throwing', async () => {
     const clock = new FakeClock();
     const d = deferred();
-    const wait = untilSettled(() => d.promise, clock, 60_000, new AbortController().signal);
+    const wait = untilSettled(() => d.promise, clock, new AbortController().signal);
     d.reject(new Error('pump stopped'));
     await expect(wait).resolves.toBeUndefined();
   });

@@ -8,8 +8,6 @@ import { archiveProcState } from './archiveProcState.ts';
 /** How often the housekeeping job runs (first run at start). */
 export const JOBS_PERIOD_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-/** The first run waits at most this long for `settled` (as the sentinel's start check does). */
-export const JOBS_START_DEFER_MS = 60_000;
 
 export interface JobsResult {
   readonly archived: number;
@@ -24,7 +22,7 @@ export interface Jobs extends Service {
 
 export interface JobsOptions {
   /**
-   * What the first run waits for (at most JOBS_START_DEFER_MS): the writer's "what waited at the
+   * What the first run waits for (at most START_SETTLE_MAX_MS): the writer's "what waited at the
    * start is decided". Absent: it runs at once.
    */
   readonly settled?: () => Promise<void>;
@@ -71,7 +69,7 @@ export function createJobs(rt: Runtime, opts: JobsOptions = {}): Jobs {
     failedMsg: 'housekeeping failed; next try in one period',
     resumedMsg: 'housekeeping resumed',
     async step() {
-      if (first && opts.settled) await untilSettled(opts.settled, rt.clock, JOBS_START_DEFER_MS, stopping.signal);
+      if (first && opts.settled) await untilSettled(opts.settled, rt.clock, stopping.signal);
       first = false;
       if (!stopping.signal.aborted) await runOnce(stopping.signal);
       return JOBS_PERIOD_MS;
