@@ -82,6 +82,51 @@ export async function ensureMonthsAhead(q: Queryable, now: Date): Promise<number
   return created;
 }
 
+/** How long moveMonthsOutOfDefault waits for its lock on a history table. */
+export const MOVE_LOCK_TIMEOUT = '10s';
+
+/** The months before `before` that have rows in `table`'s DEFAULT partition, oldest first. */
+export async function monthsInDefault(q: Queryable, spec: HistoryTable, before: Month): Promise<Month[]> {
+  const { rows } = await q.query<{ m: string }>(
+    `SELECT DISTINCT to_char(${spec.partitionKey} AT TIME ZONE 'UTC', 'YYYY-MM') AS m FROM ${spec.table}_default
+      WHERE ${spec.partitionKey} < $1 ORDER BY 1`,
+    [monthStart(before)],
+  );
+  return rows.map((r) => r.m);
+}
+
+/**
+ * Move the rows of the months before `before` out of `table`'s DEFAULT partition into partitions
+ * of their own (created here), in one transaction of `c`; returns how many rows moved. Rows of a
+ * past month land in the DEFAULT partition only when they were written with that month's time
+ * after migration 280 created the partitions (an import, a generated history): the writer stamps
+ * its own rows with now, whose month is always there.
+ *
+ * The DEFAULT partition is detached for the move (PostgreSQL cannot create a month's partition
+ * while the DEFAULT holds rows of it): that takes an ACCESS EXCLUSIVE lock on `table` until the
+ * commit, so the writer's appends wait for a move whose cost follows the rows moved; and it waits
+ * at most `lockTimeout` (MOVE_LOCK_TIMEOUT) for the transactions reading the table (the lock fails with 55P03
+ * rather than queue every reader behind it for longer). A detached
+ * partition loses the row triggers cloned from its parent (the log's append-only guarantee), so
+ * the rows can be deleted from it; attached again it gets them back, and the moved rows are in
+ * partitions that have them. Rows are never in neither: the DELETE and the INSERT are one statement.
+ */
+export async function moveMonthsOutOfDefault(c: Queryable, spec: HistoryTable, before: Month, lockTimeout = MOVE_LOCK_TIMEOUT): Promise<number> {
+  const months = await monthsInDefault(c, spec, before);
+  if (months.length === 0) return 0;
+  await c.query(`SET LOCAL lock_timeout = '${lockTimeout}'`);
+  await c.query(`ALTER TABLE ${spec.table} DETACH PARTITION ${spec.table}_default`);
+  await c.query('SET LOCAL lock_timeout = 0');
+  for (const m of months) await c.query('SELECT msgx_month_partition($1, $2::date)', [spec.table, `${m}-01`]);
+  const moved = await c.query(
+    `WITH moved AS (DELETE FROM ${spec.table}_default WHERE ${spec.partitionKey} < $1 RETURNING *)
+     INSERT INTO ${spec.table} SELECT * FROM moved ORDER BY ${spec.rowKey}`,
+    [monthStart(before)],
+  );
+  await c.query(`ALTER TABLE ${spec.table} ATTACH PARTITION ${spec.table}_default DEFAULT`);
+  return moved.rowCount ?? 0;
+}
+
 /** The last position recorded in month `m` (null: the month has no partition or no decision). */
 export async function lastPositionOfMonth(q: Queryable, m: Month): Promise<string | null> {
   const partition = partitionName(DECISION_LOG_TABLE.table, m);

@@ -26,6 +26,8 @@ export type FaultPoint =
   | 'snapshot.inserted'
   /** A standby took the writer lock (epoch bumped) with its warm model; nothing decided yet. Once per process. */
   | 'writer.takeover'
+  /** archiveHistory: rows of past months moved out of a DEFAULT partition inside the transaction, not committed. */
+  | 'archive.moving'
   /** archiveHistory: a month's files and checksum file written and read back; nothing recorded. */
   | 'archive.written'
   /** archiveHistory: the HistoryArchived decision and history_archive rows committed; partitions still there. */

@@ -11,9 +11,12 @@ import { saveSnapshot } from '../../src/write/snapshot/saveSnapshot.ts';
 import { encodeImage } from '../../src/write/snapshot/snapshotCodec.ts';
 import { appendAllWith, type SeedDecision } from './decisions.ts';
 
-/** `count` messages of `month` (ids from `firstId`), each skipped, their rows in the month's partitions. */
-export async function seedMonth(pool: Pool, month: string, firstId: number, count: number): Promise<void> {
-  for (const { table } of HISTORY_TABLES) await pool.query('SELECT msgx_month_partition($1, $2::date)', [table, `${month}-01`]);
+/**
+ * `count` messages of `month` (ids from `firstId`), each skipped, their rows in the month's
+ * partitions; with `inDefault`, no partition is made for the month, so they land in the DEFAULT ones.
+ */
+export async function seedMonth(pool: Pool, month: string, firstId: number, count: number, opts: { inDefault?: boolean } = {}): Promise<void> {
+  if (!opts.inDefault) for (const { table } of HISTORY_TABLES) await pool.query('SELECT msgx_month_partition($1, $2::date)', [table, `${month}-01`]);
   const ds: SeedDecision[] = [];
   for (let i = 0; i < count; i++) {
     const id = String(firstId + i);

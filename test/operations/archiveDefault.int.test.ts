@@ -1,0 +1,89 @@
+/**
+ * `msgx archive` of months whose rows sit in the DEFAULT partitions (docs/operations.md "Archive a
+ * month"): rows written with a past month's time after the partitions were made (an import, a
+ * generated history) are moved into partitions of their own first, then archived and restored like
+ * any month; the DEFAULT partition keeps the rest and stays append-only.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archivedMonthOfMessage } from '../../src/log/archivedHistory.ts';
+import { HISTORY_TABLES, moveMonthsOutOfDefault, partitionName } from '../../src/log/historyMonths.ts';
+import { archiveHistory } from '../../src/operations/archive/archiveHistory.ts';
+import { restoreMonth } from '../../src/operations/archive/restoreMonth.ts';
+import { withTransaction } from '../../src/platform/db.ts';
+import { noFaults } from '../../src/platform/faults.ts';
+import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
+import { captureLog } from '../reliability/support/captureLog.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { monthRows, seedMonth, snapshotAtHead } from '../support/historyMonths.ts';
+
+const PER_MONTH = 40;
+const NOW = new Date('2026-04-10T12:00:00Z');
+
+describe('msgx archive of months in the DEFAULT partitions', () => {
+  let db: TestDatabase;
+  let dir: string;
+  const before: Record<string, Record<string, string[]>> = {};
+  const cap = captureLog('info');
+  const deps = () => ({ pool: db.pool, log: cap.log, faults: noFaults, now: () => NOW });
+  /** Rows of the seeded months (before March) in a table's DEFAULT partition. */
+  const inDefault = async (spec: (typeof HISTORY_TABLES)[number]): Promise<number> =>
+    Number((await db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${spec.table}_default WHERE ${spec.partitionKey} < '2026-03-01'`)).rows[0]!.n);
+  const exists = async (rel: string): Promise<boolean> =>
+    (await db.pool.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [rel])).rows[0]!.r !== null;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('archivedefault');
+    dir = await mkdtemp(path.join(os.tmpdir(), 'msgx-archive-default-'));
+    // The database's months start at the real clock's: these months have no partition of their own.
+    for (const [i, m] of ['2026-01', '2026-02'].entries()) await seedMonth(db.pool, m, 5000 + i * PER_MONTH, PER_MONTH, { inDefault: true });
+    for (const m of ['2026-01', '2026-02']) before[m] = await monthRows(db.pool, m);
+    await snapshotAtHead(db.pool, foldFingerprint());
+  });
+  afterAll(async () => {
+    await db?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('waits at most its lock timeout for readers of the table, and then moves nothing', async () => {
+    const reader = await db.pool.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM decision_event');
+      await expect(withTransaction(db.pool, (c) => moveMonthsOutOfDefault(c, HISTORY_TABLES[0], '2026-02', '200ms'))).rejects.toMatchObject({ code: '55P03' });
+    } finally {
+      await reader.query('ROLLBACK');
+      reader.release();
+    }
+    for (const spec of HISTORY_TABLES) expect(await inDefault(spec)).toBe(2 * PER_MONTH);
+    expect(await exists(partitionName('decision_event', '2026-01'))).toBe(false);
+  });
+
+  it('moves the archived month out of the DEFAULT partition, archives it, and leaves the later month there', async () => {
+    const done = await archiveHistory(deps(), '2026-02', dir, 'test');
+    expect(done.map((m) => m.month)).toEqual(['2026-01']);
+    for (const spec of HISTORY_TABLES) {
+      expect(await exists(partitionName(spec.table, '2026-01'))).toBe(false); // moved into it, then archived and dropped
+      expect(await inDefault(spec)).toBe(PER_MONTH); // February's rows
+    }
+    const lines = cap.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const moved = lines.filter((l) => l.msg === 'archive: rows moved out of the DEFAULT partition');
+    expect(moved.map((l) => [l.table, l.rows])).toEqual(HISTORY_TABLES.map((t) => [t.table, PER_MONTH]));
+    expect(await archivedMonthOfMessage(db.pool, '5003')).toMatchObject({ month: '2026-01', restoreFile: path.join(dir, 'msgx-history-2026-01.sha256') });
+    expect(await monthRows(db.pool, '2026-02')).toEqual(before['2026-02']);
+  });
+
+  it('the DEFAULT partition is attached again and still append-only', async () => {
+    await expect(db.pool.query(`DELETE FROM decision_event_default WHERE recorded_at < '2026-03-01'`)).rejects.toThrow(/append-only/i);
+    await expect(db.pool.query(`UPDATE decision_event SET kind = kind WHERE recorded_at < '2026-03-01'`)).rejects.toThrow(/append-only/i);
+    await expect(db.pool.query('TRUNCATE decision_event_default')).rejects.toThrow(/append-only/i);
+  });
+
+  it('restore gives the month back, row for row, into a partition of its own', async () => {
+    await restoreMonth(deps(), path.join(dir, 'msgx-history-2026-01.sha256'), 'test');
+    expect(await monthRows(db.pool, '2026-01')).toEqual(before['2026-01']);
+    for (const { table } of HISTORY_TABLES) expect(await exists(partitionName(table, '2026-01'))).toBe(true);
+  });
+});
