@@ -82,48 +82,48 @@ export async function ensureMonthsAhead(q: Queryable, now: Date): Promise<number
   return created;
 }
 
-/** How long moveMonthsOutOfDefault waits for its lock on a history table. */
+/** How long splitDefaultIntoMonths waits for its lock on a history table. */
 export const MOVE_LOCK_TIMEOUT = '10s';
 
-/** The months before `before` that have rows in `table`'s DEFAULT partition, oldest first. */
-export async function monthsInDefault(q: Queryable, spec: HistoryTable, before: Month): Promise<Month[]> {
+/** The months that have rows in `table`'s DEFAULT partition, oldest first. */
+export async function monthsInDefault(q: Queryable, spec: HistoryTable): Promise<Month[]> {
   const { rows } = await q.query<{ m: string }>(
-    `SELECT DISTINCT to_char(${spec.partitionKey} AT TIME ZONE 'UTC', 'YYYY-MM') AS m FROM ${spec.table}_default
-      WHERE ${spec.partitionKey} < $1 ORDER BY 1`,
-    [monthStart(before)],
+    `SELECT DISTINCT to_char(${spec.partitionKey} AT TIME ZONE 'UTC', 'YYYY-MM') AS m FROM ${spec.table}_default ORDER BY 1`,
   );
   return rows.map((r) => r.m);
 }
 
 /**
- * Move the rows of the months before `before` out of `table`'s DEFAULT partition into partitions
- * of their own (created here), in one transaction of `c`; returns how many rows moved. Rows of a
- * past month land in the DEFAULT partition only when they were written with that month's time
- * after migration 280 created the partitions (an import, a generated history): the writer stamps
- * its own rows with now, whose month is always there.
+ * Split `table`'s DEFAULT partition into months: every row of it moves to the partition of its
+ * month (created here), and the DEFAULT partition is left empty, its space returned; one
+ * transaction of `c`; returns how many rows moved. Rows of a past month land in the DEFAULT
+ * partition only when they were written with that month's time after migration 280 created the
+ * partitions (an import, a generated history): the writer stamps its own rows with now, whose
+ * month is always there.
  *
  * The DEFAULT partition is detached for the move (PostgreSQL cannot create a month's partition
  * while the DEFAULT holds rows of it): that takes an ACCESS EXCLUSIVE lock on `table` until the
  * commit, so the writer's appends wait for a move whose cost follows the rows moved; and it waits
- * at most `lockTimeout` (MOVE_LOCK_TIMEOUT) for the transactions reading the table (the lock fails with 55P03
- * rather than queue every reader behind it for longer). A detached
- * partition loses the row triggers cloned from its parent (the log's append-only guarantee), so
- * the rows can be deleted from it; attached again it gets them back, and the moved rows are in
- * partitions that have them. Rows are never in neither: the DELETE and the INSERT are one statement.
+ * at most `lockTimeout` (MOVE_LOCK_TIMEOUT) for the transactions reading the table (the lock fails
+ * with 55P03 rather than queue every reader behind it for longer). The rows are copied, then the
+ * detached partition is truncated (its own TRUNCATE trigger, the log's append-only guard, set
+ * aside for that statement only) and attached again: the copy and the truncate commit together, so
+ * a row is never in neither, and no row is deleted one by one (a DELETE would leave the DEFAULT
+ * partition as large as before, and the database would not shrink when the months are archived).
  */
-export async function moveMonthsOutOfDefault(c: Queryable, spec: HistoryTable, before: Month, lockTimeout = MOVE_LOCK_TIMEOUT): Promise<number> {
-  const months = await monthsInDefault(c, spec, before);
+export async function splitDefaultIntoMonths(c: Queryable, spec: HistoryTable, lockTimeout = MOVE_LOCK_TIMEOUT): Promise<number> {
+  const months = await monthsInDefault(c, spec);
   if (months.length === 0) return 0;
+  const detached = `${spec.table}_default`;
   await c.query(`SET LOCAL lock_timeout = '${lockTimeout}'`);
-  await c.query(`ALTER TABLE ${spec.table} DETACH PARTITION ${spec.table}_default`);
+  await c.query(`ALTER TABLE ${spec.table} DETACH PARTITION ${detached}`);
   await c.query('SET LOCAL lock_timeout = 0');
   for (const m of months) await c.query('SELECT msgx_month_partition($1, $2::date)', [spec.table, `${m}-01`]);
-  const moved = await c.query(
-    `WITH moved AS (DELETE FROM ${spec.table}_default WHERE ${spec.partitionKey} < $1 RETURNING *)
-     INSERT INTO ${spec.table} SELECT * FROM moved ORDER BY ${spec.rowKey}`,
-    [monthStart(before)],
-  );
-  await c.query(`ALTER TABLE ${spec.table} ATTACH PARTITION ${spec.table}_default DEFAULT`);
+  const moved = await c.query(`INSERT INTO ${spec.table} SELECT * FROM ${detached} ORDER BY ${spec.rowKey}`);
+  await c.query(`ALTER TABLE ${detached} DISABLE TRIGGER USER`);
+  await c.query(`TRUNCATE ${detached}`);
+  await c.query(`ALTER TABLE ${detached} ENABLE TRIGGER USER`);
+  await c.query(`ALTER TABLE ${spec.table} ATTACH PARTITION ${detached} DEFAULT`);
   return moved.rowCount ?? 0;
 }
 

@@ -26,7 +26,7 @@ export type FaultPoint =
   | 'snapshot.inserted'
   /** A standby took the writer lock (epoch bumped) with its warm model; nothing decided yet. Once per process. */
   | 'writer.takeover'
-  /** archiveHistory: rows of past months moved out of a DEFAULT partition inside the transaction, not committed. */
+  /** archiveHistory: a DEFAULT partition split into months (rows copied, it truncated) inside the transaction, not committed. */
   | 'archive.moving'
   /** archiveHistory: a month's files and checksum file written and read back; nothing recorded. */
   | 'archive.written'

@@ -1,15 +1,15 @@
 /**
  * `msgx archive` of months whose rows sit in the DEFAULT partitions (docs/operations.md "Archive a
  * month"): rows written with a past month's time after the partitions were made (an import, a
- * generated history) are moved into partitions of their own first, then archived and restored like
- * any month; the DEFAULT partition keeps the rest and stays append-only.
+ * generated history) are split into partitions of their own first, then archived and restored like
+ * any month; the DEFAULT partition is left empty, its space returned, and stays append-only.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archivedMonthOfMessage } from '../../src/log/archivedHistory.ts';
-import { HISTORY_TABLES, moveMonthsOutOfDefault, partitionName } from '../../src/log/historyMonths.ts';
+import { HISTORY_TABLES, splitDefaultIntoMonths, partitionName } from '../../src/log/historyMonths.ts';
 import { archiveHistory } from '../../src/operations/archive/archiveHistory.ts';
 import { restoreMonth } from '../../src/operations/archive/restoreMonth.ts';
 import { withTransaction } from '../../src/platform/db.ts';
@@ -52,7 +52,7 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
     try {
       await reader.query('BEGIN');
       await reader.query('SELECT count(*) FROM decision_event');
-      await expect(withTransaction(db.pool, (c) => moveMonthsOutOfDefault(c, HISTORY_TABLES[0], '2026-02', '200ms'))).rejects.toMatchObject({ code: '55P03' });
+      await expect(withTransaction(db.pool, (c) => splitDefaultIntoMonths(c, HISTORY_TABLES[0], '200ms'))).rejects.toMatchObject({ code: '55P03' });
     } finally {
       await reader.query('ROLLBACK');
       reader.release();
@@ -61,24 +61,35 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
     expect(await exists(partitionName('decision_event', '2026-01'))).toBe(false);
   });
 
-  it('moves the archived month out of the DEFAULT partition, archives it, and leaves the later month there', async () => {
+  it('splits the DEFAULT partitions into months, archives the month before --before, and returns the space', async () => {
+    const defaultBytes = async (table: string) =>
+      Number((await db.pool.query<{ b: string }>('SELECT pg_total_relation_size($1)::text AS b', [`${table}_default`])).rows[0]!.b);
+    const bytesBefore = await defaultBytes('inbox_message');
     const done = await archiveHistory(deps(), '2026-02', dir, 'test');
     expect(done.map((m) => m.month)).toEqual(['2026-01']);
     for (const spec of HISTORY_TABLES) {
-      expect(await exists(partitionName(spec.table, '2026-01'))).toBe(false); // moved into it, then archived and dropped
-      expect(await inDefault(spec)).toBe(PER_MONTH); // February's rows
+      expect(await exists(partitionName(spec.table, '2026-01'))).toBe(false); // split into it, then archived and dropped
+      expect(await exists(partitionName(spec.table, '2026-02'))).toBe(true); // split into it, kept
+      expect(await inDefault(spec)).toBe(0);
     }
+    // Truncated, not deleted row by row: the DEFAULT partition's pages are gone.
+    expect(await defaultBytes('inbox_message')).toBeLessThan(bytesBefore / 2);
     const lines = cap.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const moved = lines.filter((l) => l.msg === 'archive: rows moved out of the DEFAULT partition');
-    expect(moved.map((l) => [l.table, l.rows])).toEqual(HISTORY_TABLES.map((t) => [t.table, PER_MONTH]));
+    const split = lines.filter((l) => l.msg === 'archive: DEFAULT partition split into months');
+    expect(split.map((l) => [l.table, l.months, l.rows])).toEqual(HISTORY_TABLES.map((t) => [t.table, ['2026-01', '2026-02'], 2 * PER_MONTH]));
     expect(await archivedMonthOfMessage(db.pool, '5003')).toMatchObject({ month: '2026-01', restoreFile: path.join(dir, 'msgx-history-2026-01.sha256') });
     expect(await monthRows(db.pool, '2026-02')).toEqual(before['2026-02']);
   });
 
-  it('the DEFAULT partition is attached again and still append-only', async () => {
-    await expect(db.pool.query(`DELETE FROM decision_event_default WHERE recorded_at < '2026-03-01'`)).rejects.toThrow(/append-only/i);
-    await expect(db.pool.query(`UPDATE decision_event SET kind = kind WHERE recorded_at < '2026-03-01'`)).rejects.toThrow(/append-only/i);
+  it('the DEFAULT partition and the split months are attached and append-only', async () => {
+    // The HistoryArchived decision of NOW's month (no partition of its own here) is in the DEFAULT one.
+    await expect(db.pool.query(`DELETE FROM decision_event_default`)).rejects.toThrow(/append-only/i);
     await expect(db.pool.query('TRUNCATE decision_event_default')).rejects.toThrow(/append-only/i);
+    const february = partitionName('decision_event', '2026-02');
+    await expect(db.pool.query(`UPDATE ${february} SET kind = kind`)).rejects.toThrow(/append-only/i);
+    await expect(db.pool.query(`DELETE FROM ${february}`)).rejects.toThrow(/append-only/i);
+    await expect(db.pool.query(`TRUNCATE ${february}`)).rejects.toThrow(/append-only/i);
+    await expect(db.pool.query(`SELECT count(*)::int AS n FROM decision_event_default`)).resolves.toMatchObject({ rows: [{ n: 1 }] });
   });
 
   it('restore gives the month back, row for row, into a partition of its own', async () => {

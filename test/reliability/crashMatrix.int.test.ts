@@ -166,7 +166,7 @@ describe('crash matrix: msgx archive and msgx restore killed at each step', () =
     db = await createTestDatabase('crasharchive');
     dir = await mkdtemp(path.join(os.tmpdir(), 'msgx-crash-archive-'));
     // In the DEFAULT partitions (no partition of its own), as an import leaves a past month: the
-    // first run moves it out (archive.moving), the restores give it a partition of its own.
+    // first run splits them into months (archive.moving), the restores give it a partition of its own.
     await seedMonth(db.pool, MONTH, 1000, PER_MONTH, { inDefault: true });
     await seedMonth(db.pool, '2026-02', 1000 + PER_MONTH, PER_MONTH);
     await snapshotAtHead(db.pool, foldFingerprint());
@@ -203,7 +203,7 @@ describe('crash matrix: msgx archive and msgx restore killed at each step', () =
         expect(await decisionsOf('HistoryArchived')).toBe(archivedBefore + 1);
       }
       expect(point === 'archive.written' || point === 'archive.moving' ? record : []).toEqual([]);
-      // Killed while moving the month out of the DEFAULT partition: nothing moved.
+      // Killed while splitting the DEFAULT partition: nothing moved.
       if (point === 'archive.moving') expect(await db.pool.query(`SELECT to_regclass($1) AS r`, [partitionName('decision_event', MONTH)])).toMatchObject({ rows: [{ r: null }] });
 
       const rerun = await archive();

@@ -9,9 +9,9 @@
  * A crash before 2 leaves the month in the database (the files are rewritten by the next run);
  * after 2, a verified file plus its decision, and the next run checks the files again and drops.
  * Nothing is dropped that is not on record.
- * Before the months are listed, rows of them that sit in a table's DEFAULT partition (an import, a
- * generated history) are moved into partitions of their own, one transaction per table
- * (historyMonths.ts, moveMonthsOutOfDefault).
+ * Before the months are listed, a table whose DEFAULT partition holds rows of a month before
+ * `before` (an import, a generated history) has that partition split into months, one transaction
+ * per table (historyMonths.ts, splitDefaultIntoMonths).
  */
 import { mkdir, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
@@ -28,7 +28,7 @@ import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { checksumText, readMonthFile, writeMonthFile, type FileSummary } from './archiveFile.ts';
 import {
-  attachedMonths, DECISION_LOG_TABLE, ensureMonthsAhead, HISTORY_TABLES, lastPositionOfMonth, monthOf, monthsInDefault, monthStart, MOVE_LOCK_TIMEOUT, moveMonthsOutOfDefault, nextMonth,
+  attachedMonths, DECISION_LOG_TABLE, ensureMonthsAhead, HISTORY_TABLES, lastPositionOfMonth, monthOf, monthsInDefault, monthStart, MOVE_LOCK_TIMEOUT, splitDefaultIntoMonths, nextMonth,
   partitionName, type HistoryTable, type Month,
 } from '../../log/historyMonths.ts';
 
@@ -65,7 +65,7 @@ export async function archiveHistory(deps: ArchiveDeps, before: Month, dir: stri
   // The month that will hold this run's own decision is never archived.
   if (before > current) throw new RefusedError(`archive --before ${before}: the current month ${current} holds the archive's own decision and is never archived; use --before ${current} or earlier`);
   await mkdir(dir, { recursive: true });
-  for (const spec of HISTORY_TABLES) await moveOutOfDefault(deps, spec, before);
+  for (const spec of HISTORY_TABLES) await splitDefault(deps, spec, before);
   const months = (await attachedMonths(deps.pool, DECISION_LOG_TABLE.table)).filter((m) => m < before);
   for (const spec of HISTORY_TABLES.slice(1)) {
     for (const m of await attachedMonths(deps.pool, spec.table)) if (m < before && !months.includes(m)) months.push(m);
@@ -77,16 +77,16 @@ export async function archiveHistory(deps: ArchiveDeps, before: Month, dir: stri
   return done;
 }
 
-/** moveMonthsOutOfDefault, said in the log before and after (the writer's appends wait meanwhile). */
-async function moveOutOfDefault(deps: ArchiveDeps, spec: HistoryTable, before: Month): Promise<void> {
-  const months = await monthsInDefault(deps.pool, spec, before);
-  if (months.length === 0) return;
-  deps.log.info({ table: spec.table, months }, 'archive: moving rows of these months out of the DEFAULT partition into their own (the table is locked meanwhile)');
+/** splitDefaultIntoMonths when the DEFAULT partition holds a month before `before`, said in the log before and after (the writer's appends wait meanwhile). */
+async function splitDefault(deps: ArchiveDeps, spec: HistoryTable, before: Month): Promise<void> {
+  const months = await monthsInDefault(deps.pool, spec);
+  if (!months.some((m) => m < before)) return;
+  deps.log.info({ table: spec.table, months }, 'archive: splitting the DEFAULT partition into these months (the table is locked meanwhile)');
   const t0 = performance.now();
   let rows: number;
   try {
     rows = await withTransaction(deps.pool, async (c) => {
-      const n = await moveMonthsOutOfDefault(c, spec, before);
+      const n = await splitDefaultIntoMonths(c, spec);
       deps.faults.reached('archive.moving');
       return n;
     });
@@ -94,7 +94,7 @@ async function moveOutOfDefault(deps: ArchiveDeps, spec: HistoryTable, before: M
     if (sqlState(err) !== SqlState.lockNotAvailable) throw err;
     throw new RefusedError(`archive: ${spec.table} stayed busy for ${MOVE_LOCK_TIMEOUT} (long transactions reading it); nothing was moved or archived — run msgx archive again`);
   }
-  deps.log.info({ table: spec.table, months, rows, ms: Math.round(performance.now() - t0) }, 'archive: rows moved out of the DEFAULT partition');
+  deps.log.info({ table: spec.table, months, rows, ms: Math.round(performance.now() - t0) }, 'archive: DEFAULT partition split into months');
 }
 
 async function archiveMonth(deps: ArchiveDeps, m: Month, dir: string, requestedBy: string): Promise<ArchivedMonth> {
