@@ -38,7 +38,7 @@ describe('housekeeping jobs', () => {
     expect((await jobs.runOnce()).archived).toBe(0);
     clock.advance(86_400_000 + 1);
     const r = await jobs.runOnce();
-    expect(r.archived).toBe(4);
+    expect(r).toMatchObject({ archived: 4, vacuumed: false }); // far fewer than VACUUM_AFTER_ROWS
     expect((await procStates(db)).map((p) => [p.msg_id, p.state])).toEqual([[ids[4], 'PARKED']]);
     const hst = await db.pool.query('SELECT msg_id, state, identity_key, archived_at FROM proc_state_hst ORDER BY msg_id');
     expect(hst.rows.map((x) => x.msg_id)).toEqual(ids.slice(0, 4));
@@ -51,6 +51,34 @@ describe('housekeeping jobs', () => {
     await w.ingest.pollOnce();
     await w.pump.drained();
     expect((await procStates(db)).find((p) => p.msg_id === dup)).toMatchObject({ state: 'SKIPPED', last_error: `duplicate-of:${ids[2]}` });
+  });
+});
+
+describe('housekeeping after a run that moved many rows', () => {
+  const lastVacuum = async (): Promise<Date | null> =>
+    (await db.pool.query<{ at: Date | null }>(`SELECT last_vacuum AS at FROM pg_stat_user_tables WHERE relname = 'proc_state'`)).rows[0]!.at;
+
+  it('vacuums proc_state once a run moved at least vacuumAfter rows, and not when it moved fewer', async () => {
+    // Whatever the tests before left due is moved first.
+    clock.advance(86_400_000 + 1);
+    await jobs.runOnce();
+    const id = await insertCminmsgs(my, estt(20, '886002', '15MAR250830'));
+    await w.ingest.pollOnce();
+    await w.pump.drained();
+    await w.backfill.runOnce();
+    clock.advance(86_400_000 + 1);
+    const vacuumedBefore = await lastVacuum();
+    expect(await createJobs(rt, { vacuumAfter: 2 }).runOnce()).toMatchObject({ archived: 1, vacuumed: false });
+    expect(await lastVacuum()).toEqual(vacuumedBefore);
+
+    const more = [await insertCminmsgs(my, estt(21, '886002', '15MAR250831')), await insertCminmsgs(my, estt(22, '886002', '15MAR250832'))];
+    await w.ingest.pollOnce();
+    await w.pump.drained();
+    await w.backfill.runOnce();
+    clock.advance(86_400_000 + 1);
+    expect(await createJobs(rt, { vacuumAfter: 2 }).runOnce()).toMatchObject({ archived: 2, vacuumed: true });
+    expect(await lastVacuum()).not.toEqual(vacuumedBefore);
+    expect((await procStates(db)).filter((p) => [id, ...more].includes(p.msg_id))).toEqual([]);
   });
 });
 
