@@ -92,9 +92,39 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
     await expect(db.pool.query(`SELECT count(*)::int AS n FROM decision_event_default`)).resolves.toMatchObject({ rows: [{ n: 1 }] });
   });
 
-  it('restore gives the month back, row for row, into a partition of its own', async () => {
-    await restoreMonth(deps(), path.join(dir, 'msgx-history-2026-01.sha256'), 'test');
+  it('restore loads beside the live tables while a writer appends, and attaches a partition like those msgx makes', async () => {
+    // An append in progress holds ROW EXCLUSIVE on the parents: a restore that created its
+    // partitions first (ACCESS EXCLUSIVE) would wait for it, here forever.
+    const writer = await db.pool.connect();
+    try {
+      await writer.query('BEGIN');
+      for (const { table } of HISTORY_TABLES) await writer.query(`LOCK TABLE ONLY ${table} IN ROW EXCLUSIVE MODE`);
+      await restoreMonth(deps(), path.join(dir, 'msgx-history-2026-01.sha256'), 'test');
+    } finally {
+      await writer.query('ROLLBACK');
+      writer.release();
+    }
     expect(await monthRows(db.pool, '2026-01')).toEqual(before['2026-01']);
-    for (const { table } of HISTORY_TABLES) expect(await exists(partitionName(table, '2026-01'))).toBe(true);
+    const shape = async (partition: string) => {
+      const { rows } = await db.pool.query<{ def: string; options: string[] | null }>(
+        `SELECT replace(pg_get_indexdef(i.indexrelid), $1, 'P') AS def, c.reloptions AS options
+           FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = $1::regclass ORDER BY 1`,
+        [partition],
+      );
+      const triggers = await db.pool.query<{ t: string }>(`SELECT tgname AS t FROM pg_trigger WHERE tgrelid = $1::regclass ORDER BY 1`, [partition]);
+      const grants = await db.pool.query<{ g: string }>(
+        `SELECT grantee || ':' || privilege_type AS g FROM information_schema.role_table_grants WHERE table_name = $1 AND grantee <> current_user ORDER BY 1`,
+        [partition],
+      );
+      const index = (d: string) => d.replace(/INDEX \S+ ON/, 'INDEX ON');
+      return { indexes: rows.map((r) => [index(r.def), r.options]), triggers: triggers.rows.map((r) => r.t), grants: grants.rows.map((r) => r.g) };
+    };
+    for (const { table } of HISTORY_TABLES) {
+      // February's partition was made by msgx_month_partition (the split); January's by the restore.
+      expect(await shape(partitionName(table, '2026-01'))).toEqual(await shape(partitionName(table, '2026-02')));
+    }
+    await expect(db.pool.query(`DELETE FROM ${partitionName('decision_event', '2026-01')}`)).rejects.toThrow(/append-only/i);
+    await expect(db.pool.query(`TRUNCATE ${partitionName('decision_event', '2026-01')}`)).rejects.toThrow(/append-only/i);
+    expect((await restoreMonth(deps(), path.join(dir, 'msgx-history-2026-01.sha256'), 'test')).decision).toBeNull();
   });
 });

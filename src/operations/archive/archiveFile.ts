@@ -30,8 +30,25 @@ export interface FileSummary {
   readonly maxKey: string | null;
 }
 
+/** How often a long file write, read-back or load says how far it got. */
+export const PROGRESS_MS = 10_000;
+
+/** `report`, at most once per `ms` (the first call after `ms` has passed). */
+export function every(ms: number, report: (rows: number) => void): (rows: number) => void {
+  let last = performance.now();
+  return (rows) => {
+    const now = performance.now();
+    if (now - last < ms) return;
+    last = now;
+    report(rows);
+  };
+}
+
+/** Told the rows done so far, after each page (a long month's progress). */
+export type RowsDone = (rows: number) => void;
+
 /** Write partition `partition` of `spec` to `file` (replacing it); its summary. */
-export async function writeMonthFile(q: Queryable, spec: HistoryTable, partition: string, file: string): Promise<FileSummary> {
+export async function writeMonthFile(q: Queryable, spec: HistoryTable, partition: string, file: string, onPage?: RowsDone): Promise<FileSummary> {
   const tmp = `${file}.partial`;
   const hash = createHash('sha256');
   const gzip = createGzip();
@@ -57,6 +74,7 @@ export async function writeMonthFile(q: Queryable, spec: HistoryTable, partition
       maxKey = r.key;
       rows++;
     }
+    onPage?.(rows);
     if (page.length < PAGE_ROWS) break;
     const last: PageRow = page[page.length - 1]!;
     after = { key: last.key, part: last.part };
@@ -74,7 +92,7 @@ export async function writeMonthFile(q: Queryable, spec: HistoryTable, partition
 }
 
 /** Read `file` back: its sha256 and, decompressed, its row count and key range. */
-export async function readMonthFile(file: string, rowKey: string, onRows?: (lines: string[]) => Promise<void>): Promise<FileSummary> {
+export async function readMonthFile(file: string, rowKey: string, onRows?: (lines: string[]) => Promise<void>, onPage?: RowsDone): Promise<FileSummary> {
   const hash = createHash('sha256');
   const raw = createReadStream(file);
   raw.on('data', (chunk) => hash.update(chunk));
@@ -89,6 +107,7 @@ export async function readMonthFile(file: string, rowKey: string, onRows?: (line
     minKey ??= key;
     maxKey = key;
     rows++;
+    if (rows % PAGE_ROWS === 0) onPage?.(rows);
     if (onRows) {
       batch.push(line);
       if (batch.length >= PAGE_ROWS) {

@@ -26,7 +26,7 @@ import { foldFingerprint } from '../../write/snapshot/foldFingerprint.ts';
 import { newestSnapshot } from '../../write/snapshot/newestSnapshot.ts';
 import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
-import { checksumText, readMonthFile, writeMonthFile, type FileSummary } from './archiveFile.ts';
+import { checksumText, every, PROGRESS_MS, readMonthFile, writeMonthFile, type FileSummary } from './archiveFile.ts';
 import {
   attachedMonths, DECISION_LOG_TABLE, ensureMonthsAhead, HISTORY_TABLES, lastPositionOfMonth, monthOf, monthsInDefault, monthStart, MOVE_LOCK_TIMEOUT, splitDefaultIntoMonths, nextMonth,
   partitionName, type HistoryTable, type Month,
@@ -115,11 +115,17 @@ async function archiveMonth(deps: ArchiveDeps, m: Month, dir: string, requestedB
     const partition = partitionName(spec.table, m);
     if (!(await exists(deps.pool, partition))) continue;
     const file = monthFile(dir, m, spec.table);
-    const written = await writeMonthFile(deps.pool, spec, partition, file);
-    const reread = await readMonthFile(file, spec.rowKey);
+    const t0 = performance.now();
+    const written = await writeMonthFile(deps.pool, spec, partition, file, every(PROGRESS_MS, (rows) => deps.log.info({ month: m, table: spec.table, rows }, 'archive: writing')));
+    const t1 = performance.now();
+    const reread = await readMonthFile(file, spec.rowKey, undefined, every(PROGRESS_MS, (rows) => deps.log.info({ month: m, table: spec.table, rows }, 'archive: reading back')));
     if (reread.sha256 !== written.sha256 || reread.rows !== written.rows || reread.maxKey !== written.maxKey) {
       throw new Error(`archive ${m}: ${file} does not read back as written (${reread.rows} rows, sha256 ${reread.sha256})`);
     }
+    deps.log.info(
+      { month: m, table: spec.table, rows: written.rows, file, writeMs: Math.round(t1 - t0), readBackMs: Math.round(performance.now() - t1) },
+      'archive: file written and read back',
+    );
     files.push({ table: spec.table, file, sha256: written.sha256, rows: written.rows });
     summaries.set(spec.table, written);
   }

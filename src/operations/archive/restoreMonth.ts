@@ -2,8 +2,12 @@
  * `msgx restore FILE` (docs/operations.md "Archive a month"): a month back from its files. FILE is
  * the month's checksum file `msgx-history-YYYY-MM.sha256` (or one of its data files). Each data
  * file's sha256 is checked against the checksum file and against history_archive; then, in one
- * transaction, the month's partitions are created, loaded from the files, their row counts
- * checked, a HistoryRestored decision appended and the record marked restored. A crash before the
+ * transaction, each table's month is loaded from its file into a plain table of the partition's
+ * name beside the live ones (migration 360, msgx_month_table) and its row count checked; then the
+ * tables are attached as partitions, a HistoryRestored decision appended and the record marked
+ * restored. Only those last steps lock anything the service uses, and only until the commit: the
+ * load, which follows the month's size, holds no lock on the history tables (creating the
+ * partitions first held every reader and writer of them for the whole load). A crash before the
  * commit leaves the month archived as it was; a second run of a restored month changes nothing.
  */
 import { readFile } from 'node:fs/promises';
@@ -15,7 +19,7 @@ import type { Faults } from '../../platform/faults.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
-import { parseChecksums, readMonthFile } from './archiveFile.ts';
+import { every, parseChecksums, PROGRESS_MS, readMonthFile } from './archiveFile.ts';
 import { HISTORY_TABLES, monthStart, nextMonth, partitionName, type Month } from '../../log/historyMonths.ts';
 
 export interface RestoreDeps {
@@ -39,6 +43,9 @@ export function restoreTarget(file: string): { month: Month; sums: string } {
   if (!m) throw new UsageError(`restore takes a month's msgx-history-YYYY-MM.sha256 file (or one of its .ndjson.gz files); got '${base}'`);
   return { month: m[1]!, sums: path.join(path.dirname(path.resolve(file)), `msgx-history-${m[1]}.sha256`) };
 }
+
+/** Advisory lock key (with the month as YYYYMM) of a running restore. */
+const RESTORE_LOCK = 7_735_010;
 
 interface Recorded {
   tbl: string;
@@ -87,13 +94,17 @@ export async function restoreMonth(deps: RestoreDeps, file: string, requestedBy:
     return { month, decision: null, files };
   }
   const decision = await withTransaction(deps.pool, async (c) => {
-    // Serialised with appends and with another restore of this month (pipeline lock).
-    const position = await appendOperatorAction(c, { kind: 'HistoryRestored', requestedBy, payload: { month, files } }, deps.now());
+    // One restore of a month at a time (a second waits, then finds it restored: its record says so).
+    await c.query('SELECT pg_advisory_xact_lock($1, $2)', [RESTORE_LOCK, Number(month.replace('-', ''))]);
+    const { rows: again } = await c.query<{ n: string }>('SELECT count(*)::text AS n FROM history_archive WHERE month = $1::date AND restored_at IS NOT NULL', [`${month}-01`]);
+    if (again[0]!.n !== '0') return null; // restored meanwhile by another msgx restore
+    const toAttach: (typeof HISTORY_TABLES)[number][] = [];
     for (const f of files) {
       const spec = HISTORY_TABLES.find((t) => t.table === f.table)!;
       const partition = partitionName(spec.table, month);
       const { rows: there } = await c.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [partition]);
       if (there[0]!.r !== null) {
+        // An empty partition of the month (created ahead, or by an earlier version's restore): loaded in place.
         const { rows } = await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${partition}`);
         if (rows[0]!.n !== '0') throw new RefusedError(`restore ${month}: ${partition} exists and holds ${rows[0]!.n} rows; not restored over them`);
       } else {
@@ -102,18 +113,28 @@ export async function restoreMonth(deps: RestoreDeps, file: string, requestedBy:
           [monthStart(month), monthStart(nextMonth(month))],
         );
         if (rows[0]!.n !== '0') throw new RefusedError(`restore ${month}: ${rows[0]!.n} rows of that month sit in ${spec.table}_default; not restored`);
-        await c.query('SELECT msgx_month_partition($1, $2::date)', [spec.table, `${month}-01`]);
+        await c.query('SELECT msgx_month_table($1, $2::date)', [spec.table, `${month}-01`]);
+        toAttach.push(spec);
       }
+      const t0 = performance.now();
       await readMonthFile(f.file, spec.rowKey, async (lines) => {
         await c.query(`INSERT INTO ${partition} SELECT * FROM jsonb_populate_recordset(NULL::${spec.table}, $1::jsonb)`, [`[${lines.join(',')}]`]);
-      });
+      }, every(PROGRESS_MS, (rows) => deps.log.info({ month, table: spec.table, rows }, 'restore: loading')));
       const { rows } = await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${partition}`);
       if (Number(rows[0]!.n) !== f.rows) throw new RefusedError(`restore ${month}: ${partition} holds ${rows[0]!.n} rows after loading ${f.file} (${f.rows}); rolled back`);
+      deps.log.info({ month, table: spec.table, rows: f.rows, ms: Math.round(performance.now() - t0) }, 'restore: loaded beside the live tables');
     }
+    for (const spec of toAttach) await c.query('SELECT msgx_attach_month($1, $2::date, $3)', [spec.table, `${month}-01`, spec.partitionKey]);
+    // Serialised with appends (pipeline lock), held from here to the commit only.
+    const position = await appendOperatorAction(c, { kind: 'HistoryRestored', requestedBy, payload: { month, files } }, deps.now());
     await c.query('UPDATE history_archive SET restored_at = $2 WHERE month = $1::date', [`${month}-01`, deps.now()]);
     deps.faults.reached('restore.loaded');
     return position;
   });
+  if (decision === null) {
+    deps.log.info({ month }, 'restore: the month is in the database already; nothing to do');
+    return { month, decision: null, files };
+  }
   deps.log.info({ month, decision, files: files.map((f) => f.file) }, 'restore: month attached again from its files');
   return { month, decision, files };
 }
