@@ -2,7 +2,7 @@
  * The monthly partitions of the history tables (docs/operations.md "Archive a month";
  * migration 280): names, bounds and the months created ahead of the writer.
  */
-import type { Queryable } from '../platform/db.ts';
+import { SqlState, sqlState, withTransaction, type Pool, type Queryable } from '../platform/db.ts';
 import { UsageError } from '../platform/errors.ts';
 
 /** The partitioned history tables, each with its partition key and its row key (keyset order). */
@@ -58,24 +58,41 @@ export async function attachedMonths(q: Queryable, table: string): Promise<Month
   return months;
 }
 
+/** How long ensureMonthsAhead waits for the locks of one month's attach before it leaves the rest to its next run. */
+export const AHEAD_LOCK_TIMEOUT = '2s';
+
 /**
  * Create the partitions of every history table from now's month to MONTHS_AHEAD after it (those
- * missing). A month whose rows sit in the DEFAULT partition already (a clock far ahead) is left
- * there: its partition cannot be created without moving them, and the DEFAULT keeps them safe.
+ * missing); returns how many it created. Each month is made as restore makes one (migration 360: a
+ * plain table, then ATTACH), not with CREATE TABLE … PARTITION OF, whose ACCESS EXCLUSIVE lock on
+ * the parent waits behind every open reader of the table (a backup's pg_dump holds one for its
+ * whole run) while every append queues behind it: the writer would stop for as long as the backup
+ * runs. The attach takes SHARE UPDATE EXCLUSIVE on the parent, which appends never wait for, and an
+ * exclusive lock on the DEFAULT partition for the bound check, waited for at most `lockTimeout`:
+ * when a reader holds the table longer, the rest is left to the next run (twelve months of slack).
+ * A month whose rows sit in the DEFAULT partition already (a clock far ahead) is left there: its
+ * partition cannot be attached without moving them (`msgx archive` splits the DEFAULT partition).
  */
-export async function ensureMonthsAhead(q: Queryable, now: Date): Promise<number> {
+export async function ensureMonthsAhead(pool: Pool, now: Date, lockTimeout = AHEAD_LOCK_TIMEOUT): Promise<number> {
   let created = 0;
-  for (const { table } of HISTORY_TABLES) {
-    const have = new Set(await attachedMonths(q, table));
+  for (const { table, partitionKey } of HISTORY_TABLES) {
+    const have = new Set(await attachedMonths(pool, table));
     let m = monthOf(now);
     for (let i = 0; i <= MONTHS_AHEAD; i++, m = nextMonth(m)) {
       if (have.has(m)) continue;
       try {
-        await q.query('SELECT msgx_month_partition($1, $2::date)', [table, `${m}-01`]);
+        await withTransaction(pool, async (c) => {
+          await c.query(`SET LOCAL lock_timeout = '${lockTimeout}'`);
+          await c.query('SELECT msgx_month_table($1, $2::date)', [table, `${m}-01`]);
+          await c.query('SELECT msgx_attach_month($1, $2::date, $3)', [table, `${m}-01`, partitionKey]);
+        });
         created++;
       } catch (err) {
+        const code = sqlState(err);
         // 23514: the DEFAULT partition holds rows of that month; they stay there.
-        if ((err as { code?: string }).code !== '23514') throw err;
+        if (code === '23514') continue;
+        if (code === SqlState.lockNotAvailable) return created;
+        throw err;
       }
     }
   }

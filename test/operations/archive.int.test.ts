@@ -212,4 +212,25 @@ describe('msgx archive / msgx restore', () => {
     expect(await ensureMonthsAhead(db.pool, at)).toBe(0);
     await expect(db.pool.query(`TRUNCATE ${partitionName('decision_event', '2031-06')}`)).rejects.toThrow(/append-only/i);
   });
+
+  it('leaves the months ahead to its next run while a reader holds a table longer than its lock timeout (a backup), and never waits longer', async () => {
+    const at = new Date('2040-01-15T00:00:00Z');
+    const backup = await db.pool.connect();
+    try {
+      await backup.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await backup.query('SELECT count(*) FROM decision_event'); // holds ACCESS SHARE on it and its partitions to the end
+      // decision_event's first month waits 100 ms for the DEFAULT partition's lock, and the run ends there.
+      expect(await ensureMonthsAhead(db.pool, at, '100ms')).toBe(0);
+      expect(await exists(db, partitionName('decision_event', '2040-01'))).toBe(false);
+    } finally {
+      await backup.query('ROLLBACK');
+      backup.release();
+    }
+    expect(await ensureMonthsAhead(db.pool, at)).toBe(3 * (MONTHS_AHEAD + 1));
+    for (const { table } of HISTORY_TABLES) expect(await exists(db, partitionName(table, '2041-01'))).toBe(true);
+    // The log's guards on the attached month: the row trigger cloned from the parent, its own TRUNCATE trigger.
+    const triggers = await db.pool.query<{ t: string }>('SELECT tgname AS t FROM pg_trigger WHERE tgrelid = $1::regclass ORDER BY 1', [partitionName('decision_event', '2040-01')]);
+    expect(triggers.rows.map((r) => r.t)).toEqual(['decision_event_no_truncate', 'decision_event_no_update']);
+    await expect(db.pool.query(`TRUNCATE ${partitionName('decision_event', '2040-01')}`)).rejects.toThrow(/append-only/i);
+  });
 });

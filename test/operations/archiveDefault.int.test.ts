@@ -61,6 +61,32 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
     expect(await exists(partitionName('decision_event', '2026-01'))).toBe(false);
   });
 
+  it('a drop that waits longer than its lock timeout for a reader (a backup) refuses, recorded and whole; the next run drops', async () => {
+    const other = await createTestDatabase('archivebusy');
+    try {
+      await seedMonth(other.pool, '2026-01', 9000, 5);
+      await snapshotAtHead(other.pool, foldFingerprint());
+      const backup = await other.pool.connect();
+      try {
+        await backup.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+        await backup.query('SELECT count(*) FROM decision_event');
+        await expect(archiveHistory({ ...deps(), pool: other.pool, lockTimeout: '200ms' }, '2026-02', path.join(dir, 'busy'), 'test')).rejects.toThrow(
+          'archive 2026-01: the history tables stayed busy for 200ms (long transactions reading them, a backup); recorded but not dropped — run msgx archive again',
+        );
+      } finally {
+        await backup.query('ROLLBACK');
+        backup.release();
+      }
+      const recorded = await other.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM history_archive WHERE dropped_at IS NULL');
+      expect(recorded.rows[0]!.n).toBe(3);
+      expect(await monthRows(other.pool, '2026-01')).toMatchObject({ decision_event: expect.arrayContaining([expect.any(String)]) });
+      const done = await archiveHistory({ ...deps(), pool: other.pool }, '2026-02', path.join(dir, 'busy'), 'test');
+      expect(done.map((d) => [d.month, d.resumed])).toEqual([['2026-01', true]]);
+    } finally {
+      await other.drop();
+    }
+  });
+
   it('splits the DEFAULT partitions into months, archives the month before --before, and returns the space', async () => {
     const defaultBytes = async (table: string) =>
       Number((await db.pool.query<{ b: string }>('SELECT pg_total_relation_size($1)::text AS b', [`${table}_default`])).rows[0]!.b);

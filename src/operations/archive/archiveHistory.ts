@@ -37,6 +37,8 @@ export interface ArchiveDeps {
   readonly log: Logger;
   readonly faults: Faults;
   readonly now: () => Date;
+  /** How long the split and the drop wait for their locks (default MOVE_LOCK_TIMEOUT). */
+  readonly lockTimeout?: string;
 }
 
 export interface ArchivedMonth {
@@ -86,13 +88,13 @@ async function splitDefault(deps: ArchiveDeps, spec: HistoryTable, before: Month
   let rows: number;
   try {
     rows = await withTransaction(deps.pool, async (c) => {
-      const n = await splitDefaultIntoMonths(c, spec);
+      const n = await splitDefaultIntoMonths(c, spec, deps.lockTimeout);
       deps.faults.reached('archive.moving');
       return n;
     });
   } catch (err) {
     if (sqlState(err) !== SqlState.lockNotAvailable) throw err;
-    throw new RefusedError(`archive: ${spec.table} stayed busy for ${MOVE_LOCK_TIMEOUT} (long transactions reading it); nothing was moved or archived — run msgx archive again`);
+    throw new RefusedError(`archive: ${spec.table} stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} (long transactions reading it); nothing was moved or archived — run msgx archive again`);
   }
   deps.log.info({ table: spec.table, months, rows, ms: Math.round(performance.now() - t0) }, 'archive: DEFAULT partition split into months');
 }
@@ -229,10 +231,26 @@ async function exists(q: pg.Pool | pg.PoolClient, relation: string): Promise<boo
 
 /**
  * Step 3: under an exclusive lock on each partition, its row count must still be the recorded
- * one; then detach and drop them and mark the record — one transaction.
+ * one; then detach and drop them and mark the record — one transaction. A lock not had within
+ * MOVE_LOCK_TIMEOUT refuses: the month stays recorded and whole, and the next run drops it.
  */
 async function dropMonth(deps: ArchiveDeps, m: Month, files: readonly ArchivedFile[]): Promise<void> {
+  try {
+    await dropMonthLocked(deps, m, files);
+  } catch (err) {
+    if (sqlState(err) !== SqlState.lockNotAvailable) throw err;
+    throw new RefusedError(`archive ${m}: the history tables stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} (long transactions reading them, a backup); recorded but not dropped — run msgx archive again`);
+  }
+}
+
+/**
+ * dropMonth's transaction. The detach locks the whole table against every reader and writer until
+ * the commit, and a lock request waits behind the open readers while every later query queues
+ * behind it: so it waits at most MOVE_LOCK_TIMEOUT (a backup's pg_dump holds the tables for hours).
+ */
+async function dropMonthLocked(deps: ArchiveDeps, m: Month, files: readonly ArchivedFile[]): Promise<void> {
   await withTransaction(deps.pool, async (c) => {
+    await c.query(`SET LOCAL lock_timeout = '${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT}'`);
     for (const f of files) {
       const partition = partitionName(f.table, m);
       if (!(await exists(c, partition))) continue;
