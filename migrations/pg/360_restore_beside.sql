@@ -11,7 +11,9 @@
 -- none), and attached as the transaction's last step. ATTACH PARTITION takes SHARE UPDATE EXCLUSIVE
 -- on the parent (appends go on) and ACCESS EXCLUSIVE on the DEFAULT partition, for the checks of
 -- the bound only: a CHECK constraint of the bound, added before and dropped after, spares the
--- scan of the month's rows.
+-- scan of the month's rows. msgx_month_partition makes every month this way from now on (the
+-- writer's months ahead, the split of a DEFAULT partition): CREATE TABLE … PARTITION OF waits
+-- behind any open reader of the parent (a backup's pg_dump) while every append queues behind it.
 
 -- A plain table to become the partition of `parent` for the UTC month that starts at `month`, with
 -- what msgx_month_partition gives a partition (no grant of its own; on decision_event its TRUNCATE
@@ -34,16 +36,33 @@ BEGIN
   RETURN name;
 END $$;
 
--- Attach the table msgx_month_table made as the partition of `parent` for `month`, partitioned on
--- column `key`.
-CREATE FUNCTION msgx_attach_month(parent text, month date, key text) RETURNS void LANGUAGE plpgsql AS $$
+-- Attach the table msgx_month_table made as the partition of `parent` for `month` (on the parent's
+-- partition key).
+CREATE FUNCTION msgx_attach_month(parent text, month date) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   name text := format('%s_y%sm%s', parent, to_char(month, 'YYYY'), to_char(month, 'MM'));
   lo timestamptz := (date_trunc('month', month)::timestamp AT TIME ZONE 'UTC');
   hi timestamptz := ((date_trunc('month', month) + interval '1 month')::timestamp AT TIME ZONE 'UTC');
+  key text;
 BEGIN
+  SELECT a.attname INTO key FROM pg_partitioned_table p
+    JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
+   WHERE p.partrelid = parent::regclass;
   EXECUTE format('ALTER TABLE %I ADD CONSTRAINT msgx_month_bound CHECK (%I IS NOT NULL AND %I >= %L AND %I < %L)',
     name, key, key, lo, key, hi);
   EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', parent, name, lo, hi);
   EXECUTE format('ALTER TABLE %I DROP CONSTRAINT msgx_month_bound', name);
+END $$;
+
+-- One way to make a month (the two above), wherever it is made: the partition of `parent` for the
+-- UTC month that starts at `month`, if missing. Replaces 330's CREATE TABLE … PARTITION OF.
+CREATE OR REPLACE FUNCTION msgx_month_partition(parent text, month date) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  name text := format('%s_y%sm%s', parent, to_char(month, 'YYYY'), to_char(month, 'MM'));
+BEGIN
+  IF to_regclass(name) IS NULL THEN
+    PERFORM msgx_month_table(parent, month);
+    PERFORM msgx_attach_month(parent, month);
+  END IF;
+  RETURN name;
 END $$;

@@ -63,8 +63,8 @@ export const AHEAD_LOCK_TIMEOUT = '2s';
 
 /**
  * Create the partitions of every history table from now's month to MONTHS_AHEAD after it (those
- * missing); returns how many it created. Each month is made as restore makes one (migration 360: a
- * plain table, then ATTACH), not with CREATE TABLE … PARTITION OF, whose ACCESS EXCLUSIVE lock on
+ * missing); returns how many it created. Each month is made as migration 360 makes one (a plain
+ * table, then ATTACH), not with CREATE TABLE … PARTITION OF, whose ACCESS EXCLUSIVE lock on
  * the parent waits behind every open reader of the table (a backup's pg_dump holds one for its
  * whole run) while every append queues behind it: the writer would stop for as long as the backup
  * runs. The attach takes SHARE UPDATE EXCLUSIVE on the parent, which appends never wait for, and an
@@ -75,7 +75,7 @@ export const AHEAD_LOCK_TIMEOUT = '2s';
  */
 export async function ensureMonthsAhead(pool: Pool, now: Date, lockTimeout = AHEAD_LOCK_TIMEOUT): Promise<number> {
   let created = 0;
-  for (const { table, partitionKey } of HISTORY_TABLES) {
+  for (const { table } of HISTORY_TABLES) {
     const have = new Set(await attachedMonths(pool, table));
     let m = monthOf(now);
     for (let i = 0; i <= MONTHS_AHEAD; i++, m = nextMonth(m)) {
@@ -83,8 +83,7 @@ export async function ensureMonthsAhead(pool: Pool, now: Date, lockTimeout = AHE
       try {
         await withTransaction(pool, async (c) => {
           await c.query(`SET LOCAL lock_timeout = '${lockTimeout}'`);
-          await c.query('SELECT msgx_month_table($1, $2::date)', [table, `${m}-01`]);
-          await c.query('SELECT msgx_attach_month($1, $2::date, $3)', [table, `${m}-01`, partitionKey]);
+          await c.query('SELECT msgx_month_partition($1, $2::date)', [table, `${m}-01`]);
         });
         created++;
       } catch (err) {

@@ -124,7 +124,7 @@ export async function restoreMonth(deps: RestoreDeps, file: string, requestedBy:
       if (Number(rows[0]!.n) !== f.rows) throw new RefusedError(`restore ${month}: ${partition} holds ${rows[0]!.n} rows after loading ${f.file} (${f.rows}); rolled back`);
       deps.log.info({ month, table: spec.table, rows: f.rows, ms: Math.round(performance.now() - t0) }, 'restore: loaded beside the live tables');
     }
-    for (const spec of toAttach) await c.query('SELECT msgx_attach_month($1, $2::date, $3)', [spec.table, `${month}-01`, spec.partitionKey]);
+    for (const spec of toAttach) await c.query('SELECT msgx_attach_month($1, $2::date)', [spec.table, `${month}-01`]);
     // Serialised with appends (pipeline lock), held from here to the commit only.
     const position = await appendOperatorAction(c, { kind: 'HistoryRestored', requestedBy, payload: { month, files } }, deps.now());
     await c.query('UPDATE history_archive SET restored_at = $2 WHERE month = $1::date', [`${month}-01`, deps.now()]);
