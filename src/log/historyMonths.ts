@@ -82,7 +82,7 @@ export async function ensureMonthsAhead(pool: Pool, now: Date, lockTimeout = AHE
       if (have.has(m)) continue;
       try {
         await withTransaction(pool, async (c) => {
-          await c.query(`SET LOCAL lock_timeout = '${lockTimeout}'`);
+          await c.query("SELECT set_config('lock_timeout', $1, true)", [lockTimeout]);
           await c.query('SELECT msgx_month_partition($1, $2::date)', [table, `${m}-01`]);
         });
         created++;
@@ -131,7 +131,7 @@ export async function splitDefaultIntoMonths(c: Queryable, spec: HistoryTable, l
   const months = await monthsInDefault(c, spec);
   if (months.length === 0) return 0;
   const detached = `${spec.table}_default`;
-  await c.query(`SET LOCAL lock_timeout = '${lockTimeout}'`);
+  await c.query("SELECT set_config('lock_timeout', $1, true)", [lockTimeout]);
   await c.query(`ALTER TABLE ${spec.table} DETACH PARTITION ${detached}`);
   await c.query('SET LOCAL lock_timeout = 0');
   for (const m of months) await c.query('SELECT msgx_month_partition($1, $2::date)', [spec.table, `${m}-01`]);

@@ -17,7 +17,8 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // history_archive.tbl, which a CHECK holds to the three table names; PAGE_ROWS a constant.
   'src/operations/archive/archiveFile.ts': ['spec.rowKey', 'spec.partitionKey', 'partition', 'PAGE_ROWS'],
   'src/operations/archive/archiveHistory.ts': ['spec.table', 'spec.partitionKey', 'im', 'partition', 'f.table'],
-  'src/log/historyMonths.ts': ['partition'],
+  // …and `detached`, the DEFAULT partition of one of them (`${spec.table}_default`).
+  'src/log/historyMonths.ts': ['partition', 'spec.table', 'spec.partitionKey', 'spec.rowKey', 'detached'],
   'src/operations/archive/restoreMonth.ts': ['partition', 'spec.table', 'spec.partitionKey'],
   // The constant SELECT … FROM CMINMSGS head of the mailbox adapters' queries.
   'src/platform/mailbox/mysqlMailbox.ts': ['select'],

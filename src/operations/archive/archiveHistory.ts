@@ -250,7 +250,7 @@ async function dropMonth(deps: ArchiveDeps, m: Month, files: readonly ArchivedFi
  */
 async function dropMonthLocked(deps: ArchiveDeps, m: Month, files: readonly ArchivedFile[]): Promise<void> {
   await withTransaction(deps.pool, async (c) => {
-    await c.query(`SET LOCAL lock_timeout = '${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT}'`);
+    await c.query("SELECT set_config('lock_timeout', $1, true)", [deps.lockTimeout ?? MOVE_LOCK_TIMEOUT]);
     for (const f of files) {
       const partition = partitionName(f.table, m);
       if (!(await exists(c, partition))) continue;
