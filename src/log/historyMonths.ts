@@ -3,7 +3,7 @@
  * migration 280): names, bounds and the months created ahead of the writer.
  */
 import { SqlState, sqlState, withTransaction, type Pool, type Queryable } from '../platform/db.ts';
-import { UsageError } from '../platform/errors.ts';
+import { RefusedError, UsageError } from '../platform/errors.ts';
 
 /** The partitioned history tables, each with its partition key and its row key (keyset order). */
 export const HISTORY_TABLES = [
@@ -111,36 +111,57 @@ export async function monthsInDefault(q: Queryable, spec: HistoryTable): Promise
 
 /**
  * Split `table`'s DEFAULT partition into months: every row of it moves to the partition of its
- * month (created here), and the DEFAULT partition is left empty, its space returned; one
- * transaction of `c`; returns how many rows moved. Rows of a past month land in the DEFAULT
- * partition only when they were written with that month's time after migration 280 created the
- * partitions (an import, a generated history): the writer stamps its own rows with now, whose
- * month is always there.
+ * month, and the DEFAULT partition is left empty, its space returned; one transaction of `c`;
+ * returns how many rows moved. Rows of a past month land in the DEFAULT partition only when they
+ * were written with that month's time after migration 280 created the partitions (an import, a
+ * generated history): the writer stamps its own rows with now, whose month is always there.
  *
- * The DEFAULT partition is detached for the move (PostgreSQL cannot create a month's partition
- * while the DEFAULT holds rows of it): that takes an ACCESS EXCLUSIVE lock on `table` until the
- * commit, so the writer's appends wait for a move whose cost follows the rows moved; and it waits
- * at most `lockTimeout` (MOVE_LOCK_TIMEOUT) for the transactions reading the table (the lock fails
- * with 55P03 rather than queue every reader behind it for longer). The rows are copied, then the
- * detached partition is truncated (its own TRUNCATE trigger, the log's append-only guard, set
- * aside for that statement only) and attached again: the copy and the truncate commit together, so
- * a row is never in neither, and no row is deleted one by one (a DELETE would leave the DEFAULT
- * partition as large as before, and the database would not shrink when the months are archived).
+ * First each month's rows are copied into a plain table of its partition's name (migration 360,
+ * msgx_month_table), beside the live tables: no lock any reader or writer waits for, however many
+ * rows. Then, briefly, under the locks: the DEFAULT partition is detached (PostgreSQL cannot attach
+ * a month while the DEFAULT holds rows of it; ACCESS EXCLUSIVE on `table` to the commit, waited for
+ * at most `lockTimeout` rather than queue every reader behind it for longer), its rows counted
+ * against those copied (a row written into it meanwhile refuses: nothing moved, run it again),
+ * truncated (its own TRUNCATE trigger, the log's append-only guard, set aside for that statement
+ * only), the months attached (a CHECK of each bound spares their scan) and the DEFAULT attached
+ * again, empty. The copy and the truncate commit together, so a row is never in neither, and no row
+ * is deleted one by one (a DELETE would leave the DEFAULT partition as large as before, and the
+ * database would not shrink when the months are archived).
  */
-export async function splitDefaultIntoMonths(c: Queryable, spec: HistoryTable, lockTimeout = MOVE_LOCK_TIMEOUT): Promise<number> {
+export async function splitDefaultIntoMonths(c: Queryable, spec: HistoryTable, lockTimeout = MOVE_LOCK_TIMEOUT): Promise<SplitResult> {
   const months = await monthsInDefault(c, spec);
-  if (months.length === 0) return 0;
+  if (months.length === 0) return { rows: 0, lockedMs: 0 };
   const detached = `${spec.table}_default`;
+  let copied = 0;
+  for (const m of months) {
+    await c.query('SELECT msgx_month_table($1, $2::date)', [spec.table, `${m}-01`]);
+    const partition = partitionName(spec.table, m);
+    const res = await c.query(
+      `INSERT INTO ${partition} SELECT * FROM ${detached} WHERE ${spec.partitionKey} >= $1 AND ${spec.partitionKey} < $2 ORDER BY ${spec.rowKey}`,
+      [monthStart(m), monthStart(nextMonth(m))],
+    );
+    copied += res.rowCount ?? 0;
+  }
   await c.query("SELECT set_config('lock_timeout', $1, true)", [lockTimeout]);
   await c.query(`ALTER TABLE ${spec.table} DETACH PARTITION ${detached}`);
+  const locked = performance.now();
   await c.query('SET LOCAL lock_timeout = 0');
-  for (const m of months) await c.query('SELECT msgx_month_partition($1, $2::date)', [spec.table, `${m}-01`]);
-  const moved = await c.query(`INSERT INTO ${spec.table} SELECT * FROM ${detached} ORDER BY ${spec.rowKey}`);
+  const { rows } = await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${detached}`);
+  if (Number(rows[0]!.n) !== copied) {
+    throw new RefusedError(`${spec.table}: rows were written into its DEFAULT partition during the split (${rows[0]!.n} there, ${copied} copied); nothing moved — run it again`);
+  }
   await c.query(`ALTER TABLE ${detached} DISABLE TRIGGER USER`);
   await c.query(`TRUNCATE ${detached}`);
   await c.query(`ALTER TABLE ${detached} ENABLE TRIGGER USER`);
+  for (const m of months) await c.query('SELECT msgx_attach_month($1, $2::date)', [spec.table, `${m}-01`]);
   await c.query(`ALTER TABLE ${spec.table} ATTACH PARTITION ${detached} DEFAULT`);
-  return moved.rowCount ?? 0;
+  return { rows: copied, lockedMs: Math.round(performance.now() - locked) };
+}
+
+/** What splitDefaultIntoMonths moved, and how long it held the table (from the detach to its last statement; the commit follows). */
+export interface SplitResult {
+  readonly rows: number;
+  readonly lockedMs: number;
 }
 
 /** The last position recorded in month `m` (null: the month has no partition or no decision). */

@@ -28,7 +28,7 @@ import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { checksumText, every, PROGRESS_MS, readMonthFile, writeMonthFile, type FileSummary } from './archiveFile.ts';
 import {
-  attachedMonths, DECISION_LOG_TABLE, ensureMonthsAhead, HISTORY_TABLES, lastPositionOfMonth, monthOf, monthsInDefault, monthStart, MOVE_LOCK_TIMEOUT, splitDefaultIntoMonths, nextMonth,
+  attachedMonths, DECISION_LOG_TABLE, ensureMonthsAhead, HISTORY_TABLES, lastPositionOfMonth, monthOf, monthsInDefault, monthStart, MOVE_LOCK_TIMEOUT, splitDefaultIntoMonths, type SplitResult, nextMonth,
   partitionName, type HistoryTable, type Month,
 } from '../../log/historyMonths.ts';
 
@@ -83,20 +83,20 @@ export async function archiveHistory(deps: ArchiveDeps, before: Month, dir: stri
 async function splitDefault(deps: ArchiveDeps, spec: HistoryTable, before: Month): Promise<void> {
   const months = await monthsInDefault(deps.pool, spec);
   if (!months.some((m) => m < before)) return;
-  deps.log.info({ table: spec.table, months }, 'archive: splitting the DEFAULT partition into these months (the table is locked meanwhile)');
+  deps.log.info({ table: spec.table, months }, 'archive: splitting the DEFAULT partition into these months (copied beside the table, then swapped under a short lock)');
   const t0 = performance.now();
-  let rows: number;
+  let split: SplitResult;
   try {
-    rows = await withTransaction(deps.pool, async (c) => {
-      const n = await splitDefaultIntoMonths(c, spec, deps.lockTimeout);
+    split = await withTransaction(deps.pool, async (c) => {
+      const done = await splitDefaultIntoMonths(c, spec, deps.lockTimeout);
       deps.faults.reached('archive.moving');
-      return n;
+      return done;
     });
   } catch (err) {
     if (sqlState(err) !== SqlState.lockNotAvailable) throw err;
     throw new RefusedError(`archive: ${spec.table} stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} (long transactions reading it); nothing was moved or archived — run msgx archive again`);
   }
-  deps.log.info({ table: spec.table, months, rows, ms: Math.round(performance.now() - t0) }, 'archive: DEFAULT partition split into months');
+  deps.log.info({ table: spec.table, months, rows: split.rows, lockedMs: split.lockedMs, ms: Math.round(performance.now() - t0) }, 'archive: DEFAULT partition split into months');
 }
 
 async function archiveMonth(deps: ArchiveDeps, m: Month, dir: string, requestedBy: string): Promise<ArchivedMonth> {
@@ -150,8 +150,9 @@ async function archiveMonth(deps: ArchiveDeps, m: Month, dir: string, requestedB
     return position;
   });
   deps.faults.reached('archive.recorded');
+  const dropping = performance.now();
   await dropMonth(deps, m, files);
-  deps.log.info({ month: m, decision, files: files.map((f) => f.file) }, 'archive: month written, recorded and dropped');
+  deps.log.info({ month: m, decision, files: files.map((f) => f.file), dropMs: Math.round(performance.now() - dropping) }, 'archive: month written, recorded and dropped');
   return { month: m, decision, files, resumed: false };
 }
 
