@@ -119,6 +119,20 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
   });
 
   it('restore loads beside the live tables while a writer appends, and attaches a partition like those msgx makes', async () => {
+    // A read in progress (a backup) holds the DEFAULT partitions past the attach's lock timeout: refused, nothing restored.
+    const backup = await db.pool.connect();
+    try {
+      await backup.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await backup.query('SELECT count(*) FROM decision_event');
+      await expect(restoreMonth({ ...deps(), lockTimeout: '200ms' }, path.join(dir, 'msgx-history-2026-01.sha256'), 'test')).rejects.toThrow(
+        'restore 2026-01: the history tables stayed busy for 200ms at the attach (long transactions reading them, a backup); nothing restored — run msgx restore again',
+      );
+    } finally {
+      await backup.query('ROLLBACK');
+      backup.release();
+    }
+    expect(await exists(partitionName('decision_event', '2026-01'))).toBe(false);
+    expect(await archivedMonthOfMessage(db.pool, '5003')).toMatchObject({ month: '2026-01' });
     // An append in progress holds ROW EXCLUSIVE on the parents: a restore that created its
     // partitions first (ACCESS EXCLUSIVE) would wait for it, here forever.
     const writer = await db.pool.connect();

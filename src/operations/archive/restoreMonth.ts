@@ -13,20 +13,22 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { withTransaction } from '../../platform/db.ts';
+import { SqlState, sqlState, withTransaction } from '../../platform/db.ts';
 import { RefusedError, UsageError } from '../../platform/errors.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { every, parseChecksums, PROGRESS_MS, readMonthFile } from './archiveFile.ts';
-import { HISTORY_TABLES, monthStart, nextMonth, partitionName, type Month } from '../../log/historyMonths.ts';
+import { HISTORY_TABLES, monthStart, MOVE_LOCK_TIMEOUT, nextMonth, partitionName, type Month } from '../../log/historyMonths.ts';
 
 export interface RestoreDeps {
   readonly pool: pg.Pool;
   readonly log: Logger;
   readonly faults: Faults;
   readonly now: () => Date;
+  /** How long the attach at the end waits for its locks (default MOVE_LOCK_TIMEOUT). */
+  readonly lockTimeout?: string;
 }
 
 export interface RestoredMonth {
@@ -93,7 +95,31 @@ export async function restoreMonth(deps: RestoreDeps, file: string, requestedBy:
     deps.log.info({ month }, 'restore: the month is in the database already; nothing to do');
     return { month, decision: null, files };
   }
-  const decision = await withTransaction(deps.pool, async (c) => {
+  let decision: string | null;
+  try {
+    decision = await loadAndAttach(deps, month, files, requestedBy);
+  } catch (err) {
+    if (sqlState(err) !== SqlState.lockNotAvailable) throw err;
+    throw new RefusedError(
+      `restore ${month}: the history tables stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} at the attach (long transactions reading them, a backup); nothing restored — run msgx restore again`,
+    );
+  }
+  if (decision === null) {
+    deps.log.info({ month }, 'restore: the month is in the database already; nothing to do');
+    return { month, decision: null, files };
+  }
+  deps.log.info({ month, decision, files: files.map((f) => f.file) }, 'restore: month attached again from its files');
+  return { month, decision, files };
+}
+
+/**
+ * The restore's transaction: load each file beside the live tables, then attach and record. The
+ * attach waits at most `lockTimeout` for the DEFAULT partitions' locks (a read in progress holds
+ * them, and the readers after it queue behind the attach meanwhile); appends never wait for it.
+ * Null: another restore of the month committed first.
+ */
+async function loadAndAttach(deps: RestoreDeps, month: Month, files: readonly ArchivedFile[], requestedBy: string): Promise<string | null> {
+  return withTransaction(deps.pool, async (c) => {
     // One restore of a month at a time (a second waits, then finds it restored: its record says so).
     await c.query('SELECT pg_advisory_xact_lock($1, $2)', [RESTORE_LOCK, Number(month.replace('-', ''))]);
     const { rows: again } = await c.query<{ n: string }>('SELECT count(*)::text AS n FROM history_archive WHERE month = $1::date AND restored_at IS NOT NULL', [`${month}-01`]);
@@ -124,17 +150,13 @@ export async function restoreMonth(deps: RestoreDeps, file: string, requestedBy:
       if (Number(rows[0]!.n) !== f.rows) throw new RefusedError(`restore ${month}: ${partition} holds ${rows[0]!.n} rows after loading ${f.file} (${f.rows}); rolled back`);
       deps.log.info({ month, table: spec.table, rows: f.rows, ms: Math.round(performance.now() - t0) }, 'restore: loaded beside the live tables');
     }
+    await c.query("SELECT set_config('lock_timeout', $1, true)", [deps.lockTimeout ?? MOVE_LOCK_TIMEOUT]);
     for (const spec of toAttach) await c.query('SELECT msgx_attach_month($1, $2::date)', [spec.table, `${month}-01`]);
+    await c.query('SET LOCAL lock_timeout = 0');
     // Serialised with appends (pipeline lock), held from here to the commit only.
     const position = await appendOperatorAction(c, { kind: 'HistoryRestored', requestedBy, payload: { month, files } }, deps.now());
     await c.query('UPDATE history_archive SET restored_at = $2 WHERE month = $1::date', [`${month}-01`, deps.now()]);
     deps.faults.reached('restore.loaded');
     return position;
   });
-  if (decision === null) {
-    deps.log.info({ month }, 'restore: the month is in the database already; nothing to do');
-    return { month, decision: null, files };
-  }
-  deps.log.info({ month, decision, files: files.map((f) => f.file) }, 'restore: month attached again from its files');
-  return { month, decision, files };
 }
