@@ -98,8 +98,21 @@ export async function ensureMonthsAhead(pool: Pool, now: Date, lockTimeout = AHE
   return created;
 }
 
-/** How long splitDefaultIntoMonths waits for its lock on a history table. */
+/** How long the archive's split and drop and the restore's attach wait for their locks on a history table. */
 export const MOVE_LOCK_TIMEOUT = '10s';
+
+/**
+ * `work`, whose transaction waits a bounded time for its locks (lock_timeout): a lock not had in
+ * time (55P03, the transaction rolled back) becomes a RefusedError saying `busy`.
+ */
+export async function refusedWhenBusy<T>(work: () => Promise<T>, busy: string): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (sqlState(err) !== SqlState.lockNotAvailable) throw err;
+    throw new RefusedError(busy);
+  }
+}
 
 /** The months that have rows in `table`'s DEFAULT partition, oldest first. */
 export async function monthsInDefault(q: Queryable, spec: HistoryTable): Promise<Month[]> {
@@ -112,7 +125,8 @@ export async function monthsInDefault(q: Queryable, spec: HistoryTable): Promise
 /**
  * Split `table`'s DEFAULT partition into months: every row of it moves to the partition of its
  * month, and the DEFAULT partition is left empty, its space returned; one transaction of `c`;
- * returns how many rows moved. Rows of a past month land in the DEFAULT partition only when they
+ * returns how many rows moved. `months`: the months it holds (monthsInDefault); a row of another
+ * month written since is caught by the count below. Rows of a past month land in the DEFAULT partition only when they
  * were written with that month's time after migration 280 created the partitions (an import, a
  * generated history): the writer stamps its own rows with now, whose month is always there.
  *
@@ -128,8 +142,9 @@ export async function monthsInDefault(q: Queryable, spec: HistoryTable): Promise
  * is deleted one by one (a DELETE would leave the DEFAULT partition as large as before, and the
  * database would not shrink when the months are archived).
  */
-export async function splitDefaultIntoMonths(c: Queryable, spec: HistoryTable, lockTimeout = MOVE_LOCK_TIMEOUT): Promise<SplitResult> {
-  const months = await monthsInDefault(c, spec);
+export async function splitDefaultIntoMonths(
+  c: Queryable, spec: HistoryTable, months: readonly Month[], lockTimeout = MOVE_LOCK_TIMEOUT,
+): Promise<SplitResult> {
   if (months.length === 0) return { rows: 0, lockedMs: 0 };
   const detached = `${spec.table}_default`;
   let copied = 0;

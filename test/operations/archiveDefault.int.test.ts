@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archivedMonthOfMessage } from '../../src/log/archivedHistory.ts';
-import { HISTORY_TABLES, splitDefaultIntoMonths, partitionName } from '../../src/log/historyMonths.ts';
+import { HISTORY_TABLES, monthsInDefault, splitDefaultIntoMonths, partitionName } from '../../src/log/historyMonths.ts';
 import { archiveHistory } from '../../src/operations/archive/archiveHistory.ts';
 import { restoreMonth } from '../../src/operations/archive/restoreMonth.ts';
 import { withTransaction } from '../../src/platform/db.ts';
@@ -52,7 +52,8 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
     try {
       await reader.query('BEGIN');
       await reader.query('SELECT count(*) FROM decision_event');
-      await expect(withTransaction(db.pool, (c) => splitDefaultIntoMonths(c, HISTORY_TABLES[0], '200ms'))).rejects.toMatchObject({ code: '55P03' });
+      const months = await monthsInDefault(db.pool, HISTORY_TABLES[0]);
+      await expect(withTransaction(db.pool, (c) => splitDefaultIntoMonths(c, HISTORY_TABLES[0], months, '200ms'))).rejects.toMatchObject({ code: '55P03' });
     } finally {
       await reader.query('ROLLBACK');
       reader.release();

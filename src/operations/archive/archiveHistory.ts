@@ -16,7 +16,7 @@
 import { mkdir, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { SqlState, sqlState, withTransaction } from '../../platform/db.ts';
+import { withTransaction } from '../../platform/db.ts';
 import { RefusedError } from '../../platform/errors.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -28,7 +28,7 @@ import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { checksumText, every, PROGRESS_MS, readMonthFile, writeMonthFile, type FileSummary } from './archiveFile.ts';
 import {
-  attachedMonths, DECISION_LOG_TABLE, ensureMonthsAhead, HISTORY_TABLES, lastPositionOfMonth, monthOf, monthsInDefault, monthStart, MOVE_LOCK_TIMEOUT, splitDefaultIntoMonths, type SplitResult, nextMonth,
+  attachedMonths, DECISION_LOG_TABLE, ensureMonthsAhead, HISTORY_TABLES, lastPositionOfMonth, monthOf, monthsInDefault, monthStart, MOVE_LOCK_TIMEOUT, refusedWhenBusy, splitDefaultIntoMonths, nextMonth,
   partitionName, type HistoryTable, type Month,
 } from '../../log/historyMonths.ts';
 
@@ -79,23 +79,21 @@ export async function archiveHistory(deps: ArchiveDeps, before: Month, dir: stri
   return done;
 }
 
-/** splitDefaultIntoMonths when the DEFAULT partition holds a month before `before`, said in the log before and after (the writer's appends wait meanwhile). */
+/** splitDefaultIntoMonths when the DEFAULT partition holds a month before `before`, said in the log before and after (the table is held only for the swap). */
 async function splitDefault(deps: ArchiveDeps, spec: HistoryTable, before: Month): Promise<void> {
   const months = await monthsInDefault(deps.pool, spec);
   if (!months.some((m) => m < before)) return;
   deps.log.info({ table: spec.table, months }, 'archive: splitting the DEFAULT partition into these months (copied beside the table, then swapped under a short lock)');
   const t0 = performance.now();
-  let split: SplitResult;
-  try {
-    split = await withTransaction(deps.pool, async (c) => {
-      const done = await splitDefaultIntoMonths(c, spec, deps.lockTimeout);
-      deps.faults.reached('archive.moving');
-      return done;
-    });
-  } catch (err) {
-    if (sqlState(err) !== SqlState.lockNotAvailable) throw err;
-    throw new RefusedError(`archive: ${spec.table} stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} (long transactions reading it); nothing was moved or archived — run msgx archive again`);
-  }
+  const split = await refusedWhenBusy(
+    () =>
+      withTransaction(deps.pool, async (c) => {
+        const done = await splitDefaultIntoMonths(c, spec, months, deps.lockTimeout);
+        deps.faults.reached('archive.moving');
+        return done;
+      }),
+    `archive: ${spec.table} stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} (long transactions reading it); nothing was moved or archived — run msgx archive again`,
+  );
   deps.log.info({ table: spec.table, months, rows: split.rows, lockedMs: split.lockedMs, ms: Math.round(performance.now() - t0) }, 'archive: DEFAULT partition split into months');
 }
 
@@ -236,12 +234,10 @@ async function exists(q: pg.Pool | pg.PoolClient, relation: string): Promise<boo
  * MOVE_LOCK_TIMEOUT refuses: the month stays recorded and whole, and the next run drops it.
  */
 async function dropMonth(deps: ArchiveDeps, m: Month, files: readonly ArchivedFile[]): Promise<void> {
-  try {
-    await dropMonthLocked(deps, m, files);
-  } catch (err) {
-    if (sqlState(err) !== SqlState.lockNotAvailable) throw err;
-    throw new RefusedError(`archive ${m}: the history tables stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} (long transactions reading them, a backup); recorded but not dropped — run msgx archive again`);
-  }
+  await refusedWhenBusy(
+    () => dropMonthLocked(deps, m, files),
+    `archive ${m}: the history tables stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} (long transactions reading them, a backup); recorded but not dropped — run msgx archive again`,
+  );
 }
 
 /**

@@ -13,14 +13,14 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { SqlState, sqlState, withTransaction } from '../../platform/db.ts';
+import { withTransaction } from '../../platform/db.ts';
 import { RefusedError, UsageError } from '../../platform/errors.ts';
 import type { Faults } from '../../platform/faults.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { appendOperatorAction } from '../../log/operatorAction.ts';
 import type { ArchivedFile } from '../../domain/decisionPayload.ts';
 import { every, parseChecksums, PROGRESS_MS, readMonthFile } from './archiveFile.ts';
-import { HISTORY_TABLES, monthStart, MOVE_LOCK_TIMEOUT, nextMonth, partitionName, type Month } from '../../log/historyMonths.ts';
+import { HISTORY_TABLES, monthStart, MOVE_LOCK_TIMEOUT, nextMonth, partitionName, refusedWhenBusy, type Month } from '../../log/historyMonths.ts';
 
 export interface RestoreDeps {
   readonly pool: pg.Pool;
@@ -95,15 +95,10 @@ export async function restoreMonth(deps: RestoreDeps, file: string, requestedBy:
     deps.log.info({ month }, 'restore: the month is in the database already; nothing to do');
     return { month, decision: null, files };
   }
-  let decision: string | null;
-  try {
-    decision = await loadAndAttach(deps, month, files, requestedBy);
-  } catch (err) {
-    if (sqlState(err) !== SqlState.lockNotAvailable) throw err;
-    throw new RefusedError(
-      `restore ${month}: the history tables stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} at the attach (long transactions reading them, a backup); nothing restored — run msgx restore again`,
-    );
-  }
+  const decision = await refusedWhenBusy(
+    () => loadAndAttach(deps, month, files, requestedBy),
+    `restore ${month}: the history tables stayed busy for ${deps.lockTimeout ?? MOVE_LOCK_TIMEOUT} at the attach (long transactions reading them, a backup); nothing restored — run msgx restore again`,
+  );
   if (decision === null) {
     deps.log.info({ month }, 'restore: the month is in the database already; nothing to do');
     return { month, decision: null, files };
