@@ -87,6 +87,29 @@ export async function queryMap<K, V>(q: Queryable, sql: string, params: readonly
   return new Map(rows.map((r) => [r.k, r.v]));
 }
 
+/**
+ * Run `sql` (no parameters: a maintenance statement such as VACUUM) on its own session of `pool`,
+ * cancelled from another session (`pg_cancel_backend`) when `signal` aborts: a stop need not wait
+ * for it. True when it completed, false when the signal cancelled it (or had aborted before it began).
+ */
+export async function queryUnlessAborted(pool: pg.Pool, sql: string, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return false;
+  const c = await pool.connect();
+  const pid = (c as pg.PoolClient & { processID?: number }).processID;
+  const cancel = () => void pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    await c.query(sql);
+    return true;
+  } catch (err) {
+    if (signal?.aborted && sqlState(err) === SqlState.queryCanceled) return false;
+    throw err;
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    c.release();
+  }
+}
+
 /** SQLSTATE codes we branch on (never on message text). */
 export const SqlState = {
   uniqueViolation: '23505',

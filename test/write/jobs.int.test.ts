@@ -82,6 +82,32 @@ describe('housekeeping after a run that moved many rows', () => {
   });
 });
 
+describe('housekeeping vacuum and a stop', () => {
+  it('a stop cancels the VACUUM a run is in (here waiting behind a lock), and the run ends not vacuumed', async () => {
+    const holder = await db.pool.connect();
+    try {
+      // VACUUM takes SHARE UPDATE EXCLUSIVE: held here, it waits as a long VACUUM would run.
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE proc_state IN SHARE UPDATE EXCLUSIVE MODE');
+      const stopping = new AbortController();
+      const run = createJobs(rt, { vacuumAfter: 0 }).runOnce(stopping.signal);
+      await waitFor(async () => {
+        const { rows } = await db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'VACUUM (ANALYZE) proc_state' AND wait_event_type = 'Lock'`,
+        );
+        return rows[0]!.n === 1;
+      });
+      stopping.abort();
+      expect(await run).toMatchObject({ vacuumed: false });
+      const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'VACUUM (ANALYZE) proc_state' AND state = 'active'`);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+  });
+});
+
 describe('housekeeping at a start: after the first decisions, and never holding a stop', () => {
   /** A message decided and written back, then made due for the archive by the clock: its id. */
   async function due(seq: number): Promise<string> {

@@ -3,6 +3,7 @@ import type { Service } from '../../platform/service.ts';
 import { createServiceLoop } from '../../platform/serviceLoop.ts';
 import { untilSettled } from '../../platform/untilSettled.ts';
 import { ensureMonthsAhead } from '../../log/historyMonths.ts';
+import { queryUnlessAborted } from '../../platform/db.ts';
 import { archiveProcState } from './archiveProcState.ts';
 
 /** How often the housekeeping job runs (first run at start). */
@@ -71,9 +72,10 @@ export function createJobs(rt: Runtime, opts: JobsOptions = {}): Jobs {
       if (n === 0) break;
     }
     // Off the pump's path, and VACUUM blocks no reader or writer of the table; its cost follows
-    // the table's pages, which the rows just moved still occupy.
-    const vacuumed = archived >= (opts.vacuumAfter ?? VACUUM_AFTER_ROWS) && !signal?.aborted;
-    if (vacuumed) await rt.pool.query('VACUUM (ANALYZE) proc_state');
+    // the table's pages, which the rows just moved still occupy. A stop cancels it (autovacuum
+    // or the next large run does it then).
+    const vacuumed =
+      archived >= (opts.vacuumAfter ?? VACUUM_AFTER_ROWS) && (await queryUnlessAborted(rt.pool, 'VACUUM (ANALYZE) proc_state', signal));
     if (archived > 0 || monthsCreated > 0) log.info({ archived, monthsCreated, vacuumed }, 'housekeeping done');
     return { archived, monthsCreated, vacuumed };
   }
