@@ -12,7 +12,7 @@ import { archivedMonthOfMessage } from '../../src/log/archivedHistory.ts';
 import { HISTORY_TABLES, monthsInDefault, splitDefaultIntoMonths, partitionName } from '../../src/log/historyMonths.ts';
 import { archiveHistory } from '../../src/operations/archive/archiveHistory.ts';
 import { restoreMonth } from '../../src/operations/archive/restoreMonth.ts';
-import { withTransaction } from '../../src/platform/db.ts';
+import { withTransaction, type Queryable } from '../../src/platform/db.ts';
 import { noFaults } from '../../src/platform/faults.ts';
 import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
 import { captureLog } from '../reliability/support/captureLog.ts';
@@ -60,6 +60,35 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
     }
     for (const spec of HISTORY_TABLES) expect(await inDefault(spec)).toBe(2 * PER_MONTH);
     expect(await exists(partitionName('decision_event', '2026-01'))).toBe(false);
+  });
+
+  it('refuses, moving nothing, when a row reaches the DEFAULT partition between its copy and its lock', async () => {
+    const other = await createTestDatabase('archivesplitrace');
+    try {
+      await seedMonth(other.pool, '2026-01', 9000, 5, { inDefault: true });
+      const spec = HISTORY_TABLES[1];
+      const months = await monthsInDefault(other.pool, spec);
+      // Another session appends a January message just before the split locks the table (its copy is done).
+      const late = `INSERT INTO inbox_message (msg_id, received_at, ingested_at, type, raw_xml) VALUES (9999, '2026-01-20', '2026-01-20', 'FLOP', '<late/>')`;
+      await expect(
+        withTransaction(other.pool, (c) => {
+          const racing = {
+            query: async (sql: string, params?: unknown[]) => {
+              if (sql.startsWith(`ALTER TABLE ${spec.table} DETACH PARTITION`)) await other.pool.query(late);
+              return c.query(sql, params);
+            },
+          } as unknown as Queryable;
+          return splitDefaultIntoMonths(racing, spec, months);
+        }),
+      ).rejects.toThrow('inbox_message: rows were written into its DEFAULT partition during the split (6 there, 5 copied); nothing moved — run it again');
+      const { rows } = await other.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbox_message_default`);
+      expect(rows[0]!.n).toBe(6);
+      expect((await other.pool.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [partitionName(spec.table, '2026-01')])).rows[0]!.r).toBeNull();
+      // Run again, nothing racing: the six rows move.
+      expect(await withTransaction(other.pool, (c) => splitDefaultIntoMonths(c, spec, months))).toMatchObject({ rows: 6 });
+    } finally {
+      await other.drop();
+    }
   });
 
   it('a drop that waits longer than its lock timeout for a reader (a backup) refuses, recorded and whole; the next run drops', async () => {
