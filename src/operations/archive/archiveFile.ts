@@ -1,26 +1,22 @@
 /**
  * One table's month as a file (docs/operations.md "Archive a month"): gzip of NDJSON, one
  * `to_jsonb(row)` per line in row-key order, written to a temporary name, fsynced and renamed,
- * then read back whole to check its sha256, row count and key range. Memory is bounded by one page
- * of PAGE_ROWS rows (each row ≤ a raw message, itself bounded at ingest); time is one sequential
- * read of the partition and one of the file.
+ * then read back whole to check its sha256, row count and key range. Memory is bounded by a 1 MiB
+ * staging buffer and the largest row (the write streams, copyOutStream.ts; the read-back holds one
+ * line at a time and PAGE_ROWS lines for a restore); time is one sequential read of the partition
+ * and one of the file.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { createGunzip, createGzip } from 'node:zlib';
-import type { Queryable } from '../../platform/db.ts';
+import type { Pool } from '../../platform/db.ts';
+import { copyOutTo, type StreamedCopy } from '../../platform/copyOutStream.ts';
 import type { HistoryTable } from '../../log/historyMonths.ts';
 
 export const PAGE_ROWS = 2_000;
-
-interface PageRow {
-  key: string;
-  part: string;
-  j: string;
-}
 
 export interface FileSummary {
   readonly sha256: string;
@@ -47,8 +43,19 @@ export function every(ms: number, report: (rows: number) => void): (rows: number
 /** Told the rows done so far, after each page (a long month's progress). */
 export type RowsDone = (rows: number) => void;
 
+/**
+ * The month's rows as ONE `COPY … TO STDOUT` (src/platform/copyOutStream.ts), streamed into gzip:
+ * CSV with a delimiter and a quote character that a jsonb text never holds raw (it escapes every
+ * control character), so each line is exactly `to_jsonb(row)::text`, the bytes the file had when
+ * it was written page by page (the format readMonthFile and restore read is unchanged).
+ */
+function monthCopy(spec: HistoryTable, partition: string): string {
+  return `COPY (SELECT to_jsonb(t)::text FROM ${partition} t ORDER BY ${spec.rowKey}, ${spec.partitionKey})
+    TO STDOUT (FORMAT csv, DELIMITER E'\\x01', QUOTE E'\\x02')`;
+}
+
 /** Write partition `partition` of `spec` to `file` (replacing it); its summary. */
-export async function writeMonthFile(q: Queryable, spec: HistoryTable, partition: string, file: string, onPage?: RowsDone): Promise<FileSummary> {
+export async function writeMonthFile(pool: Pool, spec: HistoryTable, partition: string, file: string, onPage?: RowsDone): Promise<FileSummary> {
   const tmp = `${file}.partial`;
   const hash = createHash('sha256');
   const gzip = createGzip();
@@ -56,28 +63,17 @@ export async function writeMonthFile(q: Queryable, spec: HistoryTable, partition
   gzip.on('data', (chunk: Buffer) => hash.update(chunk));
   gzip.pipe(out);
   const done = once(out, 'finish');
-  let rows = 0;
-  let minKey: string | null = null;
-  let maxKey: string | null = null;
-  let after: { key: string; part: string } | null = null;
-  for (;;) {
-    const page: PageRow[] = (await q.query<PageRow>(
-      `SELECT ${spec.rowKey}::text AS key, ${spec.partitionKey}::text AS part, to_jsonb(t)::text AS j
-         FROM ${partition} t
-        WHERE $1::bigint IS NULL OR (${spec.rowKey}, ${spec.partitionKey}) > ($1::bigint, $2::timestamptz)
-        ORDER BY ${spec.rowKey}, ${spec.partitionKey} LIMIT ${PAGE_ROWS}`,
-      [after?.key ?? null, after?.part ?? null],
-    )).rows;
-    for (const r of page) {
-      if (!gzip.write(r.j + '\n')) await once(gzip, 'drain');
-      minKey ??= r.key;
-      maxKey = r.key;
-      rows++;
-    }
-    onPage?.(rows);
-    if (page.length < PAGE_ROWS) break;
-    const last: PageRow = page[page.length - 1]!;
-    after = { key: last.key, part: last.part };
+  const c = await pool.connect();
+  let copied: StreamedCopy;
+  try {
+    copied = await copyOutTo(c, monthCopy(spec, partition), gzip, onPage);
+  } catch (err) {
+    gzip.destroy();
+    out.destroy();
+    await rm(tmp, { force: true });
+    throw err;
+  } finally {
+    c.release();
   }
   gzip.end();
   await done;
@@ -88,7 +84,8 @@ export async function writeMonthFile(q: Queryable, spec: HistoryTable, partition
     await fh.close();
   }
   await rename(tmp, file);
-  return { sha256: hash.digest('hex'), rows, minKey, maxKey };
+  const key = (row: Buffer | undefined) => (row === undefined ? null : String((JSON.parse(row.toString('utf8')) as Record<string, unknown>)[spec.rowKey]));
+  return { sha256: hash.digest('hex'), rows: copied.rows, minKey: key(copied.first), maxKey: key(copied.last) };
 }
 
 /** Read `file` back: its sha256 and, decompressed, its row count and key range. */
