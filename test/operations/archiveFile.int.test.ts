@@ -51,6 +51,34 @@ describe('a month file', () => {
     expect(lines.map((l) => (JSON.parse(l) as { raw_xml: string }).raw_xml)).toEqual(NASTY);
   });
 
+  it('is read back in batches bounded by lines and by characters, a longer line alone, every line once and in order', async () => {
+    const other = await createTestDatabase('archivefilebatches');
+    try {
+      const sizes = [10, 100_000, 100_000, 10, 10, 200_000, 10, 10, 10, 10, 10];
+      for (const [i, n] of sizes.entries()) {
+        await other.pool.query(`INSERT INTO inbox_message (msg_id, received_at, ingested_at, type, raw_xml) VALUES ($1, '2020-01-05', '2020-01-05', 'FLOP', $2)`, [
+          1 + i,
+          'x'.repeat(n),
+        ]);
+      }
+      const spec = HISTORY_TABLES[1];
+      const file = path.join(dir, 'batches.ndjson.gz');
+      await writeMonthFile(other.pool, spec, 'inbox_message_default', file);
+      const batches: string[][] = [];
+      const bounds = { rows: 4, chars: 150_000 };
+      await readMonthFile(file, spec.rowKey, async (lines) => void batches.push([...lines]), undefined, bounds);
+      for (const b of batches) {
+        expect(b.length).toBeLessThanOrEqual(bounds.rows);
+        if (b.length > 1) expect(b.reduce((n, l) => n + l.length, 0)).toBeLessThanOrEqual(bounds.chars);
+      }
+      expect(batches.map((b) => b.map((l) => (JSON.parse(l) as { raw_xml: string }).raw_xml.length))).toEqual([
+        [10, 100_000], [100_000, 10, 10], [200_000], [10, 10, 10, 10], [10],
+      ]);
+    } finally {
+      await other.drop();
+    }
+  });
+
   it('of an empty partition is an empty file with no key range', async () => {
     const file = path.join(dir, 'empty.ndjson.gz');
     const written = await writeMonthFile(db.pool, HISTORY_TABLES[2], 'proc_state_hst_default', file);

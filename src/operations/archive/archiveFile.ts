@@ -88,8 +88,23 @@ export async function writeMonthFile(pool: Pool, spec: HistoryTable, partition: 
   return { sha256: hash.digest('hex'), rows: copied.rows, minKey: key(copied.first), maxKey: key(copied.last) };
 }
 
+/**
+ * How many lines `readMonthFile` hands to `onRows` at once: at most `rows` lines and, unless one
+ * line alone is longer, at most `chars` characters. A restore sends a batch as one statement
+ * parameter: a month's decisions include plans (a payload of megabytes, up to jsonb's 255 MB), and
+ * 2,000 such lines would pass both V8's longest string and PostgreSQL's 1 GB for one value.
+ */
+export interface LineBatches {
+  readonly rows: number;
+  readonly chars: number;
+}
+
+export const LINE_BATCHES: LineBatches = { rows: PAGE_ROWS, chars: 16 << 20 };
+
 /** Read `file` back: its sha256 and, decompressed, its row count and key range. */
-export async function readMonthFile(file: string, rowKey: string, onRows?: (lines: string[]) => Promise<void>, onPage?: RowsDone): Promise<FileSummary> {
+export async function readMonthFile(
+  file: string, rowKey: string, onRows?: (lines: string[]) => Promise<void>, onPage?: RowsDone, batches: LineBatches = LINE_BATCHES,
+): Promise<FileSummary> {
   const hash = createHash('sha256');
   const raw = createReadStream(file);
   raw.on('data', (chunk) => hash.update(chunk));
@@ -98,6 +113,7 @@ export async function readMonthFile(file: string, rowKey: string, onRows?: (line
   let minKey: string | null = null;
   let maxKey: string | null = null;
   let batch: string[] = [];
+  let chars = 0;
   for await (const line of lines) {
     if (line === '') continue;
     const key = String((JSON.parse(line) as Record<string, unknown>)[rowKey]);
@@ -106,10 +122,17 @@ export async function readMonthFile(file: string, rowKey: string, onRows?: (line
     rows++;
     if (rows % PAGE_ROWS === 0) onPage?.(rows);
     if (onRows) {
-      batch.push(line);
-      if (batch.length >= PAGE_ROWS) {
+      if (batch.length > 0 && chars + line.length > batches.chars) {
         await onRows(batch);
         batch = [];
+        chars = 0;
+      }
+      batch.push(line);
+      chars += line.length;
+      if (batch.length >= batches.rows) {
+        await onRows(batch);
+        batch = [];
+        chars = 0;
       }
     }
   }
