@@ -16,6 +16,7 @@ import { withTransaction, type Queryable } from '../../src/platform/db.ts';
 import { noFaults } from '../../src/platform/faults.ts';
 import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
 import { captureLog } from '../reliability/support/captureLog.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { monthRows, seedMonth, snapshotAtHead } from '../support/historyMonths.ts';
 
@@ -112,6 +113,42 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
       expect(await monthRows(other.pool, '2026-01')).toMatchObject({ decision_event: expect.arrayContaining([expect.any(String)]) });
       const done = await archiveHistory({ ...deps(), pool: other.pool }, '2026-02', path.join(dir, 'busy'), 'test');
       expect(done.map((d) => [d.month, d.resumed])).toEqual([['2026-01', true]]);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('the drop counts a month under a lock that readers of the table pass; only its detaches hold them', async () => {
+    const other = await createTestDatabase('archivedropreaders');
+    try {
+      await seedMonth(other.pool, '2026-01', 9000, 5);
+      await snapshotAtHead(other.pool, foldFingerprint());
+      const january = partitionName('decision_event', '2026-01');
+      // Something writing into January (nothing in msgx does): the drop's count waits for it.
+      const writer = await other.pool.connect();
+      const reader = await other.pool.connect();
+      let archiving: Promise<unknown> | undefined;
+      try {
+        await writer.query('BEGIN');
+        await writer.query(`LOCK TABLE ${january} IN ROW EXCLUSIVE MODE`);
+        archiving = archiveHistory({ ...deps(), pool: other.pool }, '2026-02', path.join(dir, 'readers'), 'test');
+        await waitFor(async () => {
+          const { rows } = await other.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = $1::regclass`, [january]);
+          return rows[0]!.n === 1;
+        });
+        // A reader of the whole table meanwhile is not queued behind the waiting drop.
+        await reader.query("SET lock_timeout = '2s'");
+        expect((await reader.query<{ n: string }>('SELECT count(*)::text AS n FROM decision_event')).rows[0]!.n).not.toBe('0');
+        await writer.query('ROLLBACK');
+        expect(((await archiving) as { month: string }[]).map((d) => d.month)).toEqual(['2026-01']);
+      } finally {
+        await writer.query('ROLLBACK').catch(() => undefined);
+        await archiving?.catch(() => undefined);
+        writer.release();
+        reader.release();
+      }
+      const dropped = cap.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'archive: month written, recorded and dropped');
+      expect(dropped.at(-1)).toMatchObject({ month: '2026-01', lockedMs: expect.any(Number) });
     } finally {
       await other.drop();
     }
