@@ -4,7 +4,7 @@
  * raw, so a message with control characters, quotes, backslashes or line breaks must come back
  * byte for byte.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,14 @@ describe('a month file', () => {
     } finally {
       await other.drop();
     }
+  });
+
+  it('that cannot be written fails with the file error, leaving no file, and the connection goes back to the pool', async () => {
+    const file = path.join(dir, 'no-such-folder', 'inbox.ndjson.gz');
+    await expect(writeMonthFile(db.pool, HISTORY_TABLES[1], 'inbox_message_default', file)).rejects.toThrow(/ENOENT/);
+    await expect(access(`${file}.partial`)).rejects.toThrow(/ENOENT/);
+    expect(db.pool.totalCount - db.pool.idleCount).toBe(0);
+    expect((await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM inbox_message')).rows[0]!.n).toBe(NASTY.length);
   });
 
   it('of an empty partition is an empty file with no key range', async () => {

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Pool } from '../../platform/db.ts';
 import { copyOutTo, type StreamedCopy } from '../../platform/copyOutStream.ts';
@@ -59,24 +59,24 @@ export async function writeMonthFile(pool: Pool, spec: HistoryTable, partition: 
   const tmp = `${file}.partial`;
   const hash = createHash('sha256');
   const gzip = createGzip();
-  const out = createWriteStream(tmp);
   gzip.on('data', (chunk: Buffer) => hash.update(chunk));
-  gzip.pipe(out);
-  const done = once(out, 'finish');
+  // A failing file (disk full) destroys gzip too, which ends the COPY at once with that error.
+  const written = pipeline(gzip, createWriteStream(tmp));
+  written.catch(() => undefined); // awaited below
   const c = await pool.connect();
   let copied: StreamedCopy;
   try {
     copied = await copyOutTo(c, monthCopy(spec, partition), gzip, onPage);
   } catch (err) {
     gzip.destroy();
-    out.destroy();
+    await written.catch(() => undefined);
     await rm(tmp, { force: true });
     throw err;
   } finally {
     c.release();
   }
   gzip.end();
-  await done;
+  await written;
   const fh = await open(tmp, 'r+');
   try {
     await fh.sync();
