@@ -14,9 +14,10 @@ const IDENTIFIER_ONLY: Readonly<Record<string, readonly string[]>> = {
   // History archive (docs/operations.md "Archive a month"): table and key names from the constant
   // HISTORY_TABLES specs (src/log/historyMonths.ts); partitions named from them plus a month checked
   // as YYYY-MM (parseMonth, or read back from pg_inherits by the same pattern); `f.table` is one of
-  // history_archive.tbl, which a CHECK holds to the three table names; PAGE_ROWS a constant.
-  'src/operations/archive/archiveFile.ts': ['spec.rowKey', 'spec.partitionKey', 'partition', 'PAGE_ROWS'],
-  'src/operations/archive/archiveHistory.ts': ['spec.table', 'spec.partitionKey', 'im', 'partition', 'f.table'],
+  // history_archive.tbl, which a CHECK holds to the three table names, and so is `p.table` (the
+  // drop's list of those files' tables, with `p.partition` their month's partitions).
+  'src/operations/archive/archiveFile.ts': ['spec.rowKey', 'spec.partitionKey', 'partition'],
+  'src/operations/archive/archiveHistory.ts': ['spec.table', 'spec.partitionKey', 'im', 'partition', 'p.table', 'p.partition'],
   // …and `detached`, the DEFAULT partition of one of them (`${spec.table}_default`).
   'src/log/historyMonths.ts': ['partition', 'spec.table', 'spec.partitionKey', 'spec.rowKey', 'detached'],
   'src/operations/archive/restoreMonth.ts': ['partition', 'spec.table', 'spec.partitionKey'],

@@ -3,8 +3,8 @@
  * `to_jsonb(row)` per line in row-key order, written to a temporary name, fsynced and renamed,
  * then read back whole to check its sha256, row count and key range. Memory is bounded by a 1 MiB
  * staging buffer and the largest row (the write streams, copyOutStream.ts; the read-back holds one
- * line at a time and PAGE_ROWS lines for a restore); time is one sequential read of the partition
- * and one of the file.
+ * line at a time, and a restore one batch of LINE_BATCHES); time is one sequential read of the
+ * partition and one of the file.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
