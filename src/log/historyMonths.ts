@@ -131,14 +131,16 @@ export async function monthsInDefault(q: Queryable, spec: HistoryTable): Promise
  * generated history): the writer stamps its own rows with now, whose month is always there.
  *
  * First each month's rows are copied into a plain table of its partition's name (migration 360,
- * msgx_month_table), beside the live tables: no lock any reader or writer waits for, however many
- * rows. Then, briefly, under the locks: the DEFAULT partition is detached (PostgreSQL cannot attach
- * a month while the DEFAULT holds rows of it; ACCESS EXCLUSIVE on `table` to the commit, waited for
- * at most `lockTimeout` rather than queue every reader behind it for longer), its rows counted
- * against those copied (a row written into it meanwhile refuses: nothing moved, run it again),
- * truncated (its own TRUNCATE trigger, the log's append-only guard, set aside for that statement
- * only), the months attached (a CHECK of each bound spares their scan) and the DEFAULT attached
- * again, empty. The copy and the truncate commit together, so a row is never in neither, and no row
+ * msgx_month_table) and its bound checked (migration 370, msgx_bound_month), beside the live
+ * tables: no lock any reader or writer waits for, however many rows. Then the DEFAULT partition's
+ * rows are counted against those copied under a SHARE lock on it alone (readers go on; a row
+ * written into it meanwhile refuses: nothing moved, run it again). Then, briefly, under the locks:
+ * the DEFAULT partition is detached (PostgreSQL cannot attach a month while the DEFAULT holds rows
+ * of it; ACCESS EXCLUSIVE on `table` to the commit, waited for at most `lockTimeout` rather than
+ * queue every reader behind it for longer), truncated (its own TRUNCATE trigger, the log's
+ * append-only guard, set aside for that statement only), the months attached (their CHECK of the
+ * bound spares a scan) and the DEFAULT attached again, empty: no statement under that lock scans
+ * the rows. The copy and the truncate commit together, so a row is never in neither, and no row
  * is deleted one by one (a DELETE would leave the DEFAULT partition as large as before, and the
  * database would not shrink when the months are archived).
  */
@@ -156,15 +158,17 @@ export async function splitDefaultIntoMonths(
       [monthStart(m), monthStart(nextMonth(m))],
     );
     copied += res.rowCount ?? 0;
+    await c.query('SELECT msgx_bound_month($1, $2::date)', [spec.table, `${m}-01`]);
   }
   await c.query("SELECT set_config('lock_timeout', $1, true)", [lockTimeout]);
-  await c.query(`ALTER TABLE ${spec.table} DETACH PARTITION ${detached}`);
-  const locked = performance.now();
-  await c.query('SET LOCAL lock_timeout = 0');
+  await c.query(`LOCK TABLE ${detached} IN SHARE MODE`);
   const { rows } = await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${detached}`);
   if (Number(rows[0]!.n) !== copied) {
     throw new RefusedError(`${spec.table}: rows were written into its DEFAULT partition during the split (${rows[0]!.n} there, ${copied} copied); nothing moved — run it again`);
   }
+  await c.query(`ALTER TABLE ${spec.table} DETACH PARTITION ${detached}`);
+  const locked = performance.now();
+  await c.query('SET LOCAL lock_timeout = 0');
   await c.query(`ALTER TABLE ${detached} DISABLE TRIGGER USER`);
   await c.query(`TRUNCATE ${detached}`);
   await c.query(`ALTER TABLE ${detached} ENABLE TRIGGER USER`);

@@ -69,13 +69,13 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
       await seedMonth(other.pool, '2026-01', 9000, 5, { inDefault: true });
       const spec = HISTORY_TABLES[1];
       const months = await monthsInDefault(other.pool, spec);
-      // Another session appends a January message just before the split locks the table (its copy is done).
+      // Another session appends a January message just before the split locks the DEFAULT partition (its copy is done).
       const late = `INSERT INTO inbox_message (msg_id, received_at, ingested_at, type, raw_xml) VALUES (9999, '2026-01-20', '2026-01-20', 'FLOP', '<late/>')`;
       await expect(
         withTransaction(other.pool, (c) => {
           const racing = {
             query: async (sql: string, params?: unknown[]) => {
-              if (sql.startsWith(`ALTER TABLE ${spec.table} DETACH PARTITION`)) await other.pool.query(late);
+              if (sql.startsWith(`LOCK TABLE ${spec.table}_default`)) await other.pool.query(late);
               return c.query(sql, params);
             },
           } as unknown as Queryable;
@@ -113,6 +113,40 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
       expect(await monthRows(other.pool, '2026-01')).toMatchObject({ decision_event: expect.arrayContaining([expect.any(String)]) });
       const done = await archiveHistory({ ...deps(), pool: other.pool }, '2026-02', path.join(dir, 'busy'), 'test');
       expect(done.map((d) => [d.month, d.resumed])).toEqual([['2026-01', true]]);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('the split counts the DEFAULT partition under a lock that readers of the table pass', async () => {
+    const other = await createTestDatabase('archivesplitreaders');
+    try {
+      await seedMonth(other.pool, '2026-01', 9000, 5, { inDefault: true });
+      const spec = HISTORY_TABLES[0];
+      const months = await monthsInDefault(other.pool, spec);
+      // Something writing into the DEFAULT partition: the split's count waits for it.
+      const writer = await other.pool.connect();
+      const reader = await other.pool.connect();
+      let splitting: Promise<unknown> | undefined;
+      try {
+        await writer.query('BEGIN');
+        await writer.query('LOCK TABLE decision_event_default IN ROW EXCLUSIVE MODE');
+        splitting = withTransaction(other.pool, (c) => splitDefaultIntoMonths(c, spec, months));
+        await waitFor(async () => {
+          const { rows } = await other.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'decision_event_default'::regclass`);
+          return rows[0]!.n === 1;
+        });
+        await reader.query("SET lock_timeout = '2s'");
+        expect((await reader.query<{ n: string }>('SELECT count(*)::text AS n FROM decision_event')).rows[0]!.n).toBe('5');
+        await writer.query('ROLLBACK');
+        expect(await splitting).toMatchObject({ rows: 5 });
+      } finally {
+        await writer.query('ROLLBACK').catch(() => undefined);
+        await splitting?.catch(() => undefined);
+        writer.release();
+        reader.release();
+      }
+      expect((await other.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM decision_event_y2026m01')).rows[0]!.n).toBe(5);
     } finally {
       await other.drop();
     }

@@ -143,6 +143,8 @@ async function loadAndAttach(deps: RestoreDeps, month: Month, files: readonly Ar
       }, every(PROGRESS_MS, (rows) => deps.log.info({ month, table: spec.table, rows }, 'restore: loading')));
       const { rows } = await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${partition}`);
       if (Number(rows[0]!.n) !== f.rows) throw new RefusedError(`restore ${month}: ${partition} holds ${rows[0]!.n} rows after loading ${f.file} (${f.rows}); rolled back`);
+      // Its bound checked now, while nothing the service uses is locked: the attach then scans nothing.
+      if (toAttach.includes(spec)) await c.query('SELECT msgx_bound_month($1, $2::date)', [spec.table, `${month}-01`]);
       deps.log.info({ month, table: spec.table, rows: f.rows, ms: Math.round(performance.now() - t0) }, 'restore: loaded beside the live tables');
     }
     await c.query("SELECT set_config('lock_timeout', $1, true)", [deps.lockTimeout ?? MOVE_LOCK_TIMEOUT]);
