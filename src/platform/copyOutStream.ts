@@ -6,8 +6,8 @@
  * log, docs/operations.md "Archive a month").
  *
  * In text and CSV format PostgreSQL sends one CopyData message per row: the caller is told the
- * row count and is handed the first and the last row's bytes. node-postgres' parser reuses its
- * buffer for later messages, so each row is copied once, into the staging buffer, which is handed
+ * row count. node-postgres' parser reuses its buffer for later messages, so each row is copied
+ * once, into the staging buffer (a row larger than it, into a buffer of its own), which is handed
  * to the sink whole when full (one write per STAGE_BYTES, not one per row: a write per row cost
  * the archive 3.6× its time in zlib's per-call overhead).
  */
@@ -21,9 +21,6 @@ const STAGE_BYTES = 1 << 20;
 export interface StreamedCopy {
   /** CopyData messages: rows, in text or CSV format. */
   readonly rows: number;
-  /** The first and the last row's bytes (their own copies), undefined when no row was sent. */
-  readonly first: Buffer | undefined;
-  readonly last: Buffer | undefined;
 }
 
 /** node-postgres' connection as a streaming COPY uses it: its query and its socket. */
@@ -40,11 +37,6 @@ export class CopyOutStreamSubmittable extends PgSubmittable<StreamedCopy> {
   private stage = Buffer.allocUnsafe(STAGE_BYTES);
   private used = 0;
   private rows = 0;
-  private first: Buffer | undefined;
-  /** Where the last row is: in `stage` (`lastIn` undefined) at lastStart…lastEnd, or in a buffer handed to the sink. */
-  private lastIn: Buffer | undefined;
-  private lastStart = 0;
-  private lastEnd = 0;
   private connection: StreamingConnection | undefined;
   private failure: Error | undefined;
   private paused = false;
@@ -70,20 +62,12 @@ export class CopyOutStreamSubmittable extends PgSubmittable<StreamedCopy> {
     if (this.failure !== undefined) return;
     const { chunk } = msg;
     this.rows++;
-    if (this.first === undefined) this.first = Buffer.from(chunk);
     if (chunk.length > STAGE_BYTES - this.used) this.flush();
     if (chunk.length > STAGE_BYTES) {
-      const own = Buffer.from(chunk);
-      this.lastIn = own;
-      this.lastStart = 0;
-      this.lastEnd = own.length;
-      this.write(own);
+      this.write(Buffer.from(chunk));
     } else {
       chunk.copy(this.stage, this.used);
-      this.lastIn = undefined;
-      this.lastStart = this.used;
       this.used += chunk.length;
-      this.lastEnd = this.used;
     }
     if (this.rows % 2000 === 0) this.onRows?.(this.rows);
   }
@@ -106,16 +90,13 @@ export class CopyOutStreamSubmittable extends PgSubmittable<StreamedCopy> {
 
   protected result(): StreamedCopy {
     if (this.failure !== undefined) throw this.failure;
-    const lastBuffer = this.lastIn ?? this.stage;
-    const last = this.rows === 0 ? undefined : Buffer.from(lastBuffer.subarray(this.lastStart, this.lastEnd));
-    return { rows: this.rows, first: this.first, last };
+    return { rows: this.rows };
   }
 
   /** Hand the staged bytes to the sink (the stage then belongs to it) and start a new stage. */
   private flush(): void {
     if (this.used === 0 || this.failure !== undefined) return;
     const full = this.stage.subarray(0, this.used);
-    if (this.lastIn === undefined) this.lastIn = this.stage;
     this.stage = Buffer.allocUnsafe(STAGE_BYTES);
     this.used = 0;
     this.write(full);

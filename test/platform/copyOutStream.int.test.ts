@@ -46,7 +46,7 @@ const ROWS_SQL = (n: number, width: number) =>
      TO STDOUT (FORMAT csv, DELIMITER E'\\x01', QUOTE E'\\x02')`;
 
 describe('copyOutTo', () => {
-  it('streams every row in order, one write per staged MiB, and hands back the first and last rows', async () => {
+  it('streams every row in order, one write per staged MiB, and counts them', async () => {
     const c = await db.pool.connect();
     const sink = new CollectSink();
     try {
@@ -56,9 +56,7 @@ describe('copyOutTo', () => {
       expect(lines.pop()).toBe('');
       expect(lines).toHaveLength(5000);
       expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual(Array.from({ length: 5000 }, (_, i) => i + 1));
-      expect(copied.rows).toBe(5000);
-      expect(JSON.parse(copied.first!.toString())).toMatchObject({ id: 1 });
-      expect(JSON.parse(copied.last!.toString())).toMatchObject({ id: 5000 });
+      expect(copied).toEqual({ rows: 5000 });
       expect(sink.chunks.length).toBeGreaterThanOrEqual(4);
       expect(sink.chunks.length).toBeLessThanOrEqual(6);
     } finally {
@@ -78,11 +76,11 @@ describe('copyOutTo', () => {
       );
       const lines = Buffer.concat(sink.chunks).toString('utf8').split('\n').filter((l) => l !== '');
       expect(lines.map((l) => (JSON.parse(l) as { pad: string }).pad.length)).toEqual([10, 3_000_000, 10]);
-      expect(JSON.parse(copied.last!.toString())).toMatchObject({ id: 3 });
-      // The big row as the last one: its own buffer is what `last` is read from.
-      const big = await copyOutTo(c, `COPY (SELECT repeat('z', 2000000)) TO STDOUT (FORMAT csv)`, new CollectSink());
-      expect(big.last!.toString()).toBe(`${'z'.repeat(2_000_000)}\n`);
-      expect(big.first!.equals(big.last!)).toBe(true);
+      expect(copied).toEqual({ rows: 3 });
+      // A big row alone, the last thing sent: written whole, nothing left staged.
+      const sink2 = new CollectSink();
+      expect(await copyOutTo(c, `COPY (SELECT repeat('z', 2000000)) TO STDOUT (FORMAT csv)`, sink2)).toEqual({ rows: 1 });
+      expect(Buffer.concat(sink2.chunks).toString()).toBe(`${'z'.repeat(2_000_000)}\n`);
     } finally {
       c.release();
     }
@@ -106,6 +104,14 @@ describe('copyOutTo', () => {
         await new Promise((r) => setImmediate(r));
       }
       const copied = await copying;
+      // The COPY ends when PostgreSQL's data is all handed to the sink, which may still hold some.
+      const finished = new Promise((r) => sink.end(r));
+      let done = false;
+      void finished.then(() => (done = true));
+      while (!done) {
+        sink.release();
+        await new Promise((r) => setImmediate(r));
+      }
       expect(heldAt).toBeLessThan(sink.writes);
       expect(copied.rows).toBe(20000);
       const lines = Buffer.concat(sink.chunks).toString('utf8').split('\n').filter((l) => l !== '');
@@ -142,7 +148,7 @@ describe('copyOutTo', () => {
       await expect(copyOutTo(c, 'COPY (SELECT 1 / 0) TO STDOUT (FORMAT csv)', new CollectSink())).rejects.toThrow(/division by zero/);
       expect((await c.query<{ n: number }>('SELECT 5 AS n')).rows[0]!.n).toBe(5);
       const none = await copyOutTo(c, 'COPY (SELECT 1 WHERE false) TO STDOUT (FORMAT csv)', new CollectSink());
-      expect(none).toEqual({ rows: 0, first: undefined, last: undefined });
+      expect(none).toEqual({ rows: 0 });
     } finally {
       c.release();
     }

@@ -65,9 +65,16 @@ export async function writeMonthFile(pool: Pool, spec: HistoryTable, partition: 
   written.catch(() => undefined); // awaited below
   const c = await pool.connect();
   let copied: StreamedCopy;
+  let keys: { min: string | null; max: string | null };
   try {
+    // The key range and the rows from one snapshot; the keys as PostgreSQL prints them (exact, where
+    // a JSON number past 2^53 would not be).
+    await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    keys = (await c.query<{ min: string | null; max: string | null }>(`SELECT min(${spec.rowKey})::text AS min, max(${spec.rowKey})::text AS max FROM ${partition}`)).rows[0]!;
     copied = await copyOutTo(c, monthCopy(spec, partition), gzip, onPage);
+    await c.query('COMMIT');
   } catch (err) {
+    await c.query('ROLLBACK').catch(() => undefined);
     gzip.destroy();
     await written.catch(() => undefined);
     await rm(tmp, { force: true });
@@ -84,8 +91,7 @@ export async function writeMonthFile(pool: Pool, spec: HistoryTable, partition: 
     await fh.close();
   }
   await rename(tmp, file);
-  const key = (row: Buffer | undefined) => (row === undefined ? null : String((JSON.parse(row.toString('utf8')) as Record<string, unknown>)[spec.rowKey]));
-  return { sha256: hash.digest('hex'), rows: copied.rows, minKey: key(copied.first), maxKey: key(copied.last) };
+  return { sha256: hash.digest('hex'), rows: copied.rows, minKey: keys.min, maxKey: keys.max };
 }
 
 /**
