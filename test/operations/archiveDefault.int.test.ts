@@ -12,7 +12,7 @@ import { archivedMonthOfMessage } from '../../src/log/archivedHistory.ts';
 import { HISTORY_TABLES, monthsInDefault, splitDefaultIntoMonths, partitionName } from '../../src/log/historyMonths.ts';
 import { archiveHistory } from '../../src/operations/archive/archiveHistory.ts';
 import { restoreMonth } from '../../src/operations/archive/restoreMonth.ts';
-import { withTransaction, type Queryable } from '../../src/platform/db.ts';
+import { withTransaction, type Pool, type Queryable } from '../../src/platform/db.ts';
 import { noFaults } from '../../src/platform/faults.ts';
 import { foldFingerprint } from '../../src/write/snapshot/foldFingerprint.ts';
 import { captureLog } from '../reliability/support/captureLog.ts';
@@ -118,34 +118,47 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
     }
   });
 
+  /**
+   * Hold a writer's lock on `relation` (nothing in msgx writes there: a test stand-in), start `work`,
+   * wait until it waits for that lock, and return how many rows of decision_event a reader counts
+   * meanwhile (with a 2 s lock timeout: a reader queued behind the waiting work fails); then let
+   * the writer go and return what `work` gave.
+   */
+  async function readerWhileWaiting<T>(pool: Pool, relation: string, work: () => Promise<T>): Promise<{ read: string; result: T }> {
+    const writer = await pool.connect();
+    const reader = await pool.connect();
+    let running: Promise<T> | undefined;
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`LOCK TABLE ${relation} IN ROW EXCLUSIVE MODE`);
+      running = work();
+      await waitFor(async () => {
+        const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = $1::regclass', [relation]);
+        return rows[0]!.n === 1;
+      });
+      await reader.query("SET lock_timeout = '2s'");
+      const read = (await reader.query<{ n: string }>('SELECT count(*)::text AS n FROM decision_event')).rows[0]!.n;
+      await writer.query('ROLLBACK');
+      return { read, result: await running };
+    } finally {
+      await writer.query('ROLLBACK').catch(() => undefined);
+      await running?.catch(() => undefined);
+      writer.release();
+      reader.release();
+    }
+  }
+
   it('the split counts the DEFAULT partition under a lock that readers of the table pass', async () => {
     const other = await createTestDatabase('archivesplitreaders');
     try {
       await seedMonth(other.pool, '2026-01', 9000, 5, { inDefault: true });
       const spec = HISTORY_TABLES[0];
       const months = await monthsInDefault(other.pool, spec);
-      // Something writing into the DEFAULT partition: the split's count waits for it.
-      const writer = await other.pool.connect();
-      const reader = await other.pool.connect();
-      let splitting: Promise<unknown> | undefined;
-      try {
-        await writer.query('BEGIN');
-        await writer.query('LOCK TABLE decision_event_default IN ROW EXCLUSIVE MODE');
-        splitting = withTransaction(other.pool, (c) => splitDefaultIntoMonths(c, spec, months));
-        await waitFor(async () => {
-          const { rows } = await other.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'decision_event_default'::regclass`);
-          return rows[0]!.n === 1;
-        });
-        await reader.query("SET lock_timeout = '2s'");
-        expect((await reader.query<{ n: string }>('SELECT count(*)::text AS n FROM decision_event')).rows[0]!.n).toBe('5');
-        await writer.query('ROLLBACK');
-        expect(await splitting).toMatchObject({ rows: 5 });
-      } finally {
-        await writer.query('ROLLBACK').catch(() => undefined);
-        await splitting?.catch(() => undefined);
-        writer.release();
-        reader.release();
-      }
+      const { read, result } = await readerWhileWaiting(other.pool, 'decision_event_default', () =>
+        withTransaction(other.pool, (c) => splitDefaultIntoMonths(c, spec, months)),
+      );
+      expect(read).toBe('5');
+      expect(result).toMatchObject({ rows: 5 });
       expect((await other.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM decision_event_y2026m01')).rows[0]!.n).toBe(5);
     } finally {
       await other.drop();
@@ -157,30 +170,11 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
     try {
       await seedMonth(other.pool, '2026-01', 9000, 5);
       await snapshotAtHead(other.pool, foldFingerprint());
-      const january = partitionName('decision_event', '2026-01');
-      // Something writing into January (nothing in msgx does): the drop's count waits for it.
-      const writer = await other.pool.connect();
-      const reader = await other.pool.connect();
-      let archiving: Promise<unknown> | undefined;
-      try {
-        await writer.query('BEGIN');
-        await writer.query(`LOCK TABLE ${january} IN ROW EXCLUSIVE MODE`);
-        archiving = archiveHistory({ ...deps(), pool: other.pool }, '2026-02', path.join(dir, 'readers'), 'test');
-        await waitFor(async () => {
-          const { rows } = await other.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = $1::regclass`, [january]);
-          return rows[0]!.n === 1;
-        });
-        // A reader of the whole table meanwhile is not queued behind the waiting drop.
-        await reader.query("SET lock_timeout = '2s'");
-        expect((await reader.query<{ n: string }>('SELECT count(*)::text AS n FROM decision_event')).rows[0]!.n).not.toBe('0');
-        await writer.query('ROLLBACK');
-        expect(((await archiving) as { month: string }[]).map((d) => d.month)).toEqual(['2026-01']);
-      } finally {
-        await writer.query('ROLLBACK').catch(() => undefined);
-        await archiving?.catch(() => undefined);
-        writer.release();
-        reader.release();
-      }
+      const { read, result } = await readerWhileWaiting(other.pool, partitionName('decision_event', '2026-01'), () =>
+        archiveHistory({ ...deps(), pool: other.pool }, '2026-02', path.join(dir, 'readers'), 'test'),
+      );
+      expect(read).not.toBe('0');
+      expect(result.map((d) => d.month)).toEqual(['2026-01']);
       const dropped = cap.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'archive: month written, recorded and dropped');
       expect(dropped.at(-1)).toMatchObject({ month: '2026-01', lockedMs: expect.any(Number) });
     } finally {
