@@ -63,59 +63,66 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
     expect(await exists(partitionName('decision_event', '2026-01'))).toBe(false);
   });
 
-  it('refuses, moving nothing, when a row reaches the DEFAULT partition between its copy and its lock', async () => {
-    const other = await createTestDatabase('archivesplitrace');
+  /**
+   * A database of its own, for a test that must not leave rows in the shared one: five decisions
+   * (with their messages) of January 2026 in its DEFAULT partitions ('default', to split) or in
+   * January's partitions with a snapshot after them ('partition', to archive); dropped after `fn`.
+   */
+  async function withJanuary(label: string, where: 'default' | 'partition', fn: (pool: Pool) => Promise<void>): Promise<void> {
+    const other = await createTestDatabase(label);
     try {
-      await seedMonth(other.pool, '2026-01', 9000, 5, { inDefault: true });
+      await seedMonth(other.pool, '2026-01', 9000, 5, { inDefault: where === 'default' });
+      if (where === 'partition') await snapshotAtHead(other.pool, foldFingerprint());
+      await fn(other.pool);
+    } finally {
+      await other.drop();
+    }
+  }
+
+  it('refuses, moving nothing, when a row reaches the DEFAULT partition between its copy and its lock', async () => {
+    await withJanuary('archivesplitrace', 'default', async (pool) => {
       const spec = HISTORY_TABLES[1];
-      const months = await monthsInDefault(other.pool, spec);
+      const months = await monthsInDefault(pool, spec);
       // Another session appends a January message just before the split locks the DEFAULT partition (its copy is done).
       const late = `INSERT INTO inbox_message (msg_id, received_at, ingested_at, type, raw_xml) VALUES (9999, '2026-01-20', '2026-01-20', 'FLOP', '<late/>')`;
       await expect(
-        withTransaction(other.pool, (c) => {
+        withTransaction(pool, (c) => {
           const racing = {
             query: async (sql: string, params?: unknown[]) => {
-              if (sql.startsWith(`LOCK TABLE ${spec.table}_default`)) await other.pool.query(late);
+              if (sql.startsWith(`LOCK TABLE ${spec.table}_default`)) await pool.query(late);
               return c.query(sql, params);
             },
           } as unknown as Queryable;
           return splitDefaultIntoMonths(racing, spec, months);
         }),
       ).rejects.toThrow('inbox_message: rows were written into its DEFAULT partition during the split (6 there, 5 copied); nothing moved — run it again');
-      const { rows } = await other.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbox_message_default`);
+      const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM inbox_message_default`);
       expect(rows[0]!.n).toBe(6);
-      expect((await other.pool.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [partitionName(spec.table, '2026-01')])).rows[0]!.r).toBeNull();
+      expect((await pool.query<{ r: string | null }>('SELECT to_regclass($1)::text AS r', [partitionName(spec.table, '2026-01')])).rows[0]!.r).toBeNull();
       // Run again, nothing racing: the six rows move.
-      expect(await withTransaction(other.pool, (c) => splitDefaultIntoMonths(c, spec, months))).toMatchObject({ rows: 6 });
-    } finally {
-      await other.drop();
-    }
+      expect(await withTransaction(pool, (c) => splitDefaultIntoMonths(c, spec, months))).toMatchObject({ rows: 6 });
+    });
   });
 
   it('a drop that waits longer than its lock timeout for a reader (a backup) refuses, recorded and whole; the next run drops', async () => {
-    const other = await createTestDatabase('archivebusy');
-    try {
-      await seedMonth(other.pool, '2026-01', 9000, 5);
-      await snapshotAtHead(other.pool, foldFingerprint());
-      const backup = await other.pool.connect();
+    await withJanuary('archivebusy', 'partition', async (pool) => {
+      const backup = await pool.connect();
       try {
         await backup.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
         await backup.query('SELECT count(*) FROM decision_event');
-        await expect(archiveHistory({ ...deps(), pool: other.pool, lockTimeout: '200ms' }, '2026-02', path.join(dir, 'busy'), 'test')).rejects.toThrow(
+        await expect(archiveHistory({ ...deps(), pool: pool, lockTimeout: '200ms' }, '2026-02', path.join(dir, 'busy'), 'test')).rejects.toThrow(
           'archive 2026-01: the history tables stayed busy for 200ms (long transactions reading them, a backup); recorded but not dropped — run msgx archive again',
         );
       } finally {
         await backup.query('ROLLBACK');
         backup.release();
       }
-      const recorded = await other.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM history_archive WHERE dropped_at IS NULL');
+      const recorded = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM history_archive WHERE dropped_at IS NULL');
       expect(recorded.rows[0]!.n).toBe(3);
-      expect(await monthRows(other.pool, '2026-01')).toMatchObject({ decision_event: expect.arrayContaining([expect.any(String)]) });
-      const done = await archiveHistory({ ...deps(), pool: other.pool }, '2026-02', path.join(dir, 'busy'), 'test');
+      expect(await monthRows(pool, '2026-01')).toMatchObject({ decision_event: expect.arrayContaining([expect.any(String)]) });
+      const done = await archiveHistory({ ...deps(), pool: pool }, '2026-02', path.join(dir, 'busy'), 'test');
       expect(done.map((d) => [d.month, d.resumed])).toEqual([['2026-01', true]]);
-    } finally {
-      await other.drop();
-    }
+    });
   });
 
   /**
@@ -149,37 +156,28 @@ describe('msgx archive of months in the DEFAULT partitions', () => {
   }
 
   it('the split counts the DEFAULT partition under a lock that readers of the table pass', async () => {
-    const other = await createTestDatabase('archivesplitreaders');
-    try {
-      await seedMonth(other.pool, '2026-01', 9000, 5, { inDefault: true });
+    await withJanuary('archivesplitreaders', 'default', async (pool) => {
       const spec = HISTORY_TABLES[0];
-      const months = await monthsInDefault(other.pool, spec);
-      const { read, result } = await readerWhileWaiting(other.pool, 'decision_event_default', () =>
-        withTransaction(other.pool, (c) => splitDefaultIntoMonths(c, spec, months)),
+      const months = await monthsInDefault(pool, spec);
+      const { read, result } = await readerWhileWaiting(pool, 'decision_event_default', () =>
+        withTransaction(pool, (c) => splitDefaultIntoMonths(c, spec, months)),
       );
       expect(read).toBe('5');
       expect(result).toMatchObject({ rows: 5 });
-      expect((await other.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM decision_event_y2026m01')).rows[0]!.n).toBe(5);
-    } finally {
-      await other.drop();
-    }
+      expect((await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM decision_event_y2026m01')).rows[0]!.n).toBe(5);
+    });
   });
 
   it('the drop counts a month under a lock that readers of the table pass; only its detaches hold them', async () => {
-    const other = await createTestDatabase('archivedropreaders');
-    try {
-      await seedMonth(other.pool, '2026-01', 9000, 5);
-      await snapshotAtHead(other.pool, foldFingerprint());
-      const { read, result } = await readerWhileWaiting(other.pool, partitionName('decision_event', '2026-01'), () =>
-        archiveHistory({ ...deps(), pool: other.pool }, '2026-02', path.join(dir, 'readers'), 'test'),
+    await withJanuary('archivedropreaders', 'partition', async (pool) => {
+      const { read, result } = await readerWhileWaiting(pool, partitionName('decision_event', '2026-01'), () =>
+        archiveHistory({ ...deps(), pool: pool }, '2026-02', path.join(dir, 'readers'), 'test'),
       );
       expect(read).not.toBe('0');
       expect(result.map((d) => d.month)).toEqual(['2026-01']);
       const dropped = cap.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'archive: month written, recorded and dropped');
       expect(dropped.at(-1)).toMatchObject({ month: '2026-01', lockedMs: expect.any(Number) });
-    } finally {
-      await other.drop();
-    }
+    });
   });
 
   it('splits the DEFAULT partitions into months, archives the month before --before, and returns the space', async () => {
